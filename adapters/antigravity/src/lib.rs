@@ -1,0 +1,1 @@
+//! acc adapter for antigravity (to be written).

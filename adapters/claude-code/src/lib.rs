@@ -1,0 +1,1 @@
+//! acc adapter for claude-code (to be written).

@@ -1,0 +1,1 @@
+//! acc adapter for codex (to be written).

@@ -1,0 +1,1 @@
+//! acc adapter for gemini-cli (to be written).

@@ -1,0 +1,1 @@
+//! acc adapter for grok (to be written).

@@ -1,0 +1,1 @@
+//! acc adapter for kimi-code (to be written).

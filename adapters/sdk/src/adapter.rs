@@ -1,0 +1,165 @@
+//! The behaviour half of an adapter: the trait a client's Rust type implements.
+//!
+//! Required methods cover detection, installation, normalisation and the client's answer
+//! shapes. Optional methods that back a capability are exposed as accessors returning
+//! `Option<&dyn ...>`, so "implements the backing method" is a fact the type system
+//! carries rather than something an author declares.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::context::{ContextInput, ContextResult};
+use crate::event::{NormalizedEvent, Targets};
+use crate::install::{Detection, DoctorReport, InstallContext, InstallPlan, InstallReport};
+use crate::outcome::HookOutcome;
+
+/// An adapter's own failure, with a stable code the runtime maps to an exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterError {
+    pub kind: AdapterErrorKind,
+    pub message: String,
+    /// The file the error is about, when there is one.
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdapterErrorKind {
+    /// A user file ACC must edit is malformed; nothing was written.
+    MalformedUserFile,
+    /// ACC's wiring is already present in a form it does not own.
+    Conflict,
+    /// The adapter refuses (for example `preflight_uninstall`).
+    Refused,
+    /// Reading or writing a file failed.
+    Io,
+}
+
+impl AdapterError {
+    pub fn new(kind: AdapterErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into(), path: None }
+    }
+
+    pub fn at(mut self, path: impl Into<PathBuf>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self.kind {
+            AdapterErrorKind::MalformedUserFile => "malformed_user_file",
+            AdapterErrorKind::Conflict => "install_conflict",
+            AdapterErrorKind::Refused => "refused",
+            AdapterErrorKind::Io => "io",
+        }
+    }
+}
+
+impl std::fmt::Display for AdapterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{}: {}", p.display(), self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for AdapterError {}
+
+/// One process in the hook's ancestry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessEntry {
+    pub pid: u32,
+    pub ppid: u32,
+    /// The short command name (`comm`).
+    pub comm: String,
+    /// The full argument vector, `args[0]` included; empty when unreadable.
+    pub args: Vec<String>,
+    /// The executable's absolute path, when the platform names it.
+    pub exe: Option<PathBuf>,
+}
+
+/// A product recognised from a process entry by `identify_client_process`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientIdentity {
+    pub certification_name: String,
+    pub version: Option<String>,
+}
+
+/// The owner arguments a session's CLI calls must carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerLine {
+    pub session_id: String,
+    pub generation: String,
+    pub cwd: String,
+}
+
+/// Reads a tool call's targets for one guard family (read, write or shell).
+pub trait ToolGuard: Send + Sync {
+    /// `None` when the tool is not of this family; otherwise its targets.
+    fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets>;
+}
+
+/// The behaviour of one client adapter.
+pub trait AdapterBehaviour: Send + Sync {
+    /// Is the client installed, and which version? Read-only.
+    fn detect(&self, ctx: &InstallContext) -> Detection;
+    /// What `install` would write, computed with the same path helpers.
+    fn plan_install(&self, ctx: &InstallContext) -> Result<InstallPlan, AdapterError>;
+    /// Write ACC's wiring. Idempotent; unchanged files are not rewritten.
+    fn install(&self, ctx: &InstallContext) -> Result<InstallReport, AdapterError>;
+    /// Remove ACC's wiring, leaving every path in `keep` (edited by the user since) alone.
+    fn uninstall(&self, ctx: &InstallContext, keep: &[PathBuf]) -> Result<InstallReport, AdapterError>;
+    /// Read-only health of this client's wiring.
+    fn doctor(&self, ctx: &InstallContext) -> DoctorReport;
+    /// Whitelist a client payload into a normalised event; refuse anything unrecognised.
+    /// `args` are the hook command's arguments after the adapter id.
+    fn normalize_hook(&self, payload: &Value, args: &[String]) -> Result<NormalizedEvent, crate::event::NormalizeError>;
+    /// Render peer context within `budget_bytes`, returning the ids of complete groups.
+    fn render_context_result(&self, input: &ContextInput, budget_bytes: usize) -> ContextResult;
+    /// Refuse the tool call in `event` with `reason`, in the client's measured shape.
+    fn deny_outcome(&self, event: &NormalizedEvent, reason: &str) -> HookOutcome;
+    /// Put `text` in front of the model at `event`, in the client's measured shape.
+    fn inject_outcome(&self, event: &NormalizedEvent, text: &str) -> HookOutcome;
+
+    /// May refuse an uninstall before anything is touched. Read-only.
+    fn preflight_uninstall(&self, _ctx: &InstallContext) -> Result<(), AdapterError> {
+        Ok(())
+    }
+    /// Socket paths a live sender connects to. Never fails.
+    fn inbound_sockets(&self, _ctx: &InstallContext) -> Vec<PathBuf> {
+        Vec::new()
+    }
+    /// After an allowed `beforeTool`, the owner line in the client's context envelope, or
+    /// `None` for an unsupported tool. Receives no peer bodies and no tool input.
+    fn inject_tool_owner_outcome(&self, _owner: &OwnerLine, _tool: &str) -> Option<HookOutcome> {
+        None
+    }
+    /// Hold a turn open to show `context` (a peer body nobody has shown yet). `payload` is
+    /// the raw hook payload, handed back unread by core. `None` lets the turn end.
+    fn continue_turn_outcome(&self, _context: &str, _payload: &Value) -> Option<HookOutcome> {
+        None
+    }
+    /// Recognise a product (a variant, say) from one ancestor entry. Must not panic; a
+    /// panic counts as "no".
+    fn identify_client_process(&self, _entry: &ProcessEntry) -> Option<ClientIdentity> {
+        None
+    }
+    /// The running client's version, read from the client's own records for `pid`.
+    fn client_version_of(&self, _pid: u32, _entry: &ProcessEntry, _env: &BTreeMap<String, String>) -> Option<String> {
+        None
+    }
+    /// Backing method of `guards.beforeRead`.
+    fn guard_read(&self) -> Option<&dyn ToolGuard> {
+        None
+    }
+    /// Backing method of `guards.beforeWrite`.
+    fn guard_write(&self) -> Option<&dyn ToolGuard> {
+        None
+    }
+    /// Backing method of `guards.beforeShell`.
+    fn guard_shell(&self) -> Option<&dyn ToolGuard> {
+        None
+    }
+}

@@ -1,0 +1,131 @@
+//! The normalised hook event: the only shape of client input that reaches core.
+//!
+//! Built by whitelisting (never by filtering) the fields an adapter reads from its client's
+//! payload, so prompts, transcript paths, file contents and tool output cannot leak through.
+
+use serde::Serialize;
+
+/// What happened in the client, in core's vocabulary. There is deliberately no
+/// `sessionResume` kind: a resume is a `SessionStart` whose binding is still open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EventKind {
+    SessionStart,
+    SessionEnd,
+    Heartbeat,
+    BeforeTurn,
+    BeforeTool,
+    AfterTool,
+    TurnEnd,
+    ChildStart,
+    ChildEnd,
+    Other,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 10] = [
+        EventKind::SessionStart,
+        EventKind::SessionEnd,
+        EventKind::Heartbeat,
+        EventKind::BeforeTurn,
+        EventKind::BeforeTool,
+        EventKind::AfterTool,
+        EventKind::TurnEnd,
+        EventKind::ChildStart,
+        EventKind::ChildEnd,
+        EventKind::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::SessionStart => "sessionStart",
+            EventKind::SessionEnd => "sessionEnd",
+            EventKind::Heartbeat => "heartbeat",
+            EventKind::BeforeTurn => "beforeTurn",
+            EventKind::BeforeTool => "beforeTool",
+            EventKind::AfterTool => "afterTool",
+            EventKind::TurnEnd => "turnEnd",
+            EventKind::ChildStart => "childStart",
+            EventKind::ChildEnd => "childEnd",
+            EventKind::Other => "other",
+        }
+    }
+}
+
+/// Which guard family a tool call belongs to; decides which `guards.*` capability vouches
+/// for a deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ToolClass {
+    Read,
+    Write,
+    Shell,
+    Other,
+}
+
+/// The paths a tool call would write, as the adapter could read them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", content = "paths", rename_all = "camelCase")]
+pub enum Targets {
+    /// Not a tool event, or a tool that writes nothing.
+    None,
+    /// Paths exactly as the client named them (relative to the payload's cwd or absolute).
+    Paths(Vec<String>),
+    /// A write-capable call whose targets could not be read (an unparseable shell command):
+    /// allowed, and marked unguarded.
+    Unreadable,
+}
+
+/// A tool call as the guard sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    pub name: String,
+    pub class: ToolClass,
+    pub targets: Targets,
+}
+
+/// A client hook payload, normalised. Every field is whitelisted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NormalizedEvent {
+    pub kind: EventKind,
+    /// The client's own session id (never empty).
+    pub session_id: String,
+    /// The session's working directory as the client reported it (never empty).
+    pub cwd: String,
+    pub model: Option<String>,
+    pub parent_session_id: Option<String>,
+    pub tool: Option<ToolCall>,
+    /// The client's own name for its permission mode, when its hook reports one.
+    pub permission_mode: Option<String>,
+    /// On `sessionEnd`, the client's own word for why.
+    pub end_reason: Option<String>,
+}
+
+/// Why a payload was refused. Refusals are data errors; the hook runner turns every one
+/// into fail-open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NormalizeError {
+    /// The payload is not a JSON object, or not this client's shape.
+    ForeignShape(String),
+    /// The event name is missing or not one this adapter recognises.
+    UnknownEvent(String),
+    MissingSessionId,
+    MissingCwd,
+    InvalidField { field: &'static str, reason: String },
+}
+
+impl std::fmt::Display for NormalizeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NormalizeError::ForeignShape(why) => write!(f, "payload is not this client's shape: {why}"),
+            NormalizeError::UnknownEvent(name) => write!(f, "unknown hook event {name:?}"),
+            NormalizeError::MissingSessionId => f.write_str("normalised event has no session id"),
+            NormalizeError::MissingCwd => f.write_str("normalised event has no working directory"),
+            NormalizeError::InvalidField { field, reason } => write!(f, "invalid {field}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for NormalizeError {}

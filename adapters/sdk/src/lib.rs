@@ -1,0 +1,24 @@
+//! The acc adapter SDK.
+//!
+//! An adapter is two halves: a declarative manifest (`adapter.json`, `certification.json`,
+//! `fixtures/certification-provenance.json`) that tools read without compiling vendor code,
+//! and a Rust type implementing [`adapter::AdapterBehaviour`]. [`define::define_adapter`]
+//! joins them and is the only way to obtain a usable adapter.
+
+pub mod adapter;
+pub mod capabilities;
+pub mod certification;
+pub mod context;
+pub mod define;
+pub mod error;
+pub mod event;
+pub mod identity;
+pub mod install;
+pub mod manifest;
+pub mod native;
+pub mod outcome;
+pub mod patch_targets;
+pub mod projector;
+pub mod resolution;
+pub mod shell_targets;
+pub mod version;

@@ -1,0 +1,1 @@
+//! The checks every adapter must pass, each with a stable id.
