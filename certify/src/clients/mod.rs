@@ -1,0 +1,1 @@
+//! Obtaining real clients from their public registries and running them in a sandbox.

@@ -1,0 +1,1 @@
+//! Model doubles: scripted local model servers speaking each client wire protocol.
