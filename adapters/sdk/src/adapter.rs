@@ -38,7 +38,11 @@ pub enum AdapterErrorKind {
 
 impl AdapterError {
     pub fn new(kind: AdapterErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into(), path: None }
+        Self {
+            kind,
+            message: message.into(),
+            path: None,
+        }
     }
 
     pub fn at(mut self, path: impl Into<PathBuf>) -> Self {
@@ -110,12 +114,20 @@ pub trait AdapterBehaviour: Send + Sync {
     /// Write ACC's wiring. Idempotent; unchanged files are not rewritten.
     fn install(&self, ctx: &InstallContext) -> Result<InstallReport, AdapterError>;
     /// Remove ACC's wiring, leaving every path in `keep` (edited by the user since) alone.
-    fn uninstall(&self, ctx: &InstallContext, keep: &[PathBuf]) -> Result<InstallReport, AdapterError>;
+    fn uninstall(
+        &self,
+        ctx: &InstallContext,
+        keep: &[PathBuf],
+    ) -> Result<InstallReport, AdapterError>;
     /// Read-only health of this client's wiring.
     fn doctor(&self, ctx: &InstallContext) -> DoctorReport;
     /// Whitelist a client payload into a normalised event; refuse anything unrecognised.
     /// `args` are the hook command's arguments after the adapter id.
-    fn normalize_hook(&self, payload: &Value, args: &[String]) -> Result<NormalizedEvent, crate::event::NormalizeError>;
+    fn normalize_hook(
+        &self,
+        payload: &Value,
+        args: &[String],
+    ) -> Result<NormalizedEvent, crate::event::NormalizeError>;
     /// Render peer context within `budget_bytes`, returning the ids of complete groups.
     fn render_context_result(&self, input: &ContextInput, budget_bytes: usize) -> ContextResult;
     /// Refuse the tool call in `event` with `reason`, in the client's measured shape.
@@ -147,7 +159,12 @@ pub trait AdapterBehaviour: Send + Sync {
         None
     }
     /// The running client's version, read from the client's own records for `pid`.
-    fn client_version_of(&self, _pid: u32, _entry: &ProcessEntry, _env: &BTreeMap<String, String>) -> Option<String> {
+    fn client_version_of(
+        &self,
+        _pid: u32,
+        _entry: &ProcessEntry,
+        _env: &BTreeMap<String, String>,
+    ) -> Option<String> {
         None
     }
     /// Backing method of `guards.beforeRead`.
@@ -162,4 +179,98 @@ pub trait AdapterBehaviour: Send + Sync {
     fn guard_shell(&self) -> Option<&dyn ToolGuard> {
         None
     }
+    /// Backing method of `delivery.livePush` (`offer_message`).
+    fn live_push(&self) -> Option<&dyn LivePush> {
+        None
+    }
+    /// Backing method of `delivery.replyRoute` (`route_reply`).
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        None
+    }
+    /// The native session methods a `nativeDelivery` contract requires.
+    fn native_session(&self) -> Option<&dyn NativeSession> {
+        None
+    }
+}
+
+/// One message offered live to a running session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveOffer {
+    pub session_id: String,
+    pub generation: String,
+    pub message_id: String,
+    /// The rendered, fenced peer text (or a wake notice when the contract's offerKind is
+    /// `wake`).
+    pub text: String,
+    /// The endpoint reference the session's handshake published.
+    pub endpoint_ref: Option<String>,
+}
+
+/// What the client said to an offer. Closed facts: no vendor strings reach core.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OfferAcceptance {
+    pub accepted: bool,
+    /// The client took a wake but holds it for its user's approval.
+    pub pending_approval: bool,
+    /// A reason code when refused (`native_endpoint_unavailable`, ...).
+    pub reason_code: Option<String>,
+}
+
+/// Backs `delivery.livePush`.
+pub trait LivePush: Send + Sync {
+    fn offer_message(&self, offer: &LiveOffer) -> OfferAcceptance;
+}
+
+/// A reply to route back into the asking session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyRouting {
+    pub session_id: String,
+    pub generation: String,
+    pub message_id: String,
+    pub in_reply_to: String,
+    pub text: String,
+    pub endpoint_ref: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RouteOutcome {
+    pub routed: bool,
+    pub reason_code: Option<String>,
+}
+
+/// Backs `delivery.replyRoute`.
+pub trait ReplyRoute: Send + Sync {
+    fn route_reply(&self, reply: &ReplyRouting) -> RouteOutcome;
+}
+
+/// The session a native method is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NativeSessionFacts {
+    pub session_id: String,
+    pub generation: String,
+    pub cwd: String,
+    pub client_pid: Option<u32>,
+    pub client_version: Option<String>,
+    pub client_name: Option<String>,
+}
+
+/// The methods a `nativeDelivery` contract requires. Each returns the JSON shape that
+/// `native::evaluate_native_eligibility` / `native::validate_native_handshake` validate
+/// (closed keys), or `None` when the client gave no answer.
+pub trait NativeSession: Send + Sync {
+    /// A current, read-only feature probe of the installed client.
+    fn probe_native_delivery(&self, ctx: &InstallContext) -> Option<Value>;
+    /// The per-session handshake.
+    fn bind_native_session(&self, session: &NativeSessionFacts) -> Option<Value>;
+    /// Revalidates an expired lease, keeping the exact endpoint and protocol identity.
+    fn refresh_native_session(
+        &self,
+        _session: &NativeSessionFacts,
+        _binding: &Value,
+    ) -> Option<Value> {
+        None
+    }
+    /// Cleans adapter-owned endpoint state after core retired the session. Bounded; never
+    /// fails a hook.
+    fn retire_native_session(&self, _session: &NativeSessionFacts) {}
 }

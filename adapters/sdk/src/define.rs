@@ -1,1 +1,421 @@
-//! Placeholder: to be written.
+//! Joining the declaration and the behaviour: [`define_adapter`] is the only way to obtain a
+//! usable [`Adapter`], and [`AdapterDir`] reads a declaration from a directory for tools
+//! that run on adapters without compiling them.
+//!
+//! The checks run in a fixed order so the first refusal is predictable: the manifest's
+//! identity, the certification file, variants, the evidence's capabilities and clients, the
+//! removed `certificationFloor`, the native contract and its methods, then each declared
+//! capability's backing method and passing evidence of the primary client.
+
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::adapter::AdapterBehaviour;
+use crate::capabilities::{Capability, CapabilitySet};
+use crate::certification::Certification;
+use crate::error::{CERTIFICATION_FILE, DefineError, MANIFEST_FILE, Problem, ProblemCode};
+use crate::identity::{ProcessTable, ResolvedClient};
+use crate::manifest::{self, Manifest};
+use crate::native::{self, Eligibility, HandshakeVerdict, NativeDelivery, VersionVerdict};
+use crate::resolution::{self, ClientFacts, Verdict};
+
+/// A validated declaration: manifest, evidence and native contract, consistent with each
+/// other. Only [`Declaration::check`] builds one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declaration {
+    manifest: Manifest,
+    certification: Certification,
+    native_delivery: Option<NativeDelivery>,
+}
+
+/// The method name a true capability needs, when the behaviour may lack it. Lifecycle,
+/// context and next-turn capabilities are backed by required trait methods.
+fn backing_method(cap: Capability, behaviour: &dyn AdapterBehaviour) -> Option<&'static str> {
+    let present = match cap {
+        Capability::BeforeRead => behaviour.guard_read().is_some(),
+        Capability::BeforeWrite => behaviour.guard_write().is_some(),
+        Capability::BeforeShell => behaviour.guard_shell().is_some(),
+        Capability::LivePush => behaviour.live_push().is_some(),
+        Capability::ReplyRoute => behaviour.reply_route().is_some(),
+        _ => true,
+    };
+    let name = match cap {
+        Capability::BeforeRead => "guard_read",
+        Capability::BeforeWrite => "guard_write",
+        Capability::BeforeShell => "guard_shell",
+        Capability::LivePush => "offer_message",
+        Capability::ReplyRoute => "route_reply",
+        _ => return None,
+    };
+    (!present).then_some(name)
+}
+
+impl Declaration {
+    /// Checks a manifest and a certification file together, reporting every problem in
+    /// check order. With a behaviour, also its backing and native methods.
+    pub fn check(
+        manifest_json: &Value,
+        certification_json: &Value,
+        behaviour: Option<&dyn AdapterBehaviour>,
+    ) -> Result<Declaration, Vec<Problem>> {
+        let mut problems = Vec::new();
+        let head = manifest::read_head(manifest_json)
+            .map_err(|p| problems.extend(p))
+            .ok();
+        let certification = Certification::from_value(certification_json)
+            .map_err(|p| problems.extend(p))
+            .ok();
+        let primary = head.as_ref().map(|h| {
+            h.certification_name
+                .clone()
+                .unwrap_or_else(|| h.command.clone())
+        });
+        let variants = match &primary {
+            Some(primary) => manifest::read_variants(manifest_json, primary)
+                .map_err(|p| problems.extend(p))
+                .ok(),
+            None => None,
+        };
+        let clients: Option<Vec<String>> = match (&primary, &variants) {
+            (Some(p), Some(v)) => Some(
+                std::iter::once(p.clone())
+                    .chain(v.iter().map(|v| v.certification_name.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        };
+        if let (Some(cert), Some(clients), Some(primary)) = (&certification, &clients, &primary) {
+            for (i, row) in cert.evidence.iter().enumerate() {
+                if Capability::parse(&row.capability).is_none() {
+                    problems.push(Problem::new(
+                        ProblemCode::UnknownCertifiedCapability,
+                        CERTIFICATION_FILE,
+                        format!("evidence[{i}].capability"),
+                        format!("unknown certified capability: {}", row.capability),
+                    ));
+                }
+                if !clients.contains(&row.client) {
+                    problems.push(Problem::new(
+                        ProblemCode::EvidenceClientMismatch,
+                        CERTIFICATION_FILE,
+                        format!("evidence[{i}].client"),
+                        format!(
+                            "certification evidence client {} does not match {primary}",
+                            row.client
+                        ),
+                    ));
+                }
+            }
+        }
+        problems.extend(manifest::read_certification_floor(manifest_json));
+        let mut native_delivery = None;
+        if let Some(raw) = manifest::native_delivery_raw(manifest_json) {
+            if let (Some(cert), Some(clients), Some(primary)) = (&certification, &clients, &primary)
+            {
+                let names: Vec<&str> = clients.iter().map(String::as_str).collect();
+                match native::validate_native_delivery(raw, cert, primary, &names) {
+                    Ok(contract) => native_delivery = Some(contract),
+                    Err(p) => problems.extend(p),
+                }
+            }
+            if let Some(b) = behaviour
+                && b.native_session().is_none()
+            {
+                for method in ["probe_native_delivery", "bind_native_session"] {
+                    problems.push(Problem::new(
+                        ProblemCode::NativeRequiresMethod,
+                        MANIFEST_FILE,
+                        "nativeDelivery",
+                        format!("a native delivery contract requires {method}()"),
+                    ));
+                }
+            }
+        }
+        let capabilities = manifest::read_capabilities(manifest_json)
+            .map_err(|p| problems.extend(p))
+            .ok();
+        if let Some(caps) = &capabilities {
+            check_declared(
+                caps,
+                behaviour,
+                certification.as_ref(),
+                primary.as_deref(),
+                &mut problems,
+            );
+        }
+        match (head, certification, variants, capabilities) {
+            (Some(head), Some(certification), Some(variants), Some(capabilities))
+                if problems.is_empty() =>
+            {
+                Ok(Declaration {
+                    manifest: Manifest::assemble(head, variants, capabilities),
+                    certification,
+                    native_delivery,
+                })
+            }
+            _ => Err(problems),
+        }
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn certification(&self) -> &Certification {
+        &self.certification
+    }
+
+    pub fn native_delivery(&self) -> Option<&NativeDelivery> {
+        self.native_delivery.as_ref()
+    }
+
+    pub fn primary(&self) -> &str {
+        self.manifest.client.primary()
+    }
+
+    pub fn capability_evidence(&self, facts: &ClientFacts, cap: Capability) -> Verdict {
+        resolution::capability_evidence(&self.manifest, &self.certification, facts, cap)
+    }
+
+    pub fn effective_capabilities(&self, facts: &ClientFacts) -> CapabilitySet {
+        resolution::effective_capabilities(&self.manifest, &self.certification, facts)
+    }
+
+    /// Every capability's verdict, in canonical order.
+    pub fn explain(&self, facts: &ClientFacts) -> Vec<(Capability, Verdict)> {
+        resolution::explain_capabilities(&self.manifest, &self.certification, facts)
+    }
+
+    pub fn evaluate_version_contract(
+        &self,
+        client_version: Option<&str>,
+        protocol: Option<&str>,
+    ) -> VersionVerdict {
+        native::evaluate_version_contract(
+            self.native_delivery(),
+            self.primary(),
+            client_version,
+            protocol,
+        )
+    }
+
+    pub fn evaluate_native_eligibility(
+        &self,
+        client_version: Option<&str>,
+        probe: Option<&Value>,
+    ) -> Result<Eligibility, Problem> {
+        native::evaluate_native_eligibility(
+            self.native_delivery(),
+            self.primary(),
+            client_version,
+            probe,
+        )
+    }
+
+    pub fn validate_native_handshake(
+        &self,
+        client_version: Option<&str>,
+        handshake: Option<&Value>,
+    ) -> Result<HandshakeVerdict, Problem> {
+        native::validate_native_handshake(
+            self.native_delivery(),
+            self.primary(),
+            client_version,
+            handshake,
+        )
+    }
+}
+
+/// A true capability needs its backing method and a passing row of the primary client (at
+/// any version or platform; a variant's evidence never backs a declaration).
+fn check_declared(
+    caps: &CapabilitySet,
+    behaviour: Option<&dyn AdapterBehaviour>,
+    certification: Option<&Certification>,
+    primary: Option<&str>,
+    problems: &mut Vec<Problem>,
+) {
+    for cap in caps.enabled() {
+        let field = format!("capabilities.{}", cap.key());
+        if let Some(method) = behaviour.and_then(|b| backing_method(cap, b)) {
+            problems.push(Problem::new(
+                ProblemCode::CapabilityRequiresMethod,
+                MANIFEST_FILE,
+                field.clone(),
+                format!("capability {cap} requires {method}()"),
+            ));
+        }
+        if let (Some(cert), Some(primary)) = (certification, primary)
+            && !cert.rows(primary, cap.key()).any(|r| r.passed())
+        {
+            problems.push(Problem::new(
+                ProblemCode::CapabilityRequiresEvidence,
+                MANIFEST_FILE,
+                field,
+                format!("capability {cap} requires passing evidence in certification"),
+            ));
+        }
+    }
+}
+
+/// A usable adapter: a declaration and the behaviour that backs it.
+pub struct Adapter {
+    declaration: Declaration,
+    behaviour: Box<dyn AdapterBehaviour>,
+}
+
+impl fmt::Debug for Adapter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Adapter")
+            .field("declaration", &self.declaration)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The only way to obtain an [`Adapter`]. Refuses with the first problem in check order.
+pub fn define_adapter(
+    manifest: &Value,
+    certification: &Value,
+    behaviour: Box<dyn AdapterBehaviour>,
+) -> Result<Adapter, DefineError> {
+    match Declaration::check(manifest, certification, Some(behaviour.as_ref())) {
+        Ok(declaration) => Ok(Adapter {
+            declaration,
+            behaviour,
+        }),
+        Err(mut problems) => Err(DefineError(problems.remove(0))),
+    }
+}
+
+impl Adapter {
+    /// For adapter crates that embed their JSON with `include_str!`; still goes through
+    /// [`define_adapter`].
+    pub fn from_embedded(
+        adapter_json: &str,
+        certification_json: &str,
+        behaviour: Box<dyn AdapterBehaviour>,
+    ) -> Result<Adapter, DefineError> {
+        let manifest =
+            manifest::parse_json(MANIFEST_FILE, adapter_json.as_bytes()).map_err(DefineError)?;
+        let certification = manifest::parse_json(CERTIFICATION_FILE, certification_json.as_bytes())
+            .map_err(DefineError)?;
+        define_adapter(&manifest, &certification, behaviour)
+    }
+
+    pub fn id(&self) -> &str {
+        self.declaration.manifest.id.as_str()
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.declaration.manifest
+    }
+
+    pub fn certification(&self) -> &Certification {
+        &self.declaration.certification
+    }
+
+    pub fn declaration(&self) -> &Declaration {
+        &self.declaration
+    }
+
+    pub fn behaviour(&self) -> &dyn AdapterBehaviour {
+        self.behaviour.as_ref()
+    }
+
+    pub fn native_delivery(&self) -> Option<&NativeDelivery> {
+        self.declaration.native_delivery()
+    }
+
+    pub fn effective_capabilities(&self, facts: &ClientFacts) -> CapabilitySet {
+        self.declaration.effective_capabilities(facts)
+    }
+
+    pub fn capability_evidence(&self, facts: &ClientFacts, cap: Capability) -> Verdict {
+        self.declaration.capability_evidence(facts, cap)
+    }
+
+    pub fn evaluate_version_contract(
+        &self,
+        client_version: Option<&str>,
+        protocol: Option<&str>,
+    ) -> VersionVerdict {
+        self.declaration
+            .evaluate_version_contract(client_version, protocol)
+    }
+
+    pub fn evaluate_native_eligibility(
+        &self,
+        client_version: Option<&str>,
+        probe: Option<&Value>,
+    ) -> Result<Eligibility, Problem> {
+        self.declaration
+            .evaluate_native_eligibility(client_version, probe)
+    }
+
+    pub fn validate_native_handshake(
+        &self,
+        client_version: Option<&str>,
+        handshake: Option<&Value>,
+    ) -> Result<HandshakeVerdict, Problem> {
+        self.declaration
+            .validate_native_handshake(client_version, handshake)
+    }
+
+    /// The client process among the hook's ancestors (see [`crate::identity::resolve_client`]).
+    pub fn resolve_client(
+        &self,
+        table: &dyn ProcessTable,
+        hook_pid: u32,
+    ) -> Option<ResolvedClient> {
+        crate::identity::resolve_client(
+            table,
+            hook_pid,
+            &self.declaration.manifest.client,
+            self.behaviour(),
+        )
+    }
+}
+
+/// A declaration read from an adapter directory, for tools that run on adapters without
+/// their Rust code.
+#[derive(Debug, Clone)]
+pub struct AdapterDir {
+    pub dir: PathBuf,
+    pub declaration: Declaration,
+}
+
+impl AdapterDir {
+    /// Reads `adapter.json` and `certification.json` under `dir` and checks them together.
+    pub fn load(dir: &Path) -> Result<AdapterDir, Vec<Problem>> {
+        let read = |rel: &str| -> Result<Value, Problem> {
+            let bytes = std::fs::read(dir.join(rel)).map_err(|e| {
+                let code = if e.kind() == std::io::ErrorKind::NotFound {
+                    ProblemCode::FileMissing
+                } else {
+                    ProblemCode::FileUnreadable
+                };
+                Problem::new(code, rel, "", format!("{rel} cannot be read: {e}"))
+            })?;
+            manifest::parse_json(rel, &bytes)
+        };
+        let manifest = read(MANIFEST_FILE);
+        let certification = read(CERTIFICATION_FILE);
+        let (manifest, certification) = match (manifest, certification) {
+            (Ok(m), Ok(c)) => (m, c),
+            (m, c) => return Err(m.err().into_iter().chain(c.err()).collect()),
+        };
+        let declaration = Declaration::check(&manifest, &certification, None)?;
+        Ok(AdapterDir {
+            dir: dir.to_owned(),
+            declaration,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -113,17 +113,24 @@ pub enum NormalizeError {
     UnknownEvent(String),
     MissingSessionId,
     MissingCwd,
-    InvalidField { field: &'static str, reason: String },
+    InvalidField {
+        field: &'static str,
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for NormalizeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NormalizeError::ForeignShape(why) => write!(f, "payload is not this client's shape: {why}"),
+            NormalizeError::ForeignShape(why) => {
+                write!(f, "payload is not this client's shape: {why}")
+            }
             NormalizeError::UnknownEvent(name) => write!(f, "unknown hook event {name:?}"),
             NormalizeError::MissingSessionId => f.write_str("normalised event has no session id"),
             NormalizeError::MissingCwd => f.write_str("normalised event has no working directory"),
-            NormalizeError::InvalidField { field, reason } => write!(f, "invalid {field}: {reason}"),
+            NormalizeError::InvalidField { field, reason } => {
+                write!(f, "invalid {field}: {reason}")
+            }
         }
     }
 }

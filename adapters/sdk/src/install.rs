@@ -39,7 +39,10 @@ pub struct InstallContext {
 impl InstallContext {
     /// An environment variable, treating an empty value as unset.
     pub fn var(&self, name: &str) -> Option<&str> {
-        self.env.get(name).map(String::as_str).filter(|v| !v.is_empty())
+        self.env
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     /// A directory named by `var` when set (absolute), else `home/<default_rel>`.

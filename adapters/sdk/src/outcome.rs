@@ -18,6 +18,9 @@ impl HookOutcome {
     }
 
     pub fn stdout(text: impl Into<String>) -> Self {
-        Self { stdout: text.into(), ..Self::default() }
+        Self {
+            stdout: text.into(),
+            ..Self::default()
+        }
     }
 }

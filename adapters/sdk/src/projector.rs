@@ -1,1 +1,121 @@
-//! Placeholder: to be written.
+//! The context projector: what a hook shows the model about peers at a turn boundary, within
+//! a byte budget (PROTOCOL.md §5, v0.2+ multi-line block).
+//!
+//! The text is, in order: a header; urgent attention (priority 1–2, cut short with `…` when
+//! needed); new peer message blocks, each whole or not at all; other attention lines;
+//! repeated blocks; counts of earlier messages still awaiting a reply or acknowledgement;
+//! and at most one closing line for what did not fit.
+//!
+//! Peer text is untrusted: [`neutralise`] makes sure it can never open or close the
+//! `acc-peer-message` fence or imitate a `subject:`/`body:` line. Receipts advance only from
+//! the returned ids, never by searching the text.
+//!
+//! Budget rules:
+//! - Every line costs its UTF-8 length plus one; lines are joined with `\n` and the text has
+//!   no trailing newline, so `text.len() < budget` whenever the text is not empty.
+//! - When a message block was dropped, the text ends with
+//!   ``- read <id>: `acc inbox --message <id>` (+N more in `acc inbox`)`` naming the first
+//!   dropped message (the `(+N more …)` part only when N > 0). Earlier groups are given up
+//!   until that line fits; when not even header and that line fit, the result is empty and
+//!   carries no ids, so every receipt stays queued.
+//! - Otherwise, when attention lines or reminders were dropped, it ends with
+//!   ``- +N actionable item(s) omitted; run `acc status --json` ``.
+//! - An urgent line is only ever cut inside its summary, after the whole id: when not even
+//!   `- [kind] <id> …` fits, the line is left out and counted as omitted. An id is therefore
+//!   in `included_attention_ids` exactly when its line, with the whole id, is in the text.
+
+mod layout;
+pub mod neutralise;
+mod pieces;
+
+pub use pieces::{PEER_FENCE_CLOSE, PEER_FENCE_OPEN};
+
+use crate::context::{ContextInput, ContextResult};
+use layout::{Layout, cost, lay_out};
+use neutralise::neutralise_inline;
+
+/// The header when the projection has something to show.
+pub const HEADER: &str = "ACC (load the acc skill):";
+
+/// Render `input` within `budget_bytes` (UTF-8 bytes).
+///
+/// `offered_message_ids` names exactly the complete blocks in the text and
+/// `included_attention_ids` the source ids of the attention lines in it. Reminder counts and
+/// the closing line add no ids.
+pub fn project_context_result(input: &ContextInput, budget_bytes: usize) -> ContextResult {
+    let pieces = pieces::build_pieces(input);
+    if pieces.is_empty() {
+        return presence_only(input, budget_bytes);
+    }
+    // Reserve room for the closing line and lay out again until the line that layout needs
+    // fits in what it left. The reserve only grows, so this ends within a few rounds.
+    let mut reserve = 0;
+    loop {
+        let Some(budget) = budget_bytes.checked_sub(reserve) else {
+            return ContextResult::default();
+        };
+        let Some(layout) = lay_out(&pieces, HEADER, budget) else {
+            return ContextResult::default();
+        };
+        let footer = footer_line(&layout);
+        let footer_cost = footer.as_deref().map_or(0, cost);
+        if layout.used + footer_cost <= budget_bytes {
+            return finish(layout, footer);
+        }
+        reserve = footer_cost.max(reserve + 1);
+    }
+}
+
+/// The text-only convenience for adapters that do not track which messages were shown.
+pub fn project_context(input: &ContextInput, budget_bytes: usize) -> String {
+    project_context_result(input, budget_bytes).text
+}
+
+/// Nothing to show: say that peers are present, or nothing at all when the session is solo.
+fn presence_only(input: &ContextInput, budget_bytes: usize) -> ContextResult {
+    if input.solo || input.peer_count == 0 {
+        return ContextResult::default();
+    }
+    let line = format!(
+        "ACC: {} peer participant(s) present. Load the acc skill before shared work.",
+        input.peer_count
+    );
+    if cost(&line) > budget_bytes {
+        return ContextResult::default();
+    }
+    ContextResult {
+        text: line,
+        ..ContextResult::default()
+    }
+}
+
+fn footer_line(layout: &Layout) -> Option<String> {
+    if let Some((first, rest)) = layout.dropped_messages.split_first() {
+        let id = neutralise_inline(first);
+        let mut line = format!("- read {id}: `acc inbox --message {id}`");
+        if !rest.is_empty() {
+            line.push_str(&format!(" (+{} more in `acc inbox`)", rest.len()));
+        }
+        return Some(line);
+    }
+    (layout.omitted_items > 0).then(|| {
+        format!(
+            "- +{} actionable item(s) omitted; run `acc status --json`",
+            layout.omitted_items
+        )
+    })
+}
+
+fn finish(layout: Layout, footer: Option<String>) -> ContextResult {
+    let mut text = String::with_capacity(layout.used);
+    text.push_str(HEADER);
+    for line in layout.lines.iter().chain(footer.iter()) {
+        text.push('\n');
+        text.push_str(line);
+    }
+    ContextResult {
+        text,
+        offered_message_ids: layout.offered_message_ids,
+        included_attention_ids: layout.included_attention_ids,
+    }
+}

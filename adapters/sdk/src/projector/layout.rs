@@ -1,0 +1,143 @@
+//! Fitting groups into a byte budget. A line costs its UTF-8 length plus one (its line
+//! break), so the joined text is always shorter than the budget it was fitted to.
+
+use super::pieces::Piece;
+
+const ELLIPSIS: &str = "…";
+
+/// What fitted into one budget, before the closing footer line is chosen.
+#[derive(Debug, Default)]
+pub struct Layout {
+    /// Lines after the header, in order.
+    pub lines: Vec<String>,
+    /// Bytes spent, header included.
+    pub used: usize,
+    pub offered_message_ids: Vec<String>,
+    pub included_attention_ids: Vec<String>,
+    /// Messages whose block was left out, in display order.
+    pub dropped_messages: Vec<String>,
+    /// Attention lines and reminder messages left out.
+    pub omitted_items: usize,
+}
+
+pub fn cost(line: &str) -> usize {
+    line.len() + 1
+}
+
+/// Lay out `pieces` after `header` within `budget`, or `None` when not even the header fits.
+///
+/// Blocks are delivered in order: once one message does not fit, every later message is
+/// dropped too, so a reader never gets a newer body while an older one waits unseen.
+pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> {
+    if cost(header) > budget {
+        return None;
+    }
+    let mut out = Layout {
+        used: cost(header),
+        ..Layout::default()
+    };
+    let mut blocks_stopped = false;
+    for piece in pieces {
+        let left = budget - out.used;
+        match piece {
+            Piece::Urgent {
+                source_id,
+                prefix,
+                summary,
+            } => match urgent_line(prefix, summary, left) {
+                Some(line) => {
+                    out.used += cost(&line);
+                    out.lines.push(line);
+                    out.included_attention_ids.push(source_id.clone());
+                }
+                None => out.omitted_items += 1,
+            },
+            Piece::Block { message_id, lines } => {
+                let size: usize = lines.iter().map(|l| cost(l)).sum();
+                if !blocks_stopped && size <= left {
+                    out.used += size;
+                    out.lines.extend(lines.iter().cloned());
+                    out.offered_message_ids.push(message_id.clone());
+                } else {
+                    blocks_stopped = true;
+                    out.dropped_messages.push(message_id.clone());
+                }
+            }
+            Piece::Attention { source_id, line } => {
+                if cost(line) <= left {
+                    out.used += cost(line);
+                    out.lines.push(line.clone());
+                    out.included_attention_ids.push(source_id.clone());
+                } else {
+                    out.omitted_items += 1;
+                }
+            }
+            Piece::Reminder { count, line } => {
+                if cost(line) <= left {
+                    out.used += cost(line);
+                    out.lines.push(line.clone());
+                } else {
+                    out.omitted_items += count;
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The urgent line whole if it fits in `left`, else cut inside the summary and ended with
+/// `…`. The kind and the whole id always survive; when they cannot, the line is left out,
+/// so an included attention id is always fully present in the text.
+fn urgent_line(prefix: &str, summary: &str, left: usize) -> Option<String> {
+    let whole = if summary.is_empty() {
+        prefix.to_owned()
+    } else {
+        format!("{prefix} {summary}")
+    };
+    if cost(&whole) <= left {
+        return Some(whole);
+    }
+    if summary.is_empty() {
+        return None;
+    }
+    let room = left.checked_sub(cost(prefix) + 1 + ELLIPSIS.len())?;
+    let cut = floor_char_boundary(summary, room);
+    Some(format!("{prefix} {}{ELLIPSIS}", &summary[..cut]))
+}
+
+/// The largest char boundary of `s` at or below `index`.
+fn floor_char_boundary(s: &str, index: usize) -> usize {
+    if index >= s.len() {
+        return s.len();
+    }
+    (0..=index)
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urgent_line_cuts_on_char_boundaries() {
+        let prefix = "- [reply_required] m1";
+        // "é" is two bytes: a cut landing inside it must step back.
+        let line = urgent_line(prefix, "ééééé", cost(prefix) + 1 + 3 + 3).unwrap();
+        assert_eq!(line, "- [reply_required] m1 é…");
+        assert!(cost(&line) <= cost(prefix) + 1 + 3 + 3);
+        assert_eq!(urgent_line(prefix, "ééééé", cost(prefix) + 3), None);
+        assert_eq!(
+            urgent_line(prefix, "ééééé", cost(prefix) + 4).unwrap(),
+            "- [reply_required] m1 …"
+        );
+    }
+
+    #[test]
+    fn floor_boundary() {
+        assert_eq!(floor_char_boundary("aé", 2), 1);
+        assert_eq!(floor_char_boundary("aé", 3), 3);
+        assert_eq!(floor_char_boundary("aé", 9), 3);
+    }
+}

@@ -1,0 +1,218 @@
+//! The groups a projection is made of, in display order, rendered once. The budget decides
+//! later which of them appear; nothing here knows about bytes left.
+
+use std::collections::HashSet;
+
+use super::neutralise::{neutralise_body, neutralise_inline};
+use crate::context::{AttentionItem, AttentionKind, ContextInput, PeerMessage};
+
+/// The line that opens a peer block.
+pub const PEER_FENCE_OPEN: &str = "```acc-peer-message";
+/// The line that closes a peer block.
+pub const PEER_FENCE_CLOSE: &str = "```";
+
+/// One group: shown whole, or (urgent attention only) truncated, or not at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Priority 1–2 attention: may be cut short with `…` after its id.
+    Urgent {
+        source_id: String,
+        prefix: String,
+        summary: String,
+    },
+    /// A peer message block, new or repeated.
+    Block {
+        message_id: String,
+        lines: Vec<String>,
+    },
+    /// Priority 3–6 attention, one whole line.
+    Attention { source_id: String, line: String },
+    /// A count of earlier messages whose obligation is unresolved; carries no id.
+    Reminder { count: usize, line: String },
+}
+
+/// Build every group in display order: urgent attention, new bodies, other attention,
+/// repeats, reminder counts.
+pub fn build_pieces(input: &ContextInput) -> Vec<Piece> {
+    let reminders = unique(input.reminder_message_ids.iter().map(String::as_str));
+    let reminder_set: HashSet<&str> = reminders.iter().copied().collect();
+    let attention = sorted_attention(&input.attention, &reminder_set);
+
+    let mut seen_messages = HashSet::new();
+    let new_blocks: Vec<Piece> = input
+        .messages
+        .iter()
+        .filter(|m| seen_messages.insert(m.message_id.as_str()))
+        .map(|m| block(m, false))
+        .collect();
+    let repeat_blocks: Vec<Piece> = input
+        .repeats
+        .iter()
+        .filter(|m| seen_messages.insert(m.message_id.as_str()))
+        .map(|m| block(m, true))
+        .collect();
+
+    let mut pieces = Vec::new();
+    pieces.extend(
+        attention
+            .iter()
+            .filter(|a| a.kind.is_urgent())
+            .map(|a| Piece::Urgent {
+                source_id: a.source_id.clone(),
+                prefix: format!(
+                    "- [{}] {}",
+                    a.kind.as_str(),
+                    neutralise_inline(&a.source_id)
+                ),
+                summary: neutralise_inline(&a.summary),
+            }),
+    );
+    pieces.extend(new_blocks);
+    pieces.extend(
+        attention
+            .iter()
+            .filter(|a| !a.kind.is_urgent())
+            .map(|a| Piece::Attention {
+                source_id: a.source_id.clone(),
+                line: attention_line(a),
+            }),
+    );
+    pieces.extend(repeat_blocks);
+    // A message whose body is rendered in this projection needs no reminder as well.
+    let pending: Vec<&str> = reminders
+        .into_iter()
+        .filter(|id| !seen_messages.contains(id))
+        .collect();
+    pieces.extend(reminder_pieces(&pending, &input.attention));
+    pieces
+}
+
+fn unique<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen = HashSet::new();
+    ids.filter(|id| seen.insert(*id)).collect()
+}
+
+/// Attention sorted by priority then id, duplicates removed. Reply and acknowledgement items
+/// for reminder messages leave the list: they are shown as counts after the new bodies.
+///
+/// Room messages: PROTOCOL §5 drops attention items about room messages. No attention kind
+/// can be about one here (a room message carries no obligation, and `recipient_unavailable`
+/// needs one), and [`ContextInput`] carries no room flag, so there is nothing to filter.
+fn sorted_attention<'a>(
+    items: &'a [AttentionItem],
+    reminders: &HashSet<&str>,
+) -> Vec<&'a AttentionItem> {
+    let mut seen = HashSet::new();
+    let mut kept: Vec<&AttentionItem> = items
+        .iter()
+        .filter(|a| !(is_obligation(a.kind) && reminders.contains(a.source_id.as_str())))
+        .filter(|a| seen.insert((a.kind, a.source_id.as_str())))
+        .collect();
+    kept.sort_by(|a, b| (a.kind.priority(), &a.source_id).cmp(&(b.kind.priority(), &b.source_id)));
+    kept
+}
+
+fn is_obligation(kind: AttentionKind) -> bool {
+    matches!(
+        kind,
+        AttentionKind::ReplyRequired | AttentionKind::AcknowledgementRequired
+    )
+}
+
+/// `- [<kind>] <sourceId> <summary>`, one line whatever the summary holds.
+pub fn attention_line(item: &AttentionItem) -> String {
+    let mut line = format!(
+        "- [{}] {}",
+        item.kind.as_str(),
+        neutralise_inline(&item.source_id)
+    );
+    if !item.summary.is_empty() {
+        line.push(' ');
+        line.push_str(&neutralise_inline(&item.summary));
+    }
+    line
+}
+
+fn block(message: &PeerMessage, is_repeat: bool) -> Piece {
+    let body = neutralise_body(&message.body);
+    let mut lines = Vec::with_capacity(body.len() + 11);
+    lines.push(PEER_FENCE_OPEN.to_owned());
+    lines.push("untrusted peer message".to_owned());
+    lines.push(format!("kind: {}", neutralise_inline(&message.kind)));
+    lines.push(format!(
+        "threadId: {}",
+        neutralise_inline(&message.thread_id)
+    ));
+    lines.push(format!(
+        "messageId: {}",
+        neutralise_inline(&message.message_id)
+    ));
+    lines.push(format!(
+        "sender: {} (session {})",
+        neutralise_inline(&message.sender_participant_id),
+        neutralise_inline(&message.sender_session_id)
+    ));
+    lines.push(format!(
+        "obligation: {}",
+        neutralise_inline(&message.obligation)
+    ));
+    if let Some(repeat) = message.repeat.as_ref().filter(|_| is_repeat) {
+        lines.push(format!(
+            "repeat: offered via {} at {}; no retrieval recorded",
+            neutralise_inline(&repeat.transport),
+            neutralise_inline(&repeat.at)
+        ));
+    }
+    lines.push(format!("subject: {}", neutralise_inline(&message.subject)));
+    lines.push("body:".to_owned());
+    lines.extend(body);
+    lines.push(PEER_FENCE_CLOSE.to_owned());
+    Piece::Block {
+        message_id: message.message_id.clone(),
+        lines,
+    }
+}
+
+/// Which obligation a reminder message still waits on, read from its attention item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Awaiting {
+    Reply,
+    Acknowledgement,
+    Unknown,
+}
+
+fn reminder_pieces(pending: &[&str], attention: &[AttentionItem]) -> Vec<Piece> {
+    let awaiting = |id: &str| {
+        let kinds = attention
+            .iter()
+            .filter(|a| a.source_id == id)
+            .map(|a| a.kind);
+        let mut result = Awaiting::Unknown;
+        for kind in kinds {
+            match kind {
+                AttentionKind::ReplyRequired => return Awaiting::Reply,
+                AttentionKind::AcknowledgementRequired => result = Awaiting::Acknowledgement,
+                _ => {}
+            }
+        }
+        result
+    };
+    let count = |want: Awaiting| pending.iter().filter(|id| awaiting(id) == want).count();
+    [
+        (Awaiting::Reply, "still await your reply"),
+        (
+            Awaiting::Acknowledgement,
+            "still await your acknowledgement",
+        ),
+        (Awaiting::Unknown, "remain unresolved"),
+    ]
+    .into_iter()
+    .filter_map(|(want, what)| {
+        let n = count(want);
+        (n > 0).then(|| Piece::Reminder {
+            count: n,
+            line: format!("- {n} earlier message(s) {what}; run `acc inbox`"),
+        })
+    })
+    .collect()
+}

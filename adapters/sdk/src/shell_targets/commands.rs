@@ -1,0 +1,330 @@
+//! What one simple command (redirections already taken out) writes: the command table of
+//! CLIENTS.md §2, the wrappers in front of a command, directory changes, and scripts run
+//! through `sh -c` or `eval`.
+
+use super::editors::{PERL, RUBY, SED, in_place};
+use super::effect::{DirChange, Effect, NOTHING, Target, operands};
+use super::git::git;
+use super::lexer::Word;
+use super::options::{Flag, OptionSpec, parse};
+use super::wrappers::{Skip, WRAPPERS};
+use crate::patch_targets::apply_patch_targets;
+
+/// Words that open or continue a compound command; the command proper follows them.
+const RESERVED: [&str; 11] = [
+    "{", "}", "!", "if", "then", "else", "elif", "do", "while", "until", "fi",
+];
+
+/// The effect of one simple command's words; `stdin` is a heredoc body fed to it.
+pub fn simple_command(words: &[Word], stdin: Option<&str>) -> Effect {
+    let mut extra = Vec::new();
+    let mut i = 0;
+    loop {
+        let Some(word) = words.get(i) else {
+            return Effect::Writes(extra);
+        };
+        if is_assignment(word) || RESERVED.iter().any(|r| word.is_bare(r)) {
+            i += 1;
+            continue;
+        }
+        let name = basename(&word.text);
+        let args = &words[i + 1..];
+        let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
+            break;
+        };
+        if word.substituted {
+            return Effect::Unknown;
+        }
+        match wrapper.skip(args, &mut extra) {
+            Skip::To(next) => i += 1 + next,
+            Skip::Done(effect) => return with_extra(effect, extra),
+        }
+    }
+    let word = &words[i];
+    if word.substituted {
+        return Effect::Unknown;
+    }
+    with_extra(command(basename(&word.text), &words[i + 1..], stdin), extra)
+}
+
+fn with_extra(effect: Effect, mut extra: Vec<Target>) -> Effect {
+    match effect {
+        Effect::Writes(targets) => {
+            extra.extend(targets);
+            Effect::Writes(extra)
+        }
+        other if extra.is_empty() => other,
+        // A wrapper wrote a file and the command changes directory or runs a script: keep it
+        // simple and honest rather than order the two.
+        _ => Effect::Unknown,
+    }
+}
+
+fn basename(text: &str) -> &str {
+    text.rsplit('/').next().unwrap_or(text)
+}
+
+/// `NAME=value` or `NAME+=value` with the name and `=` unquoted.
+fn is_assignment(word: &Word) -> bool {
+    let Some(eq) = word.text.find('=') else {
+        return false;
+    };
+    let name = word.text[..eq]
+        .strip_suffix('+')
+        .unwrap_or(&word.text[..eq]);
+    let name = name.split_once('[').map_or(
+        name,
+        |(base, index)| if index.ends_with(']') { base } else { "" },
+    );
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && word.unquoted_through(eq + 1)
+}
+
+fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
+    match name {
+        "tee" | "rm" | "unlink" | "rmdir" => operands(args, &OptionSpec::NONE),
+        "touch" => operands(
+            args,
+            &OptionSpec {
+                short_values: "drt",
+                long_values: &["date", "reference"],
+            },
+        ),
+        "truncate" => operands(
+            args,
+            &OptionSpec {
+                short_values: "sr",
+                long_values: &["size", "reference"],
+            },
+        ),
+        "shred" => operands(
+            args,
+            &OptionSpec {
+                short_values: "ns",
+                long_values: &["iterations", "size", "random-source"],
+            },
+        ),
+        "mkdir" => operands(
+            args,
+            &OptionSpec {
+                short_values: "m",
+                long_values: &["mode"],
+            },
+        ),
+        "mv" => move_like(args),
+        "cp" | "ln" | "install" => copy_like(name, args),
+        "rsync" => rsync(args),
+        "dd" => Effect::Writes(
+            args.iter()
+                .filter_map(|w| {
+                    let file = w.text.strip_prefix("of=")?;
+                    Some(Target {
+                        text: file.to_owned(),
+                        dynamic: w.substituted,
+                    })
+                })
+                .collect(),
+        ),
+        "git" => git(args),
+        "sed" => in_place(args, &SED),
+        "perl" => in_place(args, &PERL),
+        "ruby" => in_place(args, &RUBY),
+        "cd" => change_dir(args, false),
+        "pushd" => change_dir(args, true),
+        "popd" => Effect::ChangeDir(DirChange::Pop),
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => shell(args),
+        "eval" => {
+            if args.iter().any(|w| w.substituted || w.expanded) {
+                return Effect::Unknown;
+            }
+            Effect::Script(
+                args.iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        }
+        "sudoedit" => operands(args, &OptionSpec::NONE),
+        "apply_patch" | "applypatch" => apply_patch(args, stdin),
+        _ => NOTHING,
+    }
+}
+
+const TARGET_DIR_SPEC: OptionSpec = OptionSpec {
+    short_values: "tS",
+    long_values: &["target-directory", "suffix"],
+};
+
+/// `mv` writes both sides: its sources disappear and its destination appears.
+fn move_like(args: &[Word]) -> Effect {
+    let parsed = parse(args, &TARGET_DIR_SPEC);
+    let dir = parsed
+        .value_of('t', "target-directory")
+        .and_then(Target::from_value);
+    Effect::Writes(
+        dir.into_iter()
+            .chain(parsed.operands.iter().filter_map(|w| Target::from_word(w)))
+            .collect(),
+    )
+}
+
+/// `cp`, `ln` and `install` write their destination: `-t DIR`, else the last operand.
+fn copy_like(name: &str, args: &[Word]) -> Effect {
+    let spec = if name == "install" {
+        OptionSpec {
+            short_values: "tSmog",
+            long_values: &[
+                "target-directory",
+                "suffix",
+                "mode",
+                "owner",
+                "group",
+                "strip-program",
+            ],
+        }
+    } else {
+        TARGET_DIR_SPEC
+    };
+    let parsed = parse(args, &spec);
+    if let Some(dir) = parsed.value_of('t', "target-directory") {
+        return Effect::Writes(Target::from_value(dir).into_iter().collect());
+    }
+    if name == "install" && (parsed.has_short('d') || parsed.has_long("directory")) {
+        return Effect::Writes(
+            parsed
+                .operands
+                .into_iter()
+                .filter_map(Target::from_word)
+                .collect(),
+        );
+    }
+    match parsed.operands.as_slice() {
+        // `ln -s /a/b` makes `./b`.
+        [only] if name == "ln" => Effect::Writes(
+            Target::from_word(only)
+                .map(|t| Target {
+                    text: basename(&t.text).to_owned(),
+                    ..t
+                })
+                .into_iter()
+                .collect(),
+        ),
+        [_, .., last] => Effect::Writes(Target::from_word(last).into_iter().collect()),
+        _ => NOTHING,
+    }
+}
+
+fn rsync(args: &[Word]) -> Effect {
+    let spec = OptionSpec {
+        short_values: "efTBM",
+        long_values: &[
+            "rsh",
+            "exclude",
+            "include",
+            "filter",
+            "exclude-from",
+            "include-from",
+            "files-from",
+            "temp-dir",
+            "block-size",
+            "remote-option",
+            "rsync-path",
+            "partial-dir",
+            "backup-dir",
+            "compare-dest",
+            "copy-dest",
+            "link-dest",
+            "chmod",
+            "chown",
+            "timeout",
+            "port",
+            "password-file",
+            "bwlimit",
+            "max-size",
+            "min-size",
+            "suffix",
+            "log-file",
+            "out-format",
+        ],
+    };
+    let parsed = parse(args, &spec);
+    match parsed.operands.as_slice() {
+        // `host:path` and `rsync://` destinations are on another machine.
+        [_, .., last] if !is_remote(&last.text) => {
+            Effect::Writes(Target::from_word(last).into_iter().collect())
+        }
+        _ => NOTHING,
+    }
+}
+
+fn is_remote(spec: &str) -> bool {
+    spec.starts_with("rsync://")
+        || spec
+            .find(':')
+            .is_some_and(|colon| !spec[..colon].contains('/'))
+}
+
+fn change_dir(args: &[Word], push: bool) -> Effect {
+    let parsed = parse(args, &OptionSpec::NONE);
+    let Some(dir) = parsed.operands.first() else {
+        // `cd` alone goes home; `pushd` alone swaps with the stack.
+        return Effect::ChangeDir(DirChange::Unknown);
+    };
+    let runtime_only = dir.substituted
+        || dir.process
+        || dir.text == "-"
+        || dir.expanded
+        || (dir.text.starts_with('~') && dir.unquoted_through(1))
+        || (push && (dir.text.starts_with('+') || dir.text.starts_with('-')));
+    if runtime_only || dir.text.is_empty() {
+        return Effect::ChangeDir(DirChange::Unknown);
+    }
+    Effect::ChangeDir(DirChange::Enter {
+        dir: dir.text.clone(),
+        push,
+    })
+}
+
+/// Codex's patch tool as a command: the patch is the first argument or standard input.
+fn apply_patch(args: &[Word], stdin: Option<&str>) -> Effect {
+    let patch = match args.first() {
+        Some(word) if word.substituted || word.expanded => return Effect::Unknown,
+        Some(word) => word.text.as_str(),
+        None => stdin.unwrap_or_default(),
+    };
+    match apply_patch_targets(patch) {
+        Some(paths) => Effect::Writes(
+            paths
+                .into_iter()
+                .map(|text| Target {
+                    text,
+                    dynamic: false,
+                })
+                .collect(),
+        ),
+        None => NOTHING,
+    }
+}
+
+/// `sh -c SCRIPT …` runs SCRIPT; `sh FILE` runs a file this reader cannot see.
+fn shell(args: &[Word]) -> Effect {
+    let parsed = parse(
+        args,
+        &OptionSpec {
+            short_values: "oO",
+            long_values: &["rcfile", "init-file"],
+        },
+    );
+    if !parsed.flags.contains(&Flag::Short('c')) {
+        return NOTHING;
+    }
+    match parsed.operands.first() {
+        Some(script) if script.substituted || script.expanded => Effect::Unknown,
+        Some(script) => Effect::Script(script.text.clone()),
+        None => NOTHING,
+    }
+}

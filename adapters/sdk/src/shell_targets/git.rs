@@ -1,0 +1,109 @@
+//! What a `git` command writes in the working tree: the subcommands that overwrite or
+//! remove named files.
+
+use super::effect::{Effect, NOTHING, Target, join, operands};
+use super::lexer::Word;
+use super::options::{OptionSpec, parse};
+
+/// `git [global options] <subcommand> ...`; `-C DIR` moves the paths into DIR.
+pub fn git(args: &[Word]) -> Effect {
+    let mut dir = String::new();
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        if !word.is_flag() {
+            break;
+        }
+        let text = word.text.as_str();
+        let takes_next = matches!(text, "-C" | "-c")
+            || [
+                "--git-dir",
+                "--work-tree",
+                "--namespace",
+                "--super-prefix",
+                "--config-env",
+            ]
+            .contains(&text);
+        if text == "-C" {
+            match args.get(i + 1) {
+                Some(d) if !d.substituted => dir = join(&dir, &d.text),
+                _ => return Effect::Unknown,
+            }
+        }
+        i += if takes_next { 2 } else { 1 };
+    }
+    let Some(sub) = args.get(i) else {
+        return NOTHING;
+    };
+    let rest = &args[i + 1..];
+    let effect = match sub.text.as_str() {
+        "restore" => {
+            let parsed = parse(
+                rest,
+                &OptionSpec {
+                    short_values: "sU",
+                    long_values: &["source", "pathspec-from-file", "conflict", "unified"],
+                },
+            );
+            let index_only = (parsed.has_short('S') || parsed.has_long("staged"))
+                && !(parsed.has_short('W') || parsed.has_long("worktree"));
+            if index_only {
+                NOTHING
+            } else {
+                Effect::Writes(
+                    parsed
+                        .operands
+                        .into_iter()
+                        .filter_map(Target::from_word)
+                        .collect(),
+                )
+            }
+        }
+        "checkout" => match rest.iter().position(|w| w.is_bare("--")) {
+            Some(dash) => Effect::Writes(
+                rest[dash + 1..]
+                    .iter()
+                    .filter_map(Target::from_word)
+                    .collect(),
+            ),
+            None => NOTHING,
+        },
+        "rm" => {
+            let parsed = parse(
+                rest,
+                &OptionSpec {
+                    short_values: "",
+                    long_values: &["pathspec-from-file"],
+                },
+            );
+            if parsed.has_long("cached") {
+                NOTHING
+            } else {
+                Effect::Writes(
+                    parsed
+                        .operands
+                        .into_iter()
+                        .filter_map(Target::from_word)
+                        .collect(),
+                )
+            }
+        }
+        "mv" => operands(rest, &OptionSpec::NONE),
+        _ => NOTHING,
+    };
+    match effect {
+        Effect::Writes(targets) if !dir.is_empty() => Effect::Writes(
+            targets
+                .into_iter()
+                .map(|t| Target {
+                    text: if t.text.starts_with('/') {
+                        t.text
+                    } else {
+                        join(&dir, &t.text)
+                    },
+                    ..t
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}

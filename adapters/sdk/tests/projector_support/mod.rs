@@ -1,0 +1,278 @@
+//! Shared by the projector tests: building inputs, loading hostile fixtures, and a small
+//! independent reader of projected text that checks every invariant a model relies on.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use acc_sdk::context::{
+    AttentionItem, AttentionKind, ContextInput, ContextResult, PeerMessage, RepeatInfo,
+};
+use acc_sdk::projector::neutralise::neutralise_inline;
+use serde_json::Value;
+
+pub const FENCE_OPEN: &str = "```acc-peer-message";
+pub const FENCE_CLOSE: &str = "```";
+
+pub fn message(id: &str, subject: &str, body: &str) -> PeerMessage {
+    PeerMessage {
+        message_id: id.to_owned(),
+        thread_id: id.to_owned(),
+        kind: "note".to_owned(),
+        sender_participant_id: "claude-code-Ab12Cd".to_owned(),
+        sender_session_id: "session_7Qm2Jx0000000000000001".to_owned(),
+        obligation: "none".to_owned(),
+        subject: subject.to_owned(),
+        body: body.to_owned(),
+        repeat: None,
+    }
+}
+
+pub fn repeat(mut m: PeerMessage) -> PeerMessage {
+    m.repeat = Some(RepeatInfo {
+        transport: "live-push".to_owned(),
+        at: "2026-12-02T09:00:00.000Z".to_owned(),
+    });
+    m
+}
+
+pub fn attention(kind: AttentionKind, id: &str, summary: &str) -> AttentionItem {
+    AttentionItem {
+        kind,
+        source_id: id.to_owned(),
+        summary: summary.to_owned(),
+    }
+}
+
+pub fn with_messages(messages: Vec<PeerMessage>) -> ContextInput {
+    ContextInput {
+        peer_count: 2,
+        solo: false,
+        messages,
+        ..ContextInput::default()
+    }
+}
+
+fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/hostile")
+}
+
+/// Every peer message in one fixture file of `fixtures/hostile/`.
+pub fn hostile(name: &str) -> Vec<PeerMessage> {
+    let path = fixtures_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let items: Vec<Value> =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let field = |item: &Value, key: &str| {
+        item[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: missing {key}"))
+            .to_owned()
+    };
+    items
+        .iter()
+        .map(|item| PeerMessage {
+            message_id: field(item, "messageId"),
+            thread_id: field(item, "threadId"),
+            kind: field(item, "kind"),
+            sender_participant_id: field(item, "senderParticipantId"),
+            sender_session_id: field(item, "senderSessionId"),
+            obligation: field(item, "obligation"),
+            subject: field(item, "subject"),
+            body: field(item, "body"),
+            repeat: None,
+        })
+        .collect()
+}
+
+/// All hostile fixtures together.
+pub fn all_hostile() -> Vec<PeerMessage> {
+    [
+        "fence-breakers.json",
+        "header-forgery.json",
+        "control-characters.json",
+        "multibyte.json",
+    ]
+    .into_iter()
+    .flat_map(hostile)
+    .collect()
+}
+
+/// One block as a reader would take it apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedBlock {
+    pub message_id: String,
+    pub sender: String,
+    pub subject: String,
+    pub repeat: Option<String>,
+    pub body: Vec<String>,
+}
+
+/// Split projected text into blocks, failing on anything a strict reader would reject: an
+/// unbalanced fence, a header out of order, or peer text shaped like a fence or a header.
+pub fn parse_blocks(text: &str) -> Result<Vec<ParsedBlock>, String> {
+    let mut blocks = Vec::new();
+    let mut lines = text.split('\n').enumerate();
+    while let Some((n, line)) = lines.next() {
+        if line == FENCE_CLOSE {
+            return Err(format!("line {n}: closing fence outside a block"));
+        }
+        if line != FENCE_OPEN {
+            if line.starts_with("```") {
+                return Err(format!(
+                    "line {n}: fence-like line outside a block: {line:?}"
+                ));
+            }
+            continue;
+        }
+        let mut header = |key: &str| -> Result<String, String> {
+            let (n, line) = lines.next().ok_or(format!("block cut before {key}"))?;
+            line.strip_prefix(key)
+                .map(str::to_owned)
+                .ok_or(format!("line {n}: expected {key:?}, got {line:?}"))
+        };
+        header("untrusted peer message")?;
+        header("kind: ")?;
+        header("threadId: ")?;
+        let message_id = header("messageId: ")?;
+        let sender = header("sender: ")?;
+        header("obligation: ")?;
+        let (n, next) = lines.next().ok_or("block cut before subject")?;
+        let (repeat, subject_line) = match next.strip_prefix("repeat: ") {
+            Some(r) => (
+                Some(r.to_owned()),
+                lines.next().ok_or("block cut before subject")?.1,
+            ),
+            None => (None, next),
+        };
+        let subject = subject_line
+            .strip_prefix("subject: ")
+            .ok_or(format!("line {n}: expected subject, got {subject_line:?}"))?
+            .to_owned();
+        let (n, body_key) = lines.next().ok_or("block cut before body")?;
+        if body_key != "body:" {
+            return Err(format!("line {n}: expected body:, got {body_key:?}"));
+        }
+        let mut body = Vec::new();
+        loop {
+            let (n, line) = lines
+                .next()
+                .ok_or(format!("block {message_id} never closes"))?;
+            if line == FENCE_CLOSE {
+                break;
+            }
+            if line.starts_with("```") || line.starts_with("subject:") || line.starts_with("body:")
+            {
+                return Err(format!(
+                    "line {n}: peer text escaped neutralising: {line:?}"
+                ));
+            }
+            body.push(line.to_owned());
+        }
+        blocks.push(ParsedBlock {
+            message_id,
+            sender,
+            subject,
+            repeat,
+            body,
+        });
+    }
+    Ok(blocks)
+}
+
+/// Every invariant of a projection, checked against its input and budget.
+pub fn assert_invariants(input: &ContextInput, budget: usize, result: &ContextResult) {
+    let text = &result.text;
+    assert!(
+        text.len() <= budget,
+        "budget {budget} exceeded: {} bytes",
+        text.len()
+    );
+    if text.is_empty() {
+        assert!(
+            result.offered_message_ids.is_empty(),
+            "ids without text: {result:?}"
+        );
+        assert!(
+            result.included_attention_ids.is_empty(),
+            "ids without text: {result:?}"
+        );
+        return;
+    }
+    for c in text.chars() {
+        let control = (c < ' ' && c != '\n' && c != '\t') || ('\u{7f}'..='\u{9f}').contains(&c);
+        assert!(!control, "raw control character {c:?} in projected text");
+        assert!(
+            c != '\u{2028}' && c != '\u{2029}',
+            "raw line separator in projected text"
+        );
+    }
+    let fences = text
+        .split('\n')
+        .filter(|l| *l == FENCE_OPEN || *l == FENCE_CLOSE)
+        .count();
+    assert_eq!(fences % 2, 0, "odd fence count in:\n{text}");
+    let blocks = parse_blocks(text).unwrap_or_else(|e| panic!("{e}\n--- text ---\n{text}"));
+
+    // Ids only for complete blocks, one per block, in order, each a message from the input.
+    let shown: Vec<String> = result
+        .offered_message_ids
+        .iter()
+        .map(|id| neutralise_inline(id))
+        .collect();
+    let parsed: Vec<String> = blocks.iter().map(|b| b.message_id.clone()).collect();
+    assert_eq!(parsed, shown, "blocks in text differ from offered ids");
+    let known: Vec<&str> = input
+        .messages
+        .iter()
+        .chain(&input.repeats)
+        .map(|m| m.message_id.as_str())
+        .collect();
+    for id in &result.offered_message_ids {
+        assert!(
+            known.contains(&id.as_str()),
+            "offered id {id:?} is not an input message"
+        );
+    }
+    let mut unique = result.offered_message_ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        result.offered_message_ids.len(),
+        "an id offered twice"
+    );
+
+    // Every included attention id has its whole line prefix in the text.
+    for id in &result.included_attention_ids {
+        let item = input
+            .attention
+            .iter()
+            .find(|a| &a.source_id == id)
+            .unwrap_or_else(|| panic!("attention id {id:?} is not an input item"));
+        let prefix = format!("- [{}] {}", item.kind.as_str(), neutralise_inline(id));
+        assert!(
+            text.split('\n').any(|l| l.starts_with(&prefix)),
+            "no line for attention {id:?} in:\n{text}"
+        );
+    }
+
+    // Reminder ids are never reported as offered or included.
+    for id in &input.reminder_message_ids {
+        let is_body = input
+            .messages
+            .iter()
+            .chain(&input.repeats)
+            .any(|m| &m.message_id == id);
+        if !is_body {
+            assert!(
+                !result.offered_message_ids.contains(id),
+                "reminder {id} offered"
+            );
+            assert!(
+                !result.included_attention_ids.contains(id),
+                "reminder {id} included as attention"
+            );
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The command line: parsing with clap, dispatch, and the one place exit codes and the
+//! JSON envelope are applied. `main.rs` only calls [`run`].
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use acc_sdk::certification::lexical::is_evidence_platform;
+use acc_sdk::define::AdapterDir;
+use acc_sdk::error::Problem;
+use acc_sdk::resolution::ClientFacts;
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use crate::envelope::{self, Exit};
+use crate::explain::explain;
+use crate::native_cmd::{self, NativeInput};
+use crate::report::{plural, problem_json, problem_line};
+use crate::validate::validate_dirs;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "acc-certify",
+    version,
+    about = "Validate and explain acc adapter certification evidence"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check adapter directories: manifest, certification, provenance, digests, fixtures.
+    ///
+    /// Exit 0 when valid, 1 when invalid (one problem per line), 2 when it could not run.
+    Validate(ValidateArgs),
+    /// Show every capability's verdict for one client version on one platform.
+    Explain(ExplainArgs),
+    /// Judge one client version against the native delivery contract.
+    ///
+    /// With --probe, eligibility against a feature probe; with --handshake, a handshake
+    /// verdict; with neither, the static version rule. There is no platform input.
+    Native(NativeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// An adapter directory (holding adapter.json and certification.json). Repeatable.
+    #[arg(long = "adapter", value_name = "DIR", required = true)]
+    pub adapters: Vec<PathBuf>,
+    /// Print exactly one JSON envelope.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The adapter directory.
+    #[arg(long, value_name = "DIR")]
+    pub adapter: PathBuf,
+    /// The client version as read (`unknown` reaches every evidence row).
+    #[arg(long, value_name = "V")]
+    pub client_version: String,
+    /// The platform, such as linux-x64 or darwin-arm64.
+    #[arg(long, value_name = "P")]
+    pub platform: String,
+    /// The product running: the primary client's certification name or a variant's.
+    #[arg(long = "client", value_name = "NAME")]
+    pub client: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NativeArgs {
+    /// The adapter directory.
+    #[arg(long, value_name = "DIR")]
+    pub adapter: PathBuf,
+    /// The client version as read.
+    #[arg(long, value_name = "V")]
+    pub client_version: String,
+    /// A feature probe answer (JSON) to judge eligibility with.
+    #[arg(long, value_name = "FILE", conflicts_with = "handshake")]
+    pub probe: Option<PathBuf>,
+    /// A per-session handshake answer (JSON) to judge.
+    #[arg(long, value_name = "FILE")]
+    pub handshake: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What a command produced: an exit code, and either data or an error with details.
+struct Outcome {
+    exit: Exit,
+    human: String,
+    json: Value,
+}
+
+impl Outcome {
+    fn ok(human: String, data: Value) -> Self {
+        Self {
+            exit: Exit::Ok,
+            human,
+            json: envelope::success(data),
+        }
+    }
+
+    fn fail(exit: Exit, message: String, human: String, details: Value) -> Self {
+        let json = envelope::failure(exit, &message, details);
+        Self { exit, human, json }
+    }
+
+    fn could_not_run(message: String) -> Self {
+        Self::fail(Exit::CouldNotRun, message.clone(), message, Value::Null)
+    }
+
+    fn invalid_dir(dir: &Path, problems: &[Problem]) -> Self {
+        let human: String = problems
+            .iter()
+            .map(|p| problem_line(dir, p) + "\n")
+            .collect();
+        let message = format!(
+            "{} is not a valid adapter: {}",
+            dir.display(),
+            plural(problems.len(), "problem")
+        );
+        let details = json!({"dir": dir.display().to_string(), "problems": problems.iter().map(problem_json).collect::<Vec<_>>()});
+        Self::fail(Exit::Invalid, message, human, details)
+    }
+}
+
+fn require_dir(dir: &Path) -> Result<(), Outcome> {
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(Outcome::could_not_run(format!(
+            "adapter directory {} does not exist",
+            dir.display()
+        )))
+    }
+}
+
+fn load(dir: &Path) -> Result<AdapterDir, Outcome> {
+    require_dir(dir)?;
+    AdapterDir::load(dir).map_err(|problems| Outcome::invalid_dir(dir, &problems))
+}
+
+fn read_input(path: &Path) -> Result<Value, Outcome> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Outcome::could_not_run(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| Outcome::could_not_run(format!("{} is not valid JSON: {e}", path.display())))
+}
+
+fn validate(args: &ValidateArgs) -> Outcome {
+    if let Some(missing) = args.adapters.iter().find(|d| !d.is_dir()) {
+        return Outcome::could_not_run(format!(
+            "adapter directory {} does not exist",
+            missing.display()
+        ));
+    }
+    let report = validate_dirs(&args.adapters);
+    if report.valid() {
+        Outcome::ok(report.human(), report.json())
+    } else {
+        Outcome::fail(
+            Exit::Invalid,
+            report.summary(),
+            report.human(),
+            report.json(),
+        )
+    }
+}
+
+fn explain_cmd(args: &ExplainArgs) -> Outcome {
+    if !is_evidence_platform(&args.platform) {
+        return Outcome::could_not_run(format!(
+            "--platform {} is not a platform: use darwin, linux or win32, then -arm64 or -x64 (linux-x64)",
+            args.platform
+        ));
+    }
+    let dir = match load(&args.adapter) {
+        Ok(d) => d,
+        Err(o) => return o,
+    };
+    let facts = ClientFacts {
+        client_version: Some(args.client_version.clone()),
+        platform: args.platform.clone(),
+        client_name: args.client.clone(),
+    };
+    let explanation = explain(&dir.declaration, facts);
+    Outcome::ok(explanation.human(), explanation.json())
+}
+
+fn native(args: &NativeArgs) -> Outcome {
+    let dir = match load(&args.adapter) {
+        Ok(d) => d,
+        Err(o) => return o,
+    };
+    let (input, input_path) = match (&args.probe, &args.handshake) {
+        (Some(p), _) => match read_input(p) {
+            Ok(v) => (NativeInput::Probe(v), Some(p)),
+            Err(o) => return o,
+        },
+        (None, Some(h)) => match read_input(h) {
+            Ok(v) => (NativeInput::Handshake(v), Some(h)),
+            Err(o) => return o,
+        },
+        (None, None) => (NativeInput::Static, None),
+    };
+    match native_cmd::judge(&dir.declaration, &args.client_version, &input) {
+        Ok(data) => Outcome::ok(native_cmd::human(&data), data),
+        Err(mut problem) => {
+            if let Some(path) = input_path {
+                problem.file = path.display().to_string();
+            }
+            let human = format!("{problem}\n");
+            Outcome::fail(
+                Exit::Invalid,
+                problem.message.clone(),
+                human,
+                json!({"problems": [problem_json(&problem)]}),
+            )
+        }
+    }
+}
+
+/// Parses `args` (program name first), runs the command, writes its output, and returns
+/// the exit code.
+pub fn run(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    // Recognised from the raw arguments so that usage errors are JSON too.
+    let wants_json = args.iter().skip(1).any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = write!(out, "{e}");
+                let code = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    Exit::CouldNotRun
+                } else {
+                    Exit::Ok
+                };
+                return code.code();
+            }
+            if wants_json {
+                let message = e.kind().to_string();
+                let details = json!({"usage": e.to_string().trim_end()});
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    envelope::failure(Exit::CouldNotRun, &message, details)
+                );
+            } else {
+                let _ = write!(err, "{e}");
+            }
+            return Exit::CouldNotRun.code();
+        }
+    };
+    let (outcome, json) = match &cli.command {
+        Command::Validate(a) => (validate(a), a.json),
+        Command::Explain(a) => (explain_cmd(a), a.json),
+        Command::Native(a) => (native(a), a.json),
+    };
+    if json {
+        let _ = writeln!(out, "{}", outcome.json);
+    } else if outcome.exit == Exit::CouldNotRun {
+        let _ = writeln!(err, "acc-certify: {}", outcome.human.trim_end());
+    } else {
+        let _ = write!(out, "{}", outcome.human);
+    }
+    outcome.exit.code()
+}

@@ -1,0 +1,285 @@
+//! The OpenAI Chat Completions double, for Grok (`[endpoints] models_base_url`).
+//!
+//! Grok 0.2.111 lists `GET {base}/models`, runs its agent loop on
+//! `POST {base}/chat/completions` (streamed, with `stream_options.include_usage`), and asks for
+//! a session title on `POST {base}/responses` with a forced `session_title` function; that
+//! side call goes to the Responses double, which answers it with text.
+
+use serde_json::{Value, json};
+
+use super::analysis::{TextSink, ToolResult, array_field, str_field, text_of_content};
+use super::exchange::{DoubleRequest, Reply};
+use super::script::{Script, Step, Turn};
+use super::{openai, shell};
+
+/// Tool names a chat client may offer for writing a file, in preference order; each takes
+/// `{file_path, content}`.
+const WRITE_TOOLS: [&str; 2] = ["write", "write_file"];
+/// Tool names for running a shell command, in preference order; each takes `{command}`.
+const SHELL_TOOLS: [&str; 2] = ["run_terminal_command", "bash"];
+
+/// Answers one request.
+pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
+    let path = request.path.trim_end_matches('/');
+    if request.method == "POST" && path.ends_with("/chat/completions") {
+        return completions(&request.body, script);
+    }
+    // Models listing and the Responses side calls share the base URL.
+    openai::respond(request, script)
+}
+
+fn offered<'a>(body: &Value, candidates: &[&'a str]) -> Option<&'a str> {
+    let names: Vec<&str> = array_field(body, "tools")
+        .iter()
+        .map(|tool| str_field(&tool["function"], "name"))
+        .collect();
+    candidates
+        .iter()
+        .copied()
+        .find(|candidate| names.contains(candidate))
+}
+
+/// The assistant message to send: either text or one tool call.
+enum Planned {
+    Text(String),
+    Call { id: String, name: String, arguments: Value },
+}
+
+fn plan(body: &Value, script: &Script) -> (Planned, String) {
+    let call = |index: usize, name: &str, arguments: Value| {
+        (
+            Planned::Call {
+                id: format!("call_acc_step{index}"),
+                name: name.to_owned(),
+                arguments,
+            },
+            format!("tool_call:{name} step={index}"),
+        )
+    };
+    let shell_tool = offered(body, &SHELL_TOOLS);
+    match script.turn(tool_results(body).len()) {
+        Turn::Final(text) => (Planned::Text(text.to_owned()), "final_text".to_owned()),
+        Turn::Step { index, step } => match step {
+            Step::Text(text) => (Planned::Text(text.clone()), format!("text step={index}")),
+            Step::WriteFile { path, content } => match (offered(body, &WRITE_TOOLS), shell_tool) {
+                (Some(tool), _) => call(
+                    index,
+                    tool,
+                    json!({"file_path": path.to_string_lossy(), "content": content}),
+                ),
+                (None, Some(tool)) => call(
+                    index,
+                    tool,
+                    shell_arguments(&shell::write_file_command(path, content)),
+                ),
+                (None, None) => side_call(index),
+            },
+            Step::Shell { command } => match shell_tool {
+                Some(tool) => call(index, tool, shell_arguments(command)),
+                None => side_call(index),
+            },
+        },
+    }
+}
+
+fn side_call(index: usize) -> (Planned, String) {
+    (
+        Planned::Text("ok".to_owned()),
+        format!("side_call_text step={index}"),
+    )
+}
+
+/// Grok's terminal tool requires a `description` next to the command.
+fn shell_arguments(command: &str) -> Value {
+    json!({"command": command, "description": "Run the scripted command."})
+}
+
+fn completions(body: &Value, script: &Script) -> Reply {
+    if !body.get("messages").is_some_and(Value::is_array) {
+        return Reply::json(
+            400,
+            &json!({"error": {"message": "model double: messages is required", "type": "invalid_request_error"}}),
+            "invalid_request",
+        );
+    }
+    let (planned, answered) = plan(body, script);
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("chat-double");
+    let id = format!("chatcmpl-acc-{}", tool_results(body).len());
+    let (message, finish_reason) = match &planned {
+        Planned::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
+        Planned::Call {
+            id,
+            name,
+            arguments,
+        } => (
+            json!({"role": "assistant", "content": null, "tool_calls": [{
+                "id": id, "type": "function",
+                "function": {"name": name, "arguments": arguments.to_string()},
+            }]}),
+            "tool_calls",
+        ),
+    };
+    let usage = json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15});
+    if body.get("stream").and_then(Value::as_bool) != Some(true) {
+        let completion = json!({
+            "id": id, "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": usage,
+        });
+        return Reply::json(200, &completion, answered);
+    }
+    let chunk = |choices: Value| {
+        json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": choices})
+    };
+    let mut delta = message.clone();
+    if let Some(calls) = delta.get_mut("tool_calls").and_then(Value::as_array_mut) {
+        for (index, call) in calls.iter_mut().enumerate() {
+            call["index"] = json!(index);
+        }
+    }
+    let mut chunks = vec![
+        chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])),
+        chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish_reason}])),
+    ];
+    if body["stream_options"]["include_usage"].as_bool() == Some(true) {
+        let mut last = chunk(json!([]));
+        last["usage"] = usage;
+        chunks.push(last);
+    }
+    let mut out = String::new();
+    for chunk in chunks {
+        out.push_str("data: ");
+        out.push_str(&chunk.to_string());
+        out.push_str("\n\n");
+    }
+    out.push_str("data: [DONE]\n\n");
+    Reply::event_stream(out, answered)
+}
+
+/// Every `role: "tool"` message, in order. Chat Completions has no error flag; `is_error` is
+/// read from the text (a hook deny or a non-zero exit).
+pub fn tool_results(body: &Value) -> Vec<ToolResult> {
+    array_field(body, "messages")
+        .iter()
+        .filter(|message| str_field(message, "role") == "tool")
+        .map(|message| {
+            let text = text_of_content(&message["content"]);
+            ToolResult {
+                call_id: str_field(message, "tool_call_id").to_owned(),
+                is_error: reports_failure(&text),
+                text,
+            }
+        })
+        .collect()
+}
+
+fn reports_failure(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["denied by", "blocked by", "hook denied"]
+        .iter()
+        .any(|needle| lower.contains(needle))
+        || text.lines().any(|line| {
+            line.trim()
+                .strip_prefix("Exit code: ")
+                .and_then(|code| code.trim().parse::<i64>().ok())
+                .is_some_and(|code| code != 0)
+        })
+}
+
+/// Every message of every role, with tool-call arguments and tool results.
+pub fn model_visible_text(body: &Value) -> String {
+    let mut sink = TextSink::default();
+    for message in array_field(body, "messages") {
+        sink.push(&text_of_content(&message["content"]));
+        for call in array_field(message, "tool_calls") {
+            sink.push_value(&call["function"]["arguments"]);
+        }
+    }
+    sink.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doubles::sse;
+    use std::path::Path;
+
+    fn request(messages: Value, tools: &[&str]) -> DoubleRequest {
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|name| json!({"type": "function", "function": {"name": name}}))
+            .collect();
+        DoubleRequest::post(
+            "/v1/chat/completions",
+            json!({"model": "grok-4.5", "messages": messages, "tools": tools, "stream": true, "stream_options": {"include_usage": true}}),
+        )
+    }
+
+    #[test]
+    fn a_write_step_becomes_one_streamed_tool_call() {
+        let script = Script::write_file(Path::new("/ws/a"), "hi\n").unwrap();
+        let reply = respond(
+            &request(json!([{"role": "user", "content": "go"}]), &["run_terminal_command", "write"]),
+            &script,
+        );
+        assert_eq!(reply.answered, "tool_call:write step=0");
+        let text = reply.text();
+        assert!(text.ends_with("data: [DONE]\n\n"));
+        let events = sse::parse(&text);
+        let call = &events[0].data["choices"][0]["delta"]["tool_calls"][0];
+        assert_eq!(call["index"], 0);
+        assert_eq!(call["function"]["name"], "write");
+        let arguments: Value =
+            serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(arguments, json!({"file_path": "/ws/a", "content": "hi\n"}));
+        assert_eq!(events[1].data["choices"][0]["finish_reason"], "tool_calls");
+        assert_eq!(events[2].data["usage"]["total_tokens"], 15);
+    }
+
+    #[test]
+    fn tool_messages_advance_the_script_and_are_reported() {
+        let script = Script::new(vec![Step::shell("echo x > src/y")], "bye").unwrap();
+        let messages = json!([
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "run_terminal_command", "arguments": "{\"command\":\"ls\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "Denied by hook: claimed"}
+        ]);
+        let req = request(messages, &["run_terminal_command"]);
+        assert_eq!(
+            tool_results(&req.body),
+            vec![ToolResult {
+                call_id: "c1".into(),
+                text: "Denied by hook: claimed".into(),
+                is_error: true
+            }]
+        );
+        assert_eq!(respond(&req, &script).answered, "final_text");
+        let visible = model_visible_text(&req.body);
+        assert!(visible.contains("{\"command\":\"ls\"}"));
+        assert!(visible.contains("Denied by hook"));
+    }
+
+    #[test]
+    fn shell_steps_carry_the_required_description() {
+        let script = Script::new(vec![Step::shell("echo x > src/y")], "bye").unwrap();
+        let mut req = request(json!([{"role": "user", "content": "go"}]), &["run_terminal_command"]);
+        req.body["stream"] = json!(false);
+        let reply = respond(&req, &script);
+        let body: Value = serde_json::from_slice(&reply.body).unwrap();
+        let call = &body["choices"][0]["message"]["tool_calls"][0]["function"];
+        let arguments: Value = serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(arguments["command"], "echo x > src/y");
+        assert!(arguments["description"].is_string());
+    }
+
+    #[test]
+    fn models_and_responses_side_calls_share_the_base_url() {
+        let script = Script::text_only("x");
+        assert_eq!(respond(&DoubleRequest::get("/v1/models"), &script).answered, "models");
+        let title = DoubleRequest::post(
+            "/v1/responses",
+            json!({"input": [], "tools": [{"type": "function", "name": "session_title"}], "stream": true}),
+        );
+        assert_eq!(respond(&title, &script).answered, "final_text");
+    }
+}

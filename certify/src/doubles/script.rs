@@ -1,0 +1,201 @@
+//! The client-neutral scenario script a model double follows.
+//!
+//! A double keeps no conversation state: every answer is chosen from the request alone. The
+//! number of tool results the request already carries selects the step, so a client that
+//! replays its whole history on every request (all three do) walks the script one tool call at
+//! a time, and a retried request gets the same answer again.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One model turn the double plays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Ask the client's file-writing tool to create `path` with `content`.
+    WriteFile { path: PathBuf, content: String },
+    /// Ask the client's shell tool to run `command` (in the workspace, the client's cwd).
+    Shell { command: String },
+    /// Answer with text only. This ends the client's turn: a later step is reached only by a
+    /// request that carries more tool results than this step's index.
+    Text(String),
+}
+
+impl Step {
+    pub fn write_file(path: impl Into<PathBuf>, content: impl Into<String>) -> Step {
+        Step::WriteFile {
+            path: path.into(),
+            content: content.into(),
+        }
+    }
+
+    pub fn shell(command: impl Into<String>) -> Step {
+        Step::Shell {
+            command: command.into(),
+        }
+    }
+
+    pub fn text(text: impl Into<String>) -> Step {
+        Step::Text(text.into())
+    }
+}
+
+/// Why a script was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScriptError {
+    /// Clients resolve relative paths against different directories (Codex's patch paths are
+    /// relative to its cwd, Claude's Write wants an absolute path), so the script only takes
+    /// absolute ones.
+    RelativeWritePath { step: usize, path: PathBuf },
+}
+
+impl ScriptError {
+    /// Stable code, for reports and tests.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ScriptError::RelativeWritePath { .. } => "script.relative-write-path",
+        }
+    }
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScriptError::RelativeWritePath { step, path } => write!(
+                f,
+                "{}: step {step} writes {} but WriteFile needs an absolute path",
+                self.code(),
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// What the double answers for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turn<'a> {
+    Step {
+        index: usize,
+        step: &'a Step,
+    },
+    /// Every step has been answered: the closing text.
+    Final(&'a str),
+}
+
+/// An ordered list of steps and the text that closes the conversation after the last one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Script {
+    steps: Vec<Step>,
+    final_text: String,
+}
+
+pub const DEFAULT_FINAL_TEXT: &str = "Done.";
+
+impl Script {
+    pub fn new(steps: Vec<Step>, final_text: impl Into<String>) -> Result<Script, ScriptError> {
+        for (index, step) in steps.iter().enumerate() {
+            if let Step::WriteFile { path, .. } = step
+                && !path.is_absolute()
+            {
+                return Err(ScriptError::RelativeWritePath {
+                    step: index,
+                    path: path.clone(),
+                });
+            }
+        }
+        Ok(Script {
+            steps,
+            final_text: final_text.into(),
+        })
+    }
+
+    /// A script with no tool step: every request gets `text`.
+    pub fn text_only(text: impl Into<String>) -> Script {
+        Script {
+            steps: Vec::new(),
+            final_text: text.into(),
+        }
+    }
+
+    /// The common one-step script: write one file, then say `Done.`.
+    pub fn write_file(path: &Path, content: &str) -> Result<Script, ScriptError> {
+        Script::new(vec![Step::write_file(path, content)], DEFAULT_FINAL_TEXT)
+    }
+
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    pub fn final_text(&self) -> &str {
+        &self.final_text
+    }
+
+    /// The answer for a request that already carries `tool_results_seen` tool results.
+    pub fn turn(&self, tool_results_seen: usize) -> Turn<'_> {
+        match self.steps.get(tool_results_seen) {
+            Some(step) => Turn::Step {
+                index: tool_results_seen,
+                step,
+            },
+            None => Turn::Final(&self.final_text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tool_result_count_selects_the_step() {
+        let script = Script::new(
+            vec![
+                Step::write_file("/ws/a", "a\n"),
+                Step::shell("echo x > src/y"),
+            ],
+            "bye",
+        )
+        .unwrap();
+        assert_eq!(
+            script.turn(0),
+            Turn::Step {
+                index: 0,
+                step: &Step::write_file("/ws/a", "a\n")
+            }
+        );
+        assert_eq!(
+            script.turn(1),
+            Turn::Step {
+                index: 1,
+                step: &Step::shell("echo x > src/y")
+            }
+        );
+        assert_eq!(script.turn(2), Turn::Final("bye"));
+        assert_eq!(script.turn(7), Turn::Final("bye"));
+    }
+
+    #[test]
+    fn relative_write_paths_are_refused_with_their_step() {
+        let err = Script::new(
+            vec![Step::text("hi"), Step::write_file("src/x", "")],
+            "done",
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "script.relative-write-path");
+        assert_eq!(
+            err,
+            ScriptError::RelativeWritePath {
+                step: 1,
+                path: PathBuf::from("src/x")
+            }
+        );
+        assert!(err.to_string().contains("src/x"));
+    }
+
+    #[test]
+    fn a_text_only_script_always_closes() {
+        let script = Script::text_only("just text");
+        assert_eq!(script.turn(0), Turn::Final("just text"));
+    }
+}

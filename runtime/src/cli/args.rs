@@ -1,0 +1,569 @@
+//! The `acc` command line, declared with clap. Parsing only: no behaviour lives here.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+const ABOUT: &str = "acc: agents can communicate. See each other, claim files, and pass durable messages between coding agents working side by side.";
+
+const LONG_ABOUT: &str = "acc lets several coding agents (and people) working in one repository see each other, claim files before editing them, and pass durable messages that reach the recipient at its next turn. State lives in a per-workspace SQLite store under the data home (ACC_DATA_HOME), never inside the repository.
+
+Every mutating command acts as a session: pass --session and --generation (both printed by `acc attach`) or set ACC_SESSION and ACC_GENERATION. Exit codes: 0 ok, 2 usage, 3 timeout, 4 data or incompatible state, 5 conflict, 6 attention. With --json every command prints exactly one JSON object.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "acc",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    propagate_version = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    /// Print exactly one JSON object: {"envelope_version":1,"ok":…}.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Run as if started in DIR (the workspace is discovered from there).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The session a command acts as. Both flags or neither; without them ACC_SESSION and
+/// ACC_GENERATION are used.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OwnerArgs {
+    /// The session to act as (from `acc attach`); needs --generation.
+    #[arg(long, value_name = "SESSION", requires = "generation")]
+    pub session: Option<String>,
+
+    /// The generation printed by `acc attach` for that session; needs --session.
+    #[arg(long, value_name = "GENERATION", requires = "session")]
+    pub generation: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open a session and print `<sessionId> <generation>`.
+    #[command(
+        long_about = "Open a session for a participant and print `<sessionId> <generation>` on one line. Export them as ACC_SESSION and ACC_GENERATION (or pass --session/--generation) so later commands act as this session. The first attach in a workspace creates its store under the data home.",
+        after_help = "Examples:\n  acc attach --participant alice\n  read ACC_SESSION ACC_GENERATION < <(acc attach --participant bob --harness codex)\n  acc attach --participant reviewer --parent session_Ab9CpMJfn0pL6igB5AdYDQ --json"
+    )]
+    Attach(AttachArgs),
+
+    /// Record that a session is still alive.
+    #[command(
+        long_about = "Record a heartbeat for the session, keeping its presence online. A session is online for three heartbeat cadences after its last heartbeat (any mutation also counts). Prints the heartbeat's timestamp.",
+        after_help = "Examples:\n  acc heartbeat\n  acc heartbeat --session \"$S\" --generation \"$G\" --json"
+    )]
+    Heartbeat(HeartbeatArgs),
+
+    /// Close a session (its claims are kept).
+    #[command(
+        long_about = "Close the session. Its claims stay until they expire or are released; use `acc finish` to hand off and release everything at once. Prints `closed <sessionId>`.",
+        after_help = "Examples:\n  acc detach\n  acc detach --reason \"switching tasks\""
+    )]
+    Detach(DetachArgs),
+
+    /// Show who is here, what is claimed, and the room's protection.
+    #[command(
+        long_about = "Show the room: sessions and their presence (online, stale, offline), intents, checkouts and branches, live claims, protection (none, advisory or guarded), attention for the calling session's participant, and counts of unretrieved messages. Prints one line such as `2 live; 1 claim(s); protection guarded`; use --json for everything. Never creates the store.",
+        after_help = "Examples:\n  acc status\n  acc status --json --all"
+    )]
+    Status(StatusArgs),
+
+    /// Read what changed since a cursor.
+    #[command(
+        long_about = "Read events since a cursor (the 16-digit sequence a previous sync returned), with the roster and attention. --scope delta (default) leaves out the calling session's own events, history includes them, full returns a snapshot at the current cursor instead. Silent when the session is alone; otherwise prints `N attention; M session(s); cursor C`. Never changes receipts.",
+        after_help = "Examples:\n  acc sync\n  acc sync --cursor 0000000000000042 --json\n  acc sync --scope full --json"
+    )]
+    Sync(SyncArgs),
+
+    /// Publish or clear what this session is working on.
+    #[command(
+        long_about = "Publish the session's intent (awareness only, never a lock): a summary, a mode and resource hints. Peers whose claims overlap a hint see it as attention. Prints `intent: <summary>`, or `intent cleared` with --clear.",
+        after_help = "Examples:\n  acc work --summary \"fix the parser\" --hint file:src/parser/**\n  acc work --clear"
+    )]
+    Work(WorkArgs),
+
+    /// Claim a resource (a file, a tree, or an opaque name).
+    #[command(
+        long_about = "Claim a resource for this session: `file:path` (one file), `file:dir/**` (a tree) or an opaque URI such as `doc:api-design`. A live overlapping claim of another session, where either side is exclusive, refuses the claim with exit 5 and names the holder. Claiming your own resource again renews its lease. Guarded claims are enforced by installed write guards; advisory claims are informational. Prints `claimed <resource>`.",
+        after_help = "Examples:\n  acc claim --resource 'file:src/**' --enforcement guarded\n  acc claim --resource file:README.md --reason \"rewriting the tour\" --lease 600\n  acc claim --resource doc:release-notes --mode shared"
+    )]
+    Claim(ClaimArgs),
+
+    /// Release a claim.
+    #[command(
+        long_about = "Release one of this session's claims, by id or by resource. Releasing another session's claim needs --authority human or policy; the authority, the reason and the replaced generation are recorded. Prints `released <claimId>`.",
+        after_help = "Examples:\n  acc release --resource 'file:src/**'\n  acc release --claim claim_Ab9CpMJfn0pL6igB5AdYDQ --authority human --reason \"owner is gone\""
+    )]
+    Release(ReleaseArgs),
+
+    /// Send a note, question, request or decision.
+    #[command(
+        long_about = "Record a message to participants (--to, repeatable; a participant id, or a client name that exactly one live participant uses) or, without --to, to the whole room (every other participant with an open session). Questions and requests oblige a reply; a decision may oblige an acknowledgement. The message is durable: it waits in the recipient's inbox and is shown at its next turn. Prints `recorded <messageId>`.",
+        after_help = "Examples:\n  acc message --to bob --subject \"schema changed\" --body \"see migrations/0002\"\n  acc message --to bob --type question --subject \"which port?\" --body \"8080 or 9090?\"\n  acc message --subject \"main is frozen\" --body \"until the release is cut\""
+    )]
+    Message(MessageArgs),
+
+    /// Ask a participant to do something (a request that needs a reply).
+    #[command(
+        long_about = "Record a work request: a message of kind request, addressed to one participant, that obliges a reply. The title is its subject and the detail its body. Prints `recorded <messageId>`.",
+        after_help = "Examples:\n  acc request --to bob --title \"review the parser\" --detail \"src/parser/** before 5pm\""
+    )]
+    Request(RequestArgs),
+
+    /// List unresolved messages, or read one in full.
+    #[command(
+        long_about = "Without --message, list a page of unresolved messages addressed to this session's participant (at most 20 by default and 12,000 bytes; pass --cursor with the page's nextCursor for more); listing changes nothing. With --message, print that message in full and mark it retrieved.",
+        after_help = "Examples:\n  acc inbox\n  acc inbox --json --limit 50\n  acc inbox --message message_Ab9CpMJfn0pL6igB5AdYDQ"
+    )]
+    Inbox(InboxArgs),
+
+    /// Answer a message (and acknowledge it).
+    #[command(
+        long_about = "Answer a message addressed to you: one transaction records an answer to its sender in the same thread (subject `Re: …` unless --subject is given) and acknowledges your receipt. Prints `recorded <answerId>; acknowledged <messageId>`.",
+        after_help = "Examples:\n  acc reply --message message_Ab9CpMJfn0pL6igB5AdYDQ --body \"8080\""
+    )]
+    Reply(ReplyArgs),
+
+    /// Acknowledge a message that needs no reply.
+    #[command(
+        long_about = "Acknowledge a message addressed to you. Refused with exit 5 while the message is a question or request that still needs a reply (use `acc reply`). Prints `acknowledged <messageId>`.",
+        after_help = "Examples:\n  acc ack --message message_Ab9CpMJfn0pL6igB5AdYDQ"
+    )]
+    Ack(AckArgs),
+
+    /// Hand off, release every claim and close the session.
+    #[command(
+        long_about = "Finish the session in one transaction: record a handoff (to --to, which must acknowledge it, or to the room), release all of the session's claims, and close it. Retrying with the same --client-message-id returns the original result.",
+        after_help = "Examples:\n  acc finish --goal \"parser rewrite\" --status partial --to bob --completed lexer --remaining \"error recovery\"\n  acc finish --goal \"docs pass\""
+    )]
+    Finish(FinishArgs),
+
+    /// Remove records nobody needs any more (dry run unless --apply).
+    #[command(
+        long_about = "Report (or with --apply, remove) records that are no longer needed: expired claims, finished intents, offline sessions holding no claim, participants with no session and nothing unread, and with --before, events up to a cursor. Live and stale sessions and unread messages are never pruned.",
+        after_help = "Examples:\n  acc prune\n  acc prune --apply --class claims --class sessions\n  acc prune --apply --before 0000000000001000"
+    )]
+    Prune(PruneArgs),
+
+    /// Create or check acc.workspace.json.
+    #[command(
+        subcommand,
+        long_about = "Create (`init`) or check (`validate`) the acc.workspace.json of the --cwd directory. Both look only in that directory, never upwards.",
+        after_help = "Examples:\n  acc config init --yes\n  acc config validate"
+    )]
+    Config(ConfigCommand),
+
+    /// Print acc's version.
+    #[command(
+        long_about = "Print the version of this acc binary.",
+        after_help = "Examples:\n  acc version\n  acc version --json"
+    )]
+    Version,
+}
+
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// The participant to attach as (a portable id: letters, digits, '.', '_', '-').
+    #[arg(long, value_name = "NAME")]
+    pub participant: String,
+
+    /// What runs this session (free text, such as cli or codex).
+    #[arg(long, value_name = "H", default_value = "cli")]
+    pub harness: String,
+
+    /// Heartbeat cadence in milliseconds; online lasts three cadences.
+    #[arg(long, value_name = "MS", default_value_t = crate::core::sessions::CLI_CADENCE_MS)]
+    pub cadence: u64,
+
+    /// The session this one was started by.
+    #[arg(long, value_name = "SESSION")]
+    pub parent: Option<String>,
+
+    /// A process whose exit means this session is offline.
+    #[arg(long, value_name = "PID")]
+    pub pid: Option<u32>,
+
+    /// advisory (default) or guarded: whether this session's writes are guarded.
+    #[arg(long, value_name = "E", default_value = "advisory")]
+    pub enforcement: String,
+
+    /// A human-readable name for the participant.
+    #[arg(long, value_name = "TEXT")]
+    pub display_name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct HeartbeatArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DetachArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// Why the session ends (kept with the closed session).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// Only this participant's sessions.
+    #[arg(long, value_name = "NAME")]
+    pub participant: Option<String>,
+
+    /// Include closed sessions.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// The last cursor seen (16 digits).
+    #[arg(long, value_name = "CURSOR")]
+    pub cursor: Option<String>,
+
+    /// Most events to return (1..500).
+    #[arg(long, value_name = "N", default_value_t = crate::core::sync::DEFAULT_LIMIT)]
+    pub limit: usize,
+
+    /// delta (default), full or history.
+    #[arg(long, value_name = "SCOPE", default_value = "delta")]
+    pub scope: String,
+
+    /// Only events of this type (repeatable), such as claim.acquired.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub types: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// What you are doing (at most 280 characters).
+    #[arg(
+        long,
+        value_name = "TEXT",
+        required_unless_present = "clear",
+        allow_hyphen_values = true
+    )]
+    pub summary: Option<String>,
+
+    /// observe, explore, edit (default), review, coordinate or wait.
+    #[arg(long, value_name = "MODE", default_value = "edit")]
+    pub mode: String,
+
+    /// active (default), blocked, waiting or done.
+    #[arg(long, value_name = "STATE", default_value = "active")]
+    pub state: String,
+
+    /// A resource you expect to touch (repeatable), such as file:src/**.
+    #[arg(long = "hint", value_name = "RESOURCE")]
+    pub hints: Vec<String>,
+
+    /// Clear the intent instead.
+    #[arg(long, conflicts_with_all = ["summary", "hints"])]
+    pub clear: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ClaimArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// file:path, file:dir/** or an opaque URI.
+    #[arg(long, value_name = "RESOURCE")]
+    pub resource: String,
+
+    /// exclusive (default) or shared.
+    #[arg(long, value_name = "MODE", default_value = "exclusive")]
+    pub mode: String,
+
+    /// advisory (default) or guarded.
+    #[arg(long, value_name = "E", default_value = "advisory")]
+    pub enforcement: String,
+
+    /// Why you claim it.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub reason: Option<String>,
+
+    /// Lease in seconds (default 1800).
+    #[arg(long, value_name = "SECONDS")]
+    pub lease: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReleaseArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// The claim id to release.
+    #[arg(
+        long,
+        value_name = "CLAIM",
+        required_unless_present = "resource",
+        conflicts_with = "resource"
+    )]
+    pub claim: Option<String>,
+
+    /// Release this session's claim on this resource.
+    #[arg(long, value_name = "RESOURCE")]
+    pub resource: Option<String>,
+
+    /// human or policy: release a claim of another session.
+    #[arg(long, value_name = "A", requires = "claim")]
+    pub authority: Option<String>,
+
+    /// Why (recorded with a forced release).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct MessageArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// A recipient (repeatable): participant id or client name. None: the whole room.
+    #[arg(long = "to", value_name = "NAME")]
+    pub to: Vec<String>,
+
+    /// One line (at most 500 characters).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub subject: String,
+
+    /// The message (at most 4000 characters).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub body: String,
+
+    /// note (default), question, request or decision.
+    #[arg(long = "type", value_name = "KIND", default_value = "note")]
+    pub kind: String,
+
+    /// none, acknowledge or reply (fixed by the type except for decisions).
+    #[arg(long, value_name = "O")]
+    pub obligation: Option<String>,
+
+    /// Your id for this message; retrying with it never sends twice.
+    #[arg(long, value_name = "ID")]
+    pub client_message_id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RequestArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// The participant (or client name) asked.
+    #[arg(long, value_name = "NAME")]
+    pub to: String,
+
+    /// What is asked, in one line.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub title: String,
+
+    /// Details.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub detail: Option<String>,
+
+    /// Your id for this request; retrying with it never sends twice.
+    #[arg(long, value_name = "ID")]
+    pub client_message_id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InboxArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// Read this message in full (marks it retrieved).
+    #[arg(long, value_name = "MESSAGE", conflicts_with_all = ["cursor", "limit"])]
+    pub message: Option<String>,
+
+    /// Continue after this message id (a page's nextCursor).
+    #[arg(long, value_name = "MESSAGE")]
+    pub cursor: Option<String>,
+
+    /// Items per page (1..500, default 20).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplyArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// The message answered.
+    #[arg(long, value_name = "MESSAGE")]
+    pub message: String,
+
+    /// The answer (at most 4000 characters).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub body: String,
+
+    /// Subject (default `Re: <original subject>`).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub subject: Option<String>,
+
+    /// Your id for this reply; retrying with it never sends twice.
+    #[arg(long, value_name = "ID")]
+    pub client_message_id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AckArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// The message acknowledged.
+    #[arg(long, value_name = "MESSAGE")]
+    pub message: String,
+}
+
+#[derive(Debug, Args)]
+pub struct FinishArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// What this session set out to do.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub goal: String,
+
+    /// complete (default), partial or blocked.
+    #[arg(long, value_name = "STATUS", default_value = "complete")]
+    pub status: String,
+
+    /// Who takes over (must acknowledge); without it the handoff goes to the room.
+    #[arg(long, value_name = "NAME")]
+    pub to: Option<String>,
+
+    /// Something done (repeatable).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub completed: Vec<String>,
+
+    /// Something left to do (repeatable).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub remaining: Vec<String>,
+
+    /// Something in the way (repeatable).
+    #[arg(long = "blocker", value_name = "TEXT", allow_hyphen_values = true)]
+    pub blockers: Vec<String>,
+
+    /// How the work was checked (repeatable).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub verification: Vec<String>,
+
+    /// Your id for this handoff; retrying with it returns the original.
+    #[arg(long, value_name = "ID")]
+    pub client_message_id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Remove; without it, only report.
+    #[arg(long)]
+    pub apply: bool,
+
+    /// sessions, intents, claims or participants (repeatable; default all).
+    #[arg(long = "class", value_name = "CLASS")]
+    pub classes: Vec<String>,
+
+    /// Also remove events up to and including this cursor.
+    #[arg(long, value_name = "CURSOR")]
+    pub before: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Write acc.workspace.json in the --cwd directory.
+    #[command(
+        long_about = "Write acc.workspace.json in the --cwd directory, keeping the workspace id acc uses there now so existing state carries over. Refuses to overwrite an existing file, or to change the workspace while sessions are attached, unless --force. Without a terminal, --yes is required.",
+        after_help = "Examples:\n  acc config init --yes\n  acc config init --yes --force --cwd ~/src/project"
+    )]
+    Init(InitArgs),
+
+    /// Check the acc.workspace.json of the --cwd directory.
+    #[command(
+        long_about = "Check the acc.workspace.json of the --cwd directory (and only that directory) against its closed schema. Prints `<file> is valid`, or `no acc.workspace.json in <dir>`; an invalid file exits 4 naming the problem.",
+        after_help = "Examples:\n  acc config validate\n  acc config validate --json --cwd ~/src/project"
+    )]
+    Validate,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+
+    /// Overwrite an existing file, even while sessions are attached.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_command_has_help_with_examples() {
+        let cli = Cli::command();
+        for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
+            assert!(
+                sub.get_long_about().is_some(),
+                "{} lacks a description",
+                sub.get_name()
+            );
+            let examples = sub
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(
+                examples.contains("acc "),
+                "{} lacks examples",
+                sub.get_name()
+            );
+        }
+    }
+
+    #[test]
+    fn globals_work_before_and_after_the_command() {
+        let a = Cli::try_parse_from(["acc", "--json", "--cwd", "/x", "status"]).unwrap();
+        let b = Cli::try_parse_from(["acc", "status", "--json", "--cwd", "/x"]).unwrap();
+        assert!(a.json && b.json);
+        assert_eq!(a.cwd, b.cwd);
+    }
+
+    #[test]
+    fn owner_flags_come_in_pairs_and_bodies_may_start_with_dashes() {
+        assert!(Cli::try_parse_from(["acc", "heartbeat", "--session", "s"]).is_err());
+        let m = Cli::try_parse_from(["acc", "message", "--subject", "diff", "--body", "--- a/x"])
+            .unwrap();
+        match m.command {
+            Command::Message(m) => assert_eq!(m.body, "--- a/x"),
+            _ => unreachable!(),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! What a command prints: one human line (or nothing) on stdout and one line on stderr for
+//! errors, or exactly one JSON envelope with `--json`.
+
+use crate::error::AccError;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::io::Write;
+
+/// The JSON envelope's version.
+pub const ENVELOPE_VERSION: u32 = 1;
+
+/// A command's successful result. The JSON data is serialised only when `--json` asks for
+/// it, so human mode never pays for rendering a large status.
+pub struct Output {
+    /// The one human line; `None` prints nothing.
+    pub human: Option<String>,
+    data: Box<dyn FnOnce() -> String>,
+}
+
+impl Output {
+    pub fn new(human: impl Into<String>, data: impl Serialize + 'static) -> Self {
+        Output {
+            human: Some(human.into()),
+            data: Box::new(move || serde_json::to_string(&data).expect("results serialise")),
+        }
+    }
+
+    pub fn silent(data: impl Serialize + 'static) -> Self {
+        Output {
+            human: None,
+            data: Box::new(move || serde_json::to_string(&data).expect("results serialise")),
+        }
+    }
+
+    /// The envelope's `data`, serialised.
+    pub fn data_json(self) -> String {
+        (self.data)()
+    }
+}
+
+/// `{"envelope_version":1,"ok":true,"data":…,"meta":{}}`
+pub fn success_envelope(data_json: &str) -> String {
+    format!(r#"{{"envelope_version":{ENVELOPE_VERSION},"ok":true,"data":{data_json},"meta":{{}}}}"#)
+}
+
+/// `{"envelope_version":1,"ok":false,"error":{"code":N,"message":…,"details":{…}}}`; the
+/// details always carry the stable string code as `reason`.
+pub fn error_envelope(e: &AccError) -> Value {
+    let mut details = Map::new();
+    details.insert("reason".into(), Value::String(e.code.as_str().into()));
+    for (k, v) in &e.details {
+        details.insert(k.clone(), v.clone());
+    }
+    json!({
+        "envelope_version": ENVELOPE_VERSION,
+        "ok": false,
+        "error": { "code": e.exit_code(), "message": e.message, "details": details },
+    })
+}
+
+/// Writes a result and returns the exit code. Write failures (a closed pipe) are ignored:
+/// the exit code still tells the truth.
+pub fn emit(
+    result: Result<Output, AccError>,
+    json_mode: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    match result {
+        Ok(o) => {
+            if json_mode {
+                let _ = writeln!(out, "{}", success_envelope(&o.data_json()));
+            } else if let Some(line) = o.human {
+                let _ = writeln!(out, "{line}");
+            }
+            0
+        }
+        Err(e) => {
+            if json_mode {
+                let _ = writeln!(out, "{}", error_envelope(&e));
+            } else {
+                let _ = writeln!(err, "{}", e.message);
+            }
+            e.exit_code()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn envelopes_have_the_contract_shape() {
+        let ok = success_envelope(&json!({"x": 1}).to_string());
+        assert_eq!(
+            ok,
+            r#"{"envelope_version":1,"ok":true,"data":{"x":1},"meta":{}}"#
+        );
+        let parsed: Value = serde_json::from_str(&ok).unwrap();
+        assert_eq!(parsed["data"]["x"], 1);
+        let e = AccError::new(ErrorCode::ClaimConflict, "taken").with("claimId", "claim_x");
+        assert_eq!(
+            error_envelope(&e).to_string(),
+            r#"{"envelope_version":1,"ok":false,"error":{"code":5,"message":"taken","details":{"reason":"claim_conflict","claimId":"claim_x"}}}"#
+        );
+    }
+
+    #[test]
+    fn emit_writes_one_line_to_the_right_stream() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(
+            emit(
+                Ok(Output::new("hi", json!(null))),
+                false,
+                &mut out,
+                &mut err
+            ),
+            0
+        );
+        assert_eq!(String::from_utf8(out).unwrap(), "hi\n");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = emit(Err(AccError::usage("bad")), false, &mut out, &mut err);
+        assert_eq!((code, out.len()), (2, 0));
+        assert_eq!(String::from_utf8(err).unwrap(), "bad\n");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        emit(Ok(Output::silent(json!(1))), false, &mut out, &mut err);
+        assert!(out.is_empty() && err.is_empty());
+    }
+}

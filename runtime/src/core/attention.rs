@@ -1,0 +1,290 @@
+//! Attention items: what a participant should act on, in six kinds with fixed priorities
+//! (the kinds are `acc_sdk::context::AttentionKind`). Derived at read time, never stored.
+
+use super::Ports;
+use super::claims::{self, ClaimRow};
+use super::intents;
+use super::model::{IntentState, Presence};
+use super::sessions::{self, SessionRow};
+use crate::clock::to_iso;
+use crate::error::Result;
+use crate::ids::ParticipantId;
+use crate::text::{LISTED_SUBJECT_BYTES, cut_bytes, escape_for_line};
+use acc_sdk::context::{AttentionItem, AttentionKind};
+use rusqlite::{Connection, params};
+use std::collections::{BTreeMap, HashSet};
+
+fn subject(s: &str) -> String {
+    escape_for_line(cut_bytes(s, LISTED_SUBJECT_BYTES))
+}
+
+fn item(kind: AttentionKind, source: &str, summary: String) -> AttentionItem {
+    AttentionItem {
+        kind,
+        source_id: source.to_string(),
+        summary,
+    }
+}
+
+/// Obligations the participant owes: unacknowledged receipts of messages that need a reply
+/// or an acknowledgement.
+fn owed(conn: &Connection, me: &ParticipantId, out: &mut Vec<AttentionItem>) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.message_id, m.kind, m.obligation, m.from_participant_id, m.subject
+         FROM receipts r JOIN messages m ON m.seq = r.message_seq
+         WHERE r.recipient_participant_id = ?1 AND r.state <> 'acknowledged'
+           AND m.obligation <> 'none'
+         ORDER BY m.seq",
+    )?;
+    let mut rows = stmt.query(params![me.as_str()])?;
+    while let Some(r) = rows.next()? {
+        let id: String = r.get(0)?;
+        let kind: String = r.get(1)?;
+        let obligation: String = r.get(2)?;
+        let from: String = r.get(3)?;
+        let subj: String = r.get(4)?;
+        let k = if obligation == "reply" {
+            AttentionKind::ReplyRequired
+        } else {
+            AttentionKind::AcknowledgementRequired
+        };
+        out.push(item(
+            k,
+            &id,
+            format!("{kind} from {from}: {}", subject(&subj)),
+        ));
+    }
+    Ok(())
+}
+
+/// The participant's messages with an obligation that a recipient without any online
+/// session still has not acknowledged.
+fn unavailable(
+    conn: &Connection,
+    me: &ParticipantId,
+    online: &HashSet<ParticipantId>,
+    out: &mut Vec<AttentionItem>,
+) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.message_id, m.subject, r.recipient_participant_id
+         FROM messages m JOIN receipts r ON r.message_seq = m.seq
+         WHERE m.from_participant_id = ?1 AND m.obligation <> 'none' AND r.state <> 'acknowledged'
+         ORDER BY m.seq, r.recipient_participant_id",
+    )?;
+    let mut rows = stmt.query(params![me.as_str()])?;
+    let mut waiting: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
+    while let Some(r) = rows.next()? {
+        let recipient = ParticipantId::from_store(r.get(2)?);
+        if online.contains(&recipient) {
+            continue;
+        }
+        let entry = waiting
+            .entry(r.get(0)?)
+            .or_insert_with(|| (r.get(1).unwrap_or_default(), Vec::new()));
+        entry.1.push(recipient.to_string());
+    }
+    for (id, (subj, who)) in waiting {
+        out.push(item(
+            AttentionKind::RecipientUnavailable,
+            &id,
+            format!(
+                "{} has no online session: {}",
+                who.join(", "),
+                subject(&subj)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Computes the attention items of participant `me`, sorted by priority then source id.
+pub(crate) fn for_participant(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    me: &ParticipantId,
+) -> Result<Vec<AttentionItem>> {
+    let sessions = sessions::load_all(conn, false)?;
+    let presence: Vec<(&SessionRow, Presence)> = sessions
+        .iter()
+        .map(|s| (s, s.presence(ports, now)))
+        .collect();
+    let online: HashSet<ParticipantId> = presence
+        .iter()
+        .filter(|(_, p)| *p == Presence::Online)
+        .map(|(s, _)| s.participant_id.clone())
+        .collect();
+    let mine: HashSet<&str> = sessions
+        .iter()
+        .filter(|s| &s.participant_id == me)
+        .map(|s| s.session_id.as_str())
+        .collect();
+    let open_not_offline: HashSet<&str> = presence
+        .iter()
+        .filter(|(_, p)| *p != Presence::Offline)
+        .map(|(s, _)| s.session_id.as_str())
+        .collect();
+
+    let mut out = Vec::new();
+    owed(conn, me, &mut out)?;
+    unavailable(conn, me, &online, &mut out)?;
+
+    let all_claims: Vec<ClaimRow> = claims::all(conn)?;
+    let live_peer_claims: Vec<&ClaimRow> = all_claims
+        .iter()
+        .filter(|c| c.expires_at > now && !mine.contains(c.owner_session_id.as_str()))
+        .collect();
+    let my_claims: Vec<&ClaimRow> = all_claims
+        .iter()
+        .filter(|c| mine.contains(c.owner_session_id.as_str()))
+        .collect();
+    let intents = intents::load_all(conn)?;
+    for intent in intents.iter().filter(|i| i.state != IntentState::Done) {
+        let is_mine = mine.contains(intent.session_id.as_str());
+        if !is_mine && !open_not_offline.contains(intent.session_id.as_str()) {
+            continue;
+        }
+        for hint in &intent.resource_hints {
+            if is_mine {
+                for c in live_peer_claims
+                    .iter()
+                    .filter(|c| c.resource.overlaps(hint))
+                {
+                    out.push(item(
+                        AttentionKind::ClaimConflict,
+                        c.claim_id.as_str(),
+                        format!(
+                            "{} is claimed ({}) by {}; your intent names {hint}",
+                            c.resource, c.mode, c.owner_participant_id
+                        ),
+                    ));
+                }
+            } else {
+                for c in my_claims
+                    .iter()
+                    .filter(|c| c.expires_at > now && c.resource.overlaps(hint))
+                {
+                    out.push(item(
+                        AttentionKind::ClaimContended,
+                        c.claim_id.as_str(),
+                        format!(
+                            "your claim on {} is wanted: a peer's intent names {hint}",
+                            c.resource
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for c in my_claims.iter().filter(|c| c.expires_at <= now) {
+        out.push(item(
+            AttentionKind::ClaimExpired,
+            c.claim_id.as_str(),
+            format!(
+                "your lease on {} ran out at {}; claim it again or release it",
+                c.resource,
+                to_iso(c.expires_at)
+            ),
+        ));
+    }
+    out.sort_by(|a, b| (a.kind.priority(), &a.source_id).cmp(&(b.kind.priority(), &b.source_id)));
+    out.dedup_by(|a, b| a.kind == b.kind && a.source_id == b.source_id);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Owner;
+    use crate::core::claims::ClaimRequest;
+    use crate::core::intents::PublishIntent;
+    use crate::core::messages::SendMessage;
+    use crate::core::model::{IntentMode, MessageKind};
+    use crate::core::resources::Resource;
+    use crate::core::testkit::kit;
+
+    fn attention(k: &mut crate::core::testkit::Kit, who: &Owner) -> Vec<AttentionItem> {
+        k.core.status(Some(who), false).unwrap().attention
+    }
+
+    fn msg(kind: MessageKind, to: &str) -> SendMessage {
+        SendMessage {
+            to: vec![to.into()],
+            kind,
+            obligation: None,
+            subject: "s".into(),
+            body: String::new(),
+            client_message_id: None,
+        }
+    }
+
+    #[test]
+    fn owed_replies_and_acknowledgements_sorted_by_priority() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let mut d = msg(MessageKind::Decision, "bob");
+        d.obligation = Some(crate::core::model::Obligation::Acknowledge);
+        k.core.send(&a, d).unwrap();
+        k.core.send(&a, msg(MessageKind::Question, "bob")).unwrap();
+        let items = attention(&mut k, &b);
+        let kinds: Vec<_> = items.iter().map(|i| i.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                AttentionKind::ReplyRequired,
+                AttentionKind::AcknowledgementRequired
+            ]
+        );
+        assert_eq!(items[0].summary, "question from alice: s");
+        assert!(attention(&mut k, &a).is_empty());
+    }
+
+    #[test]
+    fn recipient_unavailable_when_no_online_session() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        k.core.send(&a, msg(MessageKind::Question, "bob")).unwrap();
+        assert!(attention(&mut k, &a).is_empty());
+        k.core.close_session(&b, None).unwrap();
+        let items = attention(&mut k, &a);
+        assert_eq!(items[0].kind, AttentionKind::RecipientUnavailable);
+        assert!(items[0].summary.starts_with("bob has no online session"));
+    }
+
+    #[test]
+    fn claim_conflict_contended_and_expired() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let held = k
+            .core
+            .claim(
+                &a,
+                ClaimRequest::new(Resource::parse("file:src/**").unwrap()),
+            )
+            .unwrap();
+        k.core
+            .publish_intent(
+                &b,
+                PublishIntent {
+                    summary: "fix lib".into(),
+                    mode: IntentMode::Edit,
+                    state: IntentState::Active,
+                    hints: vec![Resource::parse("file:src/lib.rs").unwrap()],
+                },
+            )
+            .unwrap();
+        let bob = attention(&mut k, &b);
+        assert_eq!(bob[0].kind, AttentionKind::ClaimConflict);
+        assert_eq!(bob[0].source_id, held.claim.claim_id.as_str());
+        let alice = attention(&mut k, &a);
+        assert_eq!(alice[0].kind, AttentionKind::ClaimContended);
+        k.clock.advance_ms(1800 * 1000 + 1);
+        k.core.heartbeat(&a).unwrap();
+        let alice = attention(&mut k, &a);
+        assert_eq!(alice.len(), 1);
+        assert_eq!(alice[0].kind, AttentionKind::ClaimExpired);
+    }
+}

@@ -1,0 +1,154 @@
+//! Hook bindings: which acc session a client's own session id maps to, so every hook
+//! invocation of one client conversation acts as the same acc session and generation.
+
+use super::sessions::check_owner;
+use super::{Core, Owner};
+use crate::clock::to_iso;
+use crate::error::Result;
+use crate::ids::{Generation, SessionId, check_portable_id};
+use crate::text;
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The binding key of a client session id: the first 32 hex digits of its sha256, so the raw
+/// client id is never stored.
+pub fn binding_key(client_session_id: &str) -> String {
+    Sha256::digest(client_session_id.as_bytes())
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookBinding {
+    pub binding_key: String,
+    pub session_id: SessionId,
+    pub generation: Generation,
+    pub client_name: String,
+    pub client_version: Option<String>,
+    pub client_pid: Option<u32>,
+    pub updated_at: String,
+}
+
+impl Core {
+    /// Binds `key` to the owner session (which must be open at that generation).
+    pub fn put_binding(
+        &mut self,
+        key: &str,
+        owner: &Owner,
+        client_name: &str,
+        client_version: Option<&str>,
+        client_pid: Option<u32>,
+    ) -> Result<HookBinding> {
+        check_portable_id("binding key", key)?;
+        text::check_line("client name", client_name)?;
+        if let Some(v) = client_version {
+            text::check_line("client version", v)?;
+        }
+        let now = self.ports.now();
+        self.store.write(|tx| {
+            check_owner(tx, owner)?;
+            tx.execute(
+                "INSERT INTO hook_bindings (binding_key, session_id, generation, client_name,
+                    client_version, client_pid, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (binding_key) DO UPDATE SET session_id = excluded.session_id,
+                    generation = excluded.generation, client_name = excluded.client_name,
+                    client_version = excluded.client_version, client_pid = excluded.client_pid,
+                    updated_at = excluded.updated_at",
+                params![
+                    key,
+                    owner.session.as_str(),
+                    owner.generation.as_str(),
+                    client_name,
+                    client_version,
+                    client_pid.map(|p| p as i64),
+                    now
+                ],
+            )?;
+            Ok(HookBinding {
+                binding_key: key.to_string(),
+                session_id: owner.session.clone(),
+                generation: owner.generation.clone(),
+                client_name: client_name.to_string(),
+                client_version: client_version.map(str::to_string),
+                client_pid,
+                updated_at: to_iso(now),
+            })
+        })
+    }
+
+    /// The binding stored under `key`, if any.
+    pub fn binding(&mut self, key: &str) -> Result<Option<HookBinding>> {
+        self.store.read(|c| {
+            Ok(c.prepare_cached(
+                "SELECT binding_key, session_id, generation, client_name, client_version,
+                    client_pid, updated_at FROM hook_bindings WHERE binding_key = ?1",
+            )?
+            .query_row(params![key], |r| {
+                Ok(HookBinding {
+                    binding_key: r.get(0)?,
+                    session_id: SessionId::from_store(r.get(1)?),
+                    generation: Generation::from_store(r.get(2)?),
+                    client_name: r.get(3)?,
+                    client_version: r.get(4)?,
+                    client_pid: r.get::<_, Option<i64>>(5)?.map(|p| p as u32),
+                    updated_at: to_iso(r.get(6)?),
+                })
+            })
+            .optional()?)
+        })
+    }
+
+    /// Removes the binding under `key`; returns whether there was one.
+    pub fn delete_binding(&mut self, key: &str) -> Result<bool> {
+        self.store.write(|tx| {
+            Ok(tx.execute(
+                "DELETE FROM hook_bindings WHERE binding_key = ?1",
+                params![key],
+            )? > 0)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::testkit::kit;
+
+    #[test]
+    fn keys_are_32_hex_digits() {
+        let k = binding_key("8f2c-client-session");
+        assert_eq!(k.len(), 32);
+        assert!(k.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(k, binding_key("8f2c-client-session"));
+        assert_ne!(k, binding_key("other"));
+    }
+
+    #[test]
+    fn put_get_delete() {
+        let mut kit = kit();
+        let o = kit.attach("alice");
+        let key = binding_key("client-1");
+        assert!(kit.core.binding(&key).unwrap().is_none());
+        kit.core
+            .put_binding(&key, &o, "claude-code", Some("2.1.332"), Some(99))
+            .unwrap();
+        let b = kit.core.binding(&key).unwrap().unwrap();
+        assert_eq!(b.session_id, o.session);
+        assert_eq!(b.client_pid, Some(99));
+        assert!(kit.core.delete_binding(&key).unwrap());
+        assert!(!kit.core.delete_binding(&key).unwrap());
+        kit.core.close_session(&o, None).unwrap();
+        assert_eq!(
+            kit.core
+                .put_binding(&key, &o, "x", None, None)
+                .unwrap_err()
+                .exit_code(),
+            5
+        );
+    }
+}

@@ -1,0 +1,670 @@
+//! Claims: leases on resources. The conflict check and the write happen in one IMMEDIATE
+//! transaction, so of N processes racing for one exclusive resource exactly one wins.
+//! Stale presence never releases a claim: only expiry, a release by the owner, or a forced
+//! release with an authority does.
+
+use super::events::{self, EventType};
+use super::model::{Authority, ClaimMode, Enforcement, Presence};
+use super::resources::Resource;
+use super::sessions::{self, check_owner, check_owner_for_write};
+use super::{Core, Owner, Ports};
+use crate::clock::to_iso;
+use crate::error::{AccError, ErrorCode, Result};
+use crate::ids::{ClaimId, IdKind, ParticipantId, SessionId};
+use crate::text;
+use rusqlite::{Connection, params};
+use serde::Serialize;
+use serde_json::json;
+
+/// The lease a claim gets unless told otherwise.
+pub const DEFAULT_LEASE_SECONDS: u64 = 1800;
+/// The longest lease: a week.
+pub const MAX_LEASE_SECONDS: u64 = 7 * 24 * 3600;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimRequest {
+    pub resource: Resource,
+    pub mode: ClaimMode,
+    pub enforcement: Enforcement,
+    pub reason: Option<String>,
+    pub lease_seconds: Option<u64>,
+}
+
+impl ClaimRequest {
+    /// An exclusive, advisory claim with the default lease.
+    pub fn new(resource: Resource) -> Self {
+        ClaimRequest {
+            resource,
+            mode: ClaimMode::Exclusive,
+            enforcement: Enforcement::Advisory,
+            reason: None,
+            lease_seconds: None,
+        }
+    }
+}
+
+/// A claim as reported (never with its generation).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimRecord {
+    pub claim_id: ClaimId,
+    pub owner_session_id: SessionId,
+    pub owner_participant_id: ParticipantId,
+    pub resource: Resource,
+    pub mode: ClaimMode,
+    pub enforcement: Enforcement,
+    pub reason: Option<String>,
+    pub acquired_at: String,
+    pub expires_at: String,
+    pub live: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimOutcome {
+    pub claim: ClaimRecord,
+    /// True when the owner already held this exact resource and the lease was renewed.
+    pub renewed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseOutcome {
+    pub claim_id: ClaimId,
+    pub resource: Resource,
+    pub owner_session_id: SessionId,
+    pub authority: Option<Authority>,
+}
+
+/// A live guarded claim of another session that covers a write target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardHit {
+    /// The target that is covered.
+    pub resource: Resource,
+    pub claim_id: ClaimId,
+    pub claim_resource: Resource,
+    pub mode: ClaimMode,
+    pub owner_session_id: SessionId,
+    pub owner_participant_id: ParticipantId,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ClaimRow {
+    pub claim_id: ClaimId,
+    pub owner_session_id: SessionId,
+    pub owner_participant_id: ParticipantId,
+    pub resource: Resource,
+    pub mode: ClaimMode,
+    pub enforcement: Enforcement,
+    pub reason: Option<String>,
+    pub acquired_at: i64,
+    pub expires_at: i64,
+    pub generation: String,
+}
+
+impl ClaimRow {
+    pub(crate) fn record(&self, now: i64) -> ClaimRecord {
+        ClaimRecord {
+            claim_id: self.claim_id.clone(),
+            owner_session_id: self.owner_session_id.clone(),
+            owner_participant_id: self.owner_participant_id.clone(),
+            resource: self.resource.clone(),
+            mode: self.mode,
+            enforcement: self.enforcement,
+            reason: self.reason.clone(),
+            acquired_at: to_iso(self.acquired_at),
+            expires_at: to_iso(self.expires_at),
+            live: self.expires_at > now,
+        }
+    }
+}
+
+const CLAIM_SELECT: &str = "SELECT c.claim_id, c.owner_session_id, s.participant_id, c.resource,
+        c.mode, c.enforcement, c.reason, c.acquired_at, c.expires_at, c.generation
+     FROM claims c JOIN sessions s ON s.session_id = c.owner_session_id";
+
+fn rows(conn: &Connection, filter: &str, p: impl rusqlite::Params) -> Result<Vec<ClaimRow>> {
+    let sql = format!("{CLAIM_SELECT} {filter}");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(p)?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(ClaimRow {
+            claim_id: ClaimId::from_store(r.get(0)?),
+            owner_session_id: SessionId::from_store(r.get(1)?),
+            owner_participant_id: ParticipantId::from_store(r.get(2)?),
+            resource: Resource::from_store(r.get(3)?),
+            mode: ClaimMode::from_store(&r.get::<_, String>(4)?)?,
+            enforcement: Enforcement::from_store(&r.get::<_, String>(5)?)?,
+            reason: r.get(6)?,
+            acquired_at: r.get(7)?,
+            expires_at: r.get(8)?,
+            generation: r.get(9)?,
+        });
+    }
+    Ok(out)
+}
+
+/// Live claims (`expires_at > now`), oldest first.
+pub(crate) fn live(conn: &Connection, now: i64) -> Result<Vec<ClaimRow>> {
+    rows(
+        conn,
+        "WHERE c.expires_at > ?1 ORDER BY c.acquired_at, c.rowid",
+        params![now],
+    )
+}
+
+/// Every stored claim, live or expired.
+pub(crate) fn all(conn: &Connection) -> Result<Vec<ClaimRow>> {
+    rows(conn, "ORDER BY c.acquired_at, c.rowid", [])
+}
+
+/// Live claims that may overlap `resource`, found through the resource index rather than a
+/// scan, so claiming stays fast with thousands of claims.
+fn live_overlapping(conn: &Connection, resource: &Resource, now: i64) -> Result<Vec<ClaimRow>> {
+    let (exact, range) = resource.overlap_candidates();
+    let (lo, hi) = range.unwrap_or_default();
+    let found = rows(
+        conn,
+        "WHERE c.expires_at > ?1 AND (c.resource IN (SELECT value FROM json_each(?2))
+            OR (c.resource >= ?3 AND c.resource < ?4))
+         ORDER BY c.acquired_at, c.rowid",
+        params![
+            now,
+            serde_json::to_string(&exact).expect("strings serialise"),
+            lo,
+            hi
+        ],
+    )?;
+    Ok(found
+        .into_iter()
+        .filter(|c| c.resource.overlaps(resource))
+        .collect())
+}
+
+fn by_id(conn: &Connection, id: &str) -> Result<Option<ClaimRow>> {
+    Ok(rows(conn, "WHERE c.claim_id = ?1", params![id])?.pop())
+}
+
+fn not_found(id: &str) -> AccError {
+    AccError::new(
+        ErrorCode::NotFound,
+        format!("claim {id} does not exist (released or pruned)"),
+    )
+    .with("claimId", id)
+}
+
+fn conflict(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    wanted: &Resource,
+    held: &ClaimRow,
+) -> Result<AccError> {
+    let presence = sessions::load(conn, held.owner_session_id.as_str())?
+        .map(|s| s.presence(ports, now))
+        .unwrap_or(Presence::Offline);
+    Ok(AccError::new(
+        ErrorCode::ClaimConflict,
+        format!(
+            "{wanted} conflicts with {} held {} by {} (session {}, {presence}) until {}",
+            held.resource,
+            held.mode,
+            held.owner_participant_id,
+            held.owner_session_id,
+            to_iso(held.expires_at)
+        ),
+    )
+    .with("claimId", held.claim_id.as_str())
+    .with("resource", held.resource.as_str())
+    .with("ownerSessionId", held.owner_session_id.as_str())
+    .with("ownerPresence", presence.as_str())
+    .with("expiresAt", to_iso(held.expires_at)))
+}
+
+fn delete(tx: &Connection, id: &ClaimId) -> Result<()> {
+    tx.prepare_cached("DELETE FROM claims WHERE claim_id = ?1")?
+        .execute(params![id.as_str()])?;
+    Ok(())
+}
+
+impl Core {
+    /// Acquires `req.resource` for the owner session, or renews the owner's identical claim
+    /// (same id, new expiry). A live overlapping claim of another session where either side
+    /// is exclusive is a conflict (exit 5) whose details name the holder.
+    pub fn claim(&mut self, owner: &Owner, req: ClaimRequest) -> Result<ClaimOutcome> {
+        if let Some(reason) = &req.reason {
+            text::check_line("reason", reason)?;
+        }
+        let lease = req.lease_seconds.unwrap_or(DEFAULT_LEASE_SECONDS);
+        if lease == 0 || lease > MAX_LEASE_SECONDS {
+            return Err(AccError::usage(format!(
+                "lease must be between 1 and {MAX_LEASE_SECONDS} seconds, got {lease}"
+            )));
+        }
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.write(|tx| {
+            let me = check_owner_for_write(tx, owner, now)?;
+            let expires = now + (lease as i64) * 1000;
+            for held in live_overlapping(tx, &req.resource, now)? {
+                if held.owner_session_id == owner.session {
+                    continue;
+                }
+                if held.mode == ClaimMode::Exclusive || req.mode == ClaimMode::Exclusive {
+                    return Err(conflict(tx, ports, now, &req.resource, &held)?);
+                }
+            }
+            let mine = rows(
+                tx,
+                "WHERE c.owner_session_id = ?1 AND c.resource = ?2",
+                params![owner.session.as_str(), req.resource.as_str()],
+            )?
+            .pop();
+            let (claim_id, renewed) = match mine {
+                Some(existing) => {
+                    tx.execute(
+                        "UPDATE claims SET mode = ?2, enforcement = ?3, reason = coalesce(?4, reason),
+                            expires_at = ?5, generation = ?6 WHERE claim_id = ?1",
+                        params![
+                            existing.claim_id.as_str(),
+                            req.mode.as_str(),
+                            req.enforcement.as_str(),
+                            req.reason,
+                            expires,
+                            me.generation.as_str()
+                        ],
+                    )?;
+                    (existing.claim_id, true)
+                }
+                None => {
+                    let id = ClaimId::from_store(ports.ids.next(IdKind::Claim));
+                    tx.prepare_cached(
+                        "INSERT INTO claims (claim_id, owner_session_id, resource, scheme, mode,
+                            enforcement, reason, acquired_at, expires_at, generation)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    )?
+                    .execute(params![
+                        id.as_str(),
+                        owner.session.as_str(),
+                        req.resource.as_str(),
+                        req.resource.scheme(),
+                        req.mode.as_str(),
+                        req.enforcement.as_str(),
+                        req.reason,
+                        now,
+                        expires,
+                        me.generation.as_str()
+                    ])?;
+                    (id, false)
+                }
+            };
+            events::append(
+                tx,
+                ports.ids.as_ref(),
+                now,
+                Some(&owner.session),
+                if renewed { EventType::ClaimRenewed } else { EventType::ClaimAcquired },
+                json!({
+                    "claimId": claim_id.as_str(),
+                    "resource": req.resource.as_str(),
+                    "mode": req.mode.as_str(),
+                    "enforcement": req.enforcement.as_str(),
+                    "ownerSessionId": owner.session.as_str(),
+                    "expiresAt": to_iso(expires),
+                }),
+            )?;
+            let row = by_id(tx, claim_id.as_str())?.expect("the claim was just written");
+            Ok(ClaimOutcome {
+                claim: row.record(now),
+                renewed,
+            })
+        })
+    }
+
+    /// Releases one of the owner session's claims; emits `claim.released`.
+    pub fn release_claim(&mut self, owner: &Owner, claim: &ClaimId) -> Result<ReleaseOutcome> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.write(|tx| {
+            check_owner_for_write(tx, owner, now)?;
+            let row = by_id(tx, claim.as_str())?.ok_or_else(|| not_found(claim.as_str()))?;
+            if row.owner_session_id != owner.session {
+                return Err(AccError::new(
+                    ErrorCode::NotClaimOwner,
+                    format!(
+                        "claim {claim} belongs to session {}; releasing it needs --authority human or policy",
+                        row.owner_session_id
+                    ),
+                )
+                .with("claimId", claim.as_str())
+                .with("ownerSessionId", row.owner_session_id.as_str()));
+            }
+            release_in_tx(tx, ports, now, Some(&owner.session), &row)
+        })
+    }
+
+    /// Releases the owner session's claim on exactly `resource` (normalised spelling).
+    pub fn release_resource(
+        &mut self,
+        owner: &Owner,
+        resource: &Resource,
+    ) -> Result<ReleaseOutcome> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.write(|tx| {
+            check_owner_for_write(tx, owner, now)?;
+            let row = rows(
+                tx,
+                "WHERE c.owner_session_id = ?1 AND c.resource = ?2",
+                params![owner.session.as_str(), resource.as_str()],
+            )?
+            .pop()
+            .ok_or_else(|| {
+                AccError::new(
+                    ErrorCode::NotFound,
+                    format!("this session holds no claim on {resource}"),
+                )
+                .with("resource", resource.as_str())
+            })?;
+            release_in_tx(tx, ports, now, Some(&owner.session), &row)
+        })
+    }
+
+    /// Releases any session's claim under an authority; records the authority, the reason
+    /// and the generation it replaced in `claim.force_released`. `actor` is checked when given.
+    pub fn force_release(
+        &mut self,
+        actor: Option<&Owner>,
+        claim: &ClaimId,
+        authority: Authority,
+        reason: Option<&str>,
+    ) -> Result<ReleaseOutcome> {
+        if let Some(r) = reason {
+            text::check_line("reason", r)?;
+        }
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.write(|tx| {
+            if let Some(a) = actor {
+                check_owner_for_write(tx, a, now)?;
+            }
+            let row = by_id(tx, claim.as_str())?.ok_or_else(|| not_found(claim.as_str()))?;
+            delete(tx, &row.claim_id)?;
+            events::append(
+                tx,
+                ports.ids.as_ref(),
+                now,
+                actor.map(|a| &a.session),
+                EventType::ClaimForceReleased,
+                json!({
+                    "claimId": row.claim_id.as_str(),
+                    "resource": row.resource.as_str(),
+                    "ownerSessionId": row.owner_session_id.as_str(),
+                    "authority": authority.as_str(),
+                    "reason": reason,
+                    "replacedGeneration": row.generation,
+                }),
+            )?;
+            Ok(ReleaseOutcome {
+                claim_id: row.claim_id,
+                resource: row.resource,
+                owner_session_id: row.owner_session_id,
+                authority: Some(authority),
+            })
+        })
+    }
+
+    /// Live claims, oldest first.
+    pub fn live_claims(&mut self) -> Result<Vec<ClaimRecord>> {
+        let now = self.ports.now();
+        self.store
+            .read(|c| Ok(live(c, now)?.iter().map(|r| r.record(now)).collect()))
+    }
+
+    /// Live guarded claims of sessions other than `except` that cover any of `targets`
+    /// (`file:` resources, already relative to the worktree root).
+    pub fn guarded_claims_covering(
+        &mut self,
+        except: &SessionId,
+        targets: &[Resource],
+    ) -> Result<Vec<GuardHit>> {
+        let now = self.ports.now();
+        self.store.read(|c| {
+            let mut hits = Vec::new();
+            for target in targets.iter().filter(|t| t.is_file()) {
+                for claim in live_overlapping(c, target, now)? {
+                    if claim.enforcement != Enforcement::Guarded
+                        || &claim.owner_session_id == except
+                    {
+                        continue;
+                    }
+                    hits.push(GuardHit {
+                        resource: target.clone(),
+                        claim_id: claim.claim_id.clone(),
+                        claim_resource: claim.resource.clone(),
+                        mode: claim.mode,
+                        owner_session_id: claim.owner_session_id.clone(),
+                        owner_participant_id: claim.owner_participant_id.clone(),
+                    });
+                }
+            }
+            Ok(hits)
+        })
+    }
+
+    /// Checks `owner` without writing anything (for read commands that take an owner).
+    pub fn check_owner(&mut self, owner: &Owner) -> Result<()> {
+        self.store.read(|c| check_owner(c, owner).map(|_| ()))
+    }
+}
+
+/// Deletes a claim and emits `claim.released`.
+pub(crate) fn release_in_tx(
+    tx: &Connection,
+    ports: &Ports,
+    now: i64,
+    actor: Option<&SessionId>,
+    row: &ClaimRow,
+) -> Result<ReleaseOutcome> {
+    delete(tx, &row.claim_id)?;
+    events::append(
+        tx,
+        ports.ids.as_ref(),
+        now,
+        actor,
+        EventType::ClaimReleased,
+        json!({
+            "claimId": row.claim_id.as_str(),
+            "resource": row.resource.as_str(),
+            "ownerSessionId": row.owner_session_id.as_str(),
+        }),
+    )?;
+    Ok(ReleaseOutcome {
+        claim_id: row.claim_id.clone(),
+        resource: row.resource.clone(),
+        owner_session_id: row.owner_session_id.clone(),
+        authority: None,
+    })
+}
+
+/// Every claim (live or expired) owned by `session`.
+pub(crate) fn of_session(conn: &Connection, session: &SessionId) -> Result<Vec<ClaimRow>> {
+    rows(
+        conn,
+        "WHERE c.owner_session_id = ?1 ORDER BY c.acquired_at, c.rowid",
+        params![session.as_str()],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::testkit::kit;
+
+    fn req(s: &str) -> ClaimRequest {
+        ClaimRequest::new(Resource::parse(s).unwrap())
+    }
+
+    #[test]
+    fn exclusive_overlap_conflicts_with_details() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let mut tree = req("file:src/**");
+        tree.enforcement = Enforcement::Guarded;
+        let got = k.core.claim(&a, tree).unwrap();
+        assert!(!got.renewed);
+        let e = k.core.claim(&b, req("file:src/lib.rs")).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ClaimConflict);
+        assert_eq!(e.exit_code(), 5);
+        assert_eq!(e.details["claimId"], got.claim.claim_id.as_str());
+        assert_eq!(e.details["resource"], "file:src/**");
+        assert_eq!(e.details["ownerSessionId"], a.session.as_str());
+        assert_eq!(e.details["ownerPresence"], "online");
+        assert!(e.details.contains_key("expiresAt"));
+        // Nothing else overlaps: a sibling tree is fine.
+        k.core.claim(&b, req("file:docs/**")).unwrap();
+        assert_eq!(k.count("SELECT count(*) FROM claims"), 2);
+    }
+
+    #[test]
+    fn shared_claims_coexist_but_not_with_exclusive() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let c = k.attach("carol");
+        let mut shared = req("doc:plan");
+        shared.mode = ClaimMode::Shared;
+        k.core.claim(&a, shared.clone()).unwrap();
+        k.core.claim(&b, shared).unwrap();
+        assert_eq!(
+            k.core.claim(&c, req("doc:plan")).unwrap_err().code,
+            ErrorCode::ClaimConflict
+        );
+    }
+
+    #[test]
+    fn reclaim_renews_with_the_same_id() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let first = k.core.claim(&a, req("file:a.rs")).unwrap();
+        k.clock.advance_ms(60_000);
+        let again = k.core.claim(&a, req("file:./a.rs")).unwrap();
+        assert!(again.renewed);
+        assert_eq!(again.claim.claim_id, first.claim.claim_id);
+        assert!(again.claim.expires_at > first.claim.expires_at);
+        assert_eq!(
+            k.count("SELECT count(*) FROM events WHERE type = 'claim.renewed'"),
+            1
+        );
+    }
+
+    #[test]
+    fn stale_presence_never_releases_but_expiry_does() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        k.core.claim(&a, req("file:x")).unwrap();
+        // Alice goes silent past 30 minutes (offline without pid) but the lease is 30 min:
+        // advance just under the lease; the claim still blocks.
+        k.clock.advance_ms(29 * 60_000);
+        k.core.heartbeat(&b).unwrap();
+        assert_eq!(
+            k.core.claim(&b, req("file:x")).unwrap_err().code,
+            ErrorCode::ClaimConflict
+        );
+        k.clock.advance_ms(60_001);
+        k.core.claim(&b, req("file:x")).unwrap();
+    }
+
+    #[test]
+    fn release_rules() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let held = k.core.claim(&a, req("file:x")).unwrap().claim;
+        let e = k.core.release_claim(&b, &held.claim_id).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotClaimOwner);
+        let forced = k
+            .core
+            .force_release(Some(&b), &held.claim_id, Authority::Human, Some("stuck"))
+            .unwrap();
+        assert_eq!(forced.authority, Some(Authority::Human));
+        let payload: String = k
+            .core
+            .store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT payload FROM events WHERE type = 'claim.force_released'",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        let payload: serde_json::Value = serde_json::from_str(&payload).unwrap();
+        assert_eq!(payload["replacedGeneration"], a.generation.as_str());
+        assert_eq!(payload["reason"], "stuck");
+        assert_eq!(
+            k.core.release_claim(&a, &held.claim_id).unwrap_err().code,
+            ErrorCode::NotFound
+        );
+        k.core.claim(&a, req("file:y")).unwrap();
+        let out = k
+            .core
+            .release_resource(&a, &Resource::parse("file:./y").unwrap())
+            .unwrap();
+        assert_eq!(out.resource.as_str(), "file:y");
+        assert_eq!(k.count("SELECT count(*) FROM claims"), 0);
+    }
+
+    #[test]
+    fn guard_query_finds_only_live_guarded_claims_of_others() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let mut g = req("file:src/**");
+        g.enforcement = Enforcement::Guarded;
+        k.core.claim(&a, g).unwrap();
+        k.core.claim(&a, req("file:docs/**")).unwrap();
+        let targets = [
+            Resource::parse("file:src/lib.rs").unwrap(),
+            Resource::parse("file:docs/a.md").unwrap(),
+        ];
+        let hits = k
+            .core
+            .guarded_claims_covering(&b.session, &targets)
+            .unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].resource.as_str(), "file:src/lib.rs");
+        assert_eq!(hits[0].owner_participant_id.as_str(), "alice");
+        assert!(
+            k.core
+                .guarded_claims_covering(&a.session, &targets)
+                .unwrap()
+                .is_empty()
+        );
+        k.clock
+            .advance_ms((DEFAULT_LEASE_SECONDS as i64) * 1000 + 1);
+        assert!(
+            k.core
+                .guarded_claims_covering(&b.session, &targets)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn bad_lease_and_reason_write_nothing() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let mut r = req("file:x");
+        r.lease_seconds = Some(0);
+        assert_eq!(k.core.claim(&a, r.clone()).unwrap_err().exit_code(), 2);
+        r.lease_seconds = None;
+        r.reason = Some("a\nb".into());
+        assert_eq!(k.core.claim(&a, r).unwrap_err().exit_code(), 2);
+        assert_eq!(k.count("SELECT count(*) FROM claims"), 0);
+    }
+}

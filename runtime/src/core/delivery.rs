@@ -1,0 +1,434 @@
+//! Next-turn delivery for hook runtimes: what to show a participant at its next turn
+//! boundary, and the commit of what was actually shown. Receipts become `offered` only
+//! through [`Core::commit_offers`], called after the text reached the client.
+
+use super::attention;
+use super::events::{self, EventType};
+use super::model::{Presence, ReceiptState};
+use super::receipts;
+use super::sessions::{self, check_owner, check_owner_for_write};
+use super::{Core, Owner};
+use crate::clock::to_iso;
+use crate::error::Result;
+use crate::ids::{MessageId, ParticipantId};
+use crate::text;
+use acc_sdk::context::{AttentionItem, ContextInput, PeerMessage, RepeatInfo};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+use serde_json::json;
+use std::collections::HashSet;
+
+/// The transport name of next-turn hook delivery.
+pub const NEXT_TURN: &str = "next-turn";
+/// A live offer still unread after this long is shown once more at the next turn.
+pub const REPEAT_AFTER_MS: i64 = 15 * 60 * 1000;
+/// At most this many queued bodies are returned per turn (the projector's budget is far
+/// smaller; the rest stay queued).
+pub const MAX_BODIES: usize = 100;
+
+/// Everything a hook needs to render one turn's context.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NextTurnDelivery {
+    /// Queued bodies addressed to the participant (room messages included), oldest first,
+    /// never from the owner's own session.
+    pub messages: Vec<PeerMessage>,
+    /// Live-offered bodies (transport other than next-turn) offered more than 15 minutes
+    /// ago and not yet repeated.
+    pub repeats: Vec<PeerMessage>,
+    /// Messages with an unresolved obligation whose receipt is offered or retrieved.
+    pub reminder_message_ids: Vec<String>,
+    /// Other participants with a session that is not offline.
+    pub peer_count: usize,
+    pub attention: Vec<AttentionItem>,
+    /// No non-offline peer, no attention and no live claim.
+    pub solo: bool,
+}
+
+impl NextTurnDelivery {
+    /// The projector's input.
+    pub fn into_context_input(self) -> ContextInput {
+        ContextInput {
+            peer_count: self.peer_count,
+            solo: self.solo,
+            messages: self.messages,
+            repeats: self.repeats,
+            attention: self.attention,
+            reminder_message_ids: self.reminder_message_ids,
+        }
+    }
+}
+
+fn peer_message(
+    r: &rusqlite::Row<'_>,
+    repeat: Option<RepeatInfo>,
+) -> rusqlite::Result<PeerMessage> {
+    Ok(PeerMessage {
+        message_id: r.get(0)?,
+        thread_id: r.get(1)?,
+        kind: r.get(2)?,
+        sender_participant_id: r.get(3)?,
+        sender_session_id: r.get(4)?,
+        obligation: r.get(5)?,
+        subject: r.get(6)?,
+        body: r.get(7)?,
+        repeat,
+    })
+}
+
+const BODY_SELECT: &str = "SELECT m.message_id, m.thread_id, m.kind, m.from_participant_id,
+    m.from_session_id, m.obligation, m.subject, m.body, r.offer_transport, r.offer_at
+    FROM receipts r JOIN messages m ON m.seq = r.message_seq";
+
+fn queued_bodies(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<PeerMessage>> {
+    let sql = format!(
+        "{BODY_SELECT} WHERE r.recipient_participant_id = ?1 AND r.state = 'queued'
+           AND m.from_session_id <> ?2 ORDER BY m.seq LIMIT ?3"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map(
+            params![me.as_str(), owner.session.as_str(), MAX_BODIES as i64],
+            |r| peer_message(r, None),
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+fn repeat_bodies(conn: &Connection, me: &ParticipantId, now: i64) -> Result<Vec<PeerMessage>> {
+    let sql = format!(
+        "{BODY_SELECT} WHERE r.recipient_participant_id = ?1 AND r.state = 'offered'
+           AND r.offer_transport IS NOT NULL AND r.offer_transport <> ?2
+           AND r.offer_at <= ?3 AND r.offer_repeated_at IS NULL
+         ORDER BY m.seq LIMIT ?4"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map(
+            params![
+                me.as_str(),
+                NEXT_TURN,
+                now - REPEAT_AFTER_MS,
+                MAX_BODIES as i64
+            ],
+            |r| {
+                let transport: String = r.get(8)?;
+                let at: i64 = r.get(9)?;
+                peer_message(
+                    r,
+                    Some(RepeatInfo {
+                        transport,
+                        at: to_iso(at),
+                    }),
+                )
+            },
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+fn reminders(conn: &Connection, me: &ParticipantId) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.message_id FROM receipts r JOIN messages m ON m.seq = r.message_seq
+         WHERE r.recipient_participant_id = ?1 AND r.state IN ('offered', 'retrieved')
+           AND m.obligation <> 'none' ORDER BY m.seq",
+    )?;
+    let ids = stmt
+        .query_map(params![me.as_str()], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(ids)
+}
+
+fn has_live_claims(conn: &Connection, now: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM claims WHERE expires_at > ?1)")?
+        .query_row(params![now], |r| r.get::<_, bool>(0))?)
+}
+
+impl Core {
+    /// What to show the owner's participant at its next turn. Reads only; nothing changes
+    /// until [`Core::commit_offers`].
+    pub fn next_turn_delivery(&mut self, owner: &Owner) -> Result<NextTurnDelivery> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let me = check_owner(c, owner)?;
+            let messages = queued_bodies(c, &me.participant_id, owner)?;
+            let repeats = repeat_bodies(c, &me.participant_id, now)?;
+            let reminder_message_ids = reminders(c, &me.participant_id)?;
+            let peers: HashSet<ParticipantId> = sessions::load_all(c, true)?
+                .into_iter()
+                .filter(|s| s.participant_id != me.participant_id)
+                .filter(|s| s.presence(ports, now) != Presence::Offline)
+                .map(|s| s.participant_id)
+                .collect();
+            let attention = attention::for_participant(c, ports, now, &me.participant_id)?;
+            let solo = peers.is_empty() && attention.is_empty() && !has_live_claims(c, now)?;
+            Ok(NextTurnDelivery {
+                messages,
+                repeats,
+                reminder_message_ids,
+                peer_count: peers.len(),
+                attention,
+                solo,
+            })
+        })
+    }
+
+    /// Records that `message_ids` reached the owner's client through `transport`: queued
+    /// receipts become `offered` (forward only, repeats idempotent), each with
+    /// `message.offer_succeeded`. A live offer repeated at the next turn is marked repeated
+    /// (`repeat: true`). Returns the ids whose receipts changed.
+    pub fn commit_offers(
+        &mut self,
+        owner: &Owner,
+        message_ids: &[MessageId],
+        transport: &str,
+    ) -> Result<Vec<MessageId>> {
+        text::check_line("transport", transport)?;
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.write(|tx| {
+            let me = check_owner_for_write(tx, owner, now)?;
+            let client = me.extensions.get("client").cloned().unwrap_or_default();
+            let mut changed = Vec::new();
+            for id in message_ids {
+                let row = receipts::load(tx, id, &me.participant_id)?
+                    .ok_or_else(|| super::inbox::not_addressed(id, &me.participant_id))?;
+                let repeat = match row.state {
+                    ReceiptState::Queued => false,
+                    ReceiptState::Offered
+                        if transport == NEXT_TURN
+                            && row
+                                .offer_transport
+                                .as_deref()
+                                .is_some_and(|t| t != NEXT_TURN)
+                            && row.offer_repeated_at.is_none()
+                            && row.offer_at.is_some_and(|at| at <= now - REPEAT_AFTER_MS) =>
+                    {
+                        true
+                    }
+                    _ => continue,
+                };
+                if repeat {
+                    tx.execute(
+                        "UPDATE receipts SET offer_repeated_at = ?3
+                         WHERE message_id = ?1 AND recipient_participant_id = ?2",
+                        params![id.as_str(), me.participant_id.as_str(), now],
+                    )?;
+                } else {
+                    tx.execute(
+                        "UPDATE receipts SET state = 'offered', updated_at = ?3,
+                            offer_transport = ?4, offer_at = ?3
+                         WHERE message_id = ?1 AND recipient_participant_id = ?2",
+                        params![id.as_str(), me.participant_id.as_str(), now, transport],
+                    )?;
+                }
+                events::append(
+                    tx,
+                    ports.ids.as_ref(),
+                    now,
+                    Some(&owner.session),
+                    EventType::MessageOfferSucceeded,
+                    json!({
+                        "messageId": id.as_str(),
+                        "recipientParticipantId": me.participant_id.as_str(),
+                        "targetSessionId": owner.session.as_str(),
+                        "targetGeneration": owner.generation.as_str(),
+                        "transport": transport,
+                        "adapterId": client.get("name"),
+                        "clientVersion": client.get("version"),
+                        "repeat": repeat,
+                    }),
+                )?;
+                changed.push(id.clone());
+            }
+            Ok(changed)
+        })
+    }
+
+    /// Records a failed offer (`message.offer_failed`); the receipt stays queued. The body
+    /// is never copied into the event.
+    pub fn record_offer_failure(
+        &mut self,
+        owner: &Owner,
+        message_id: &MessageId,
+        transport: &str,
+        safe_error_code: &str,
+    ) -> Result<()> {
+        text::check_line("transport", transport)?;
+        crate::ids::check_portable_id("error code", safe_error_code)?;
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.write(|tx| {
+            let me = check_owner_for_write(tx, owner, now)?;
+            if receipts::load(tx, message_id, &me.participant_id)?.is_none() {
+                return Err(super::inbox::not_addressed(message_id, &me.participant_id));
+            }
+            events::append(
+                tx,
+                ports.ids.as_ref(),
+                now,
+                Some(&owner.session),
+                EventType::MessageOfferFailed,
+                json!({
+                    "messageId": message_id.as_str(),
+                    "recipientParticipantId": me.participant_id.as_str(),
+                    "targetSessionId": owner.session.as_str(),
+                    "transport": transport,
+                    "safeErrorCode": safe_error_code,
+                }),
+            )?;
+            Ok(())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::messages::SendMessage;
+    use crate::core::model::MessageKind;
+    use crate::core::testkit::kit;
+    use crate::error::ErrorCode;
+
+    fn send(
+        k: &mut crate::core::testkit::Kit,
+        from: &Owner,
+        to: &[&str],
+        kind: MessageKind,
+        s: &str,
+    ) -> MessageId {
+        k.core
+            .send(
+                from,
+                SendMessage {
+                    to: to.iter().map(|t| t.to_string()).collect(),
+                    kind,
+                    obligation: None,
+                    subject: s.into(),
+                    body: format!("body of {s}"),
+                    client_message_id: None,
+                },
+            )
+            .unwrap()
+            .message
+            .message_id
+    }
+
+    #[test]
+    fn delivers_queued_bodies_oldest_first_including_room_and_commits_offers() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let one = send(&mut k, &a, &["bob"], MessageKind::Note, "one");
+        let two = send(&mut k, &a, &[], MessageKind::Note, "room");
+        let d = k.core.next_turn_delivery(&b).unwrap();
+        let ids: Vec<&str> = d.messages.iter().map(|m| m.message_id.as_str()).collect();
+        assert_eq!(ids, vec![one.as_str(), two.as_str()]);
+        assert_eq!(d.peer_count, 1);
+        assert!(!d.solo);
+        assert_eq!(d.messages[0].body, "body of one");
+        let changed = k
+            .core
+            .commit_offers(&b, std::slice::from_ref(&one), NEXT_TURN)
+            .unwrap();
+        assert_eq!(changed, vec![one.clone()]);
+        // Idempotent: a second commit changes nothing and writes no event.
+        assert!(
+            k.core
+                .commit_offers(&b, std::slice::from_ref(&one), NEXT_TURN)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            k.count("SELECT count(*) FROM events WHERE type = 'message.offer_succeeded'"),
+            1
+        );
+        let d = k.core.next_turn_delivery(&b).unwrap();
+        assert_eq!(d.messages.len(), 1);
+        // Forward only: after retrieval an offer is a no-op, never a step back.
+        k.core.read_message(&b, &two).unwrap();
+        assert!(
+            k.core
+                .commit_offers(&b, &[two], NEXT_TURN)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn never_shows_the_owners_own_session_messages() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let a2 = k.attach("alice");
+        send(&mut k, &a, &["alice"], MessageKind::Note, "to myself");
+        assert!(k.core.next_turn_delivery(&a).unwrap().messages.is_empty());
+        assert_eq!(k.core.next_turn_delivery(&a2).unwrap().messages.len(), 1);
+    }
+
+    #[test]
+    fn reminders_repeats_and_solo() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let solo = k.core.next_turn_delivery(&a).unwrap();
+        assert!(solo.solo);
+        assert_eq!(solo.peer_count, 0);
+        let b = k.attach("bob");
+        let q = send(&mut k, &a, &["bob"], MessageKind::Question, "q");
+        k.core
+            .commit_offers(&b, std::slice::from_ref(&q), "live-socket")
+            .unwrap();
+        let d = k.core.next_turn_delivery(&b).unwrap();
+        assert!(d.messages.is_empty());
+        assert!(d.repeats.is_empty(), "not yet 15 minutes");
+        assert_eq!(d.reminder_message_ids, vec![q.to_string()]);
+        k.clock.advance_ms(REPEAT_AFTER_MS);
+        k.core.heartbeat(&b).unwrap();
+        let d = k.core.next_turn_delivery(&b).unwrap();
+        assert_eq!(d.repeats.len(), 1);
+        assert_eq!(
+            d.repeats[0].repeat.as_ref().unwrap().transport,
+            "live-socket"
+        );
+        assert_eq!(
+            k.core
+                .commit_offers(&b, std::slice::from_ref(&q), NEXT_TURN)
+                .unwrap(),
+            vec![q.clone()]
+        );
+        assert!(
+            k.core.next_turn_delivery(&b).unwrap().repeats.is_empty(),
+            "repeated once only"
+        );
+        let input = k.core.next_turn_delivery(&b).unwrap().into_context_input();
+        assert_eq!(input.reminder_message_ids.len(), 1);
+    }
+
+    #[test]
+    fn offers_for_foreign_messages_and_failures() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let c = k.attach("carol");
+        let m = send(&mut k, &a, &["bob"], MessageKind::Note, "n");
+        assert_eq!(
+            k.core
+                .commit_offers(&c, std::slice::from_ref(&m), NEXT_TURN)
+                .unwrap_err()
+                .code,
+            ErrorCode::NotAddressed
+        );
+        k.core
+            .record_offer_failure(&b, &m, "live-socket", "transport_refused")
+            .unwrap();
+        assert_eq!(
+            k.count("SELECT count(*) FROM receipts WHERE state = 'queued'"),
+            1
+        );
+        assert_eq!(
+            k.count("SELECT count(*) FROM events WHERE type = 'message.offer_failed'"),
+            1
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! The event log: an append-only, closed set of event types, numbered by a sequence that is
+//! never reused (pruned history leaves a gap, not a recycled number).
+
+use crate::clock::to_iso;
+use crate::error::Result;
+use crate::ids::{EventSeq, IdKind, IdSource, SessionId};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The closed set of event types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventType {
+    WorkspaceMaterialised,
+    SessionOpened,
+    SessionClosed,
+    IntentPublished,
+    IntentCleared,
+    ClaimAcquired,
+    ClaimReleased,
+    ClaimRenewed,
+    ClaimForceReleased,
+    MessageRecorded,
+    MessageOffered,
+    MessageRetrieved,
+    MessageAcknowledged,
+    MessageOfferSucceeded,
+    MessageOfferFailed,
+}
+
+impl EventType {
+    pub const ALL: [EventType; 15] = [
+        EventType::WorkspaceMaterialised,
+        EventType::SessionOpened,
+        EventType::SessionClosed,
+        EventType::IntentPublished,
+        EventType::IntentCleared,
+        EventType::ClaimAcquired,
+        EventType::ClaimReleased,
+        EventType::ClaimRenewed,
+        EventType::ClaimForceReleased,
+        EventType::MessageRecorded,
+        EventType::MessageOffered,
+        EventType::MessageRetrieved,
+        EventType::MessageAcknowledged,
+        EventType::MessageOfferSucceeded,
+        EventType::MessageOfferFailed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::WorkspaceMaterialised => "workspace.materialised",
+            EventType::SessionOpened => "session.opened",
+            EventType::SessionClosed => "session.closed",
+            EventType::IntentPublished => "intent.published",
+            EventType::IntentCleared => "intent.cleared",
+            EventType::ClaimAcquired => "claim.acquired",
+            EventType::ClaimReleased => "claim.released",
+            EventType::ClaimRenewed => "claim.renewed",
+            EventType::ClaimForceReleased => "claim.force_released",
+            EventType::MessageRecorded => "message.recorded",
+            EventType::MessageOffered => "message.offered",
+            EventType::MessageRetrieved => "message.retrieved",
+            EventType::MessageAcknowledged => "message.acknowledged",
+            EventType::MessageOfferSucceeded => "message.offer_succeeded",
+            EventType::MessageOfferFailed => "message.offer_failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EventType> {
+        EventType::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// One event as readers see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub sequence: EventSeq,
+    pub event_id: String,
+    pub actor_session_id: Option<String>,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub occurred_at: String,
+    pub payload: Value,
+}
+
+/// Appends one event inside the caller's transaction.
+pub fn append(
+    conn: &Connection,
+    ids: &dyn IdSource,
+    now_ms: i64,
+    actor: Option<&SessionId>,
+    event_type: EventType,
+    payload: Value,
+) -> Result<EventSeq> {
+    conn.prepare_cached(
+        "INSERT INTO events (event_id, actor_session_id, type, occurred_at, payload)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        ids.next(IdKind::Event),
+        actor.map(|s| s.as_str()),
+        event_type.as_str(),
+        now_ms,
+        payload.to_string()
+    ])?;
+    Ok(EventSeq(conn.last_insert_rowid() as u64))
+}
+
+/// The newest sequence, or 0 for an empty log.
+pub fn head(conn: &Connection) -> Result<EventSeq> {
+    let seq: Option<i64> = conn
+        .query_row("SELECT max(sequence) FROM events", [], |r| r.get(0))
+        .optional()?
+        .flatten();
+    Ok(EventSeq(seq.unwrap_or(0) as u64))
+}
+
+/// Events after `cursor`, oldest first, at most `limit`, optionally only some types and
+/// optionally leaving out one actor's own events. Also returns the last sequence examined,
+/// which is the cursor to continue from (filtered-out events are not seen again).
+pub fn since(
+    conn: &Connection,
+    cursor: EventSeq,
+    limit: usize,
+    types: &[EventType],
+    exclude_actor: Option<&SessionId>,
+) -> Result<(Vec<Event>, EventSeq)> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT sequence, event_id, actor_session_id, type, occurred_at, payload
+         FROM events WHERE sequence > ?1 ORDER BY sequence",
+    )?;
+    let mut rows = stmt.query(params![cursor.0 as i64])?;
+    let mut out = Vec::new();
+    let mut last = cursor;
+    while let Some(row) = rows.next()? {
+        if out.len() >= limit {
+            break;
+        }
+        last = EventSeq(row.get::<_, i64>(0)? as u64);
+        let actor: Option<String> = row.get(2)?;
+        let ty: String = row.get(3)?;
+        if !types.is_empty() && !types.iter().any(|t| t.as_str() == ty) {
+            continue;
+        }
+        if let (Some(ex), Some(a)) = (exclude_actor, actor.as_deref())
+            && ex.as_str() == a
+        {
+            continue;
+        }
+        let payload: String = row.get(5)?;
+        out.push(Event {
+            sequence: EventSeq(row.get::<_, i64>(0)? as u64),
+            event_id: row.get(1)?,
+            actor_session_id: actor,
+            event_type: ty,
+            occurred_at: to_iso(row.get(4)?),
+            payload: serde_json::from_str(&payload).unwrap_or(Value::Null),
+        });
+    }
+    Ok((out, last))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::SequentialIds;
+
+    fn db() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        for m in crate::store::schema::MIGRATIONS {
+            c.execute_batch(m.sql).unwrap();
+        }
+        c
+    }
+
+    #[test]
+    fn type_names_round_trip() {
+        for t in EventType::ALL {
+            assert_eq!(EventType::parse(t.as_str()), Some(t));
+        }
+        assert_eq!(EventType::parse("task.created"), None);
+    }
+
+    #[test]
+    fn appends_in_order_and_filters() {
+        let c = db();
+        let ids = SequentialIds::default();
+        let s = SessionId::parse("session_a").unwrap();
+        let one = append(
+            &c,
+            &ids,
+            5,
+            Some(&s),
+            EventType::SessionOpened,
+            serde_json::json!({}),
+        )
+        .unwrap();
+        let two = append(
+            &c,
+            &ids,
+            6,
+            None,
+            EventType::ClaimAcquired,
+            serde_json::json!({"x":1}),
+        )
+        .unwrap();
+        assert!(two > one);
+        assert_eq!(head(&c).unwrap(), two);
+        let (all, last) = since(&c, EventSeq(0), 10, &[], None).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(last, two);
+        assert_eq!(all[1].payload["x"], 1);
+        let (others, last) = since(&c, EventSeq(0), 10, &[], Some(&s)).unwrap();
+        assert_eq!(others.len(), 1);
+        assert_eq!(last, two);
+        let (claims, _) = since(&c, EventSeq(0), 10, &[EventType::ClaimAcquired], None).unwrap();
+        assert_eq!(claims[0].event_type, "claim.acquired");
+        assert_eq!(since(&c, one, 10, &[], None).unwrap().0.len(), 1);
+        let (first, last) = since(&c, EventSeq(0), 1, &[], None).unwrap();
+        assert_eq!((first.len(), last), (1, one));
+        assert_eq!(since(&c, two, 10, &[], None).unwrap(), (vec![], two));
+    }
+}

@@ -1,0 +1,198 @@
+//! The coordination core: participants, sessions, presence, intents, claims, messages and
+//! receipts, delivery, attention, sync, status and pruning, on one [`Core`] handle.
+//!
+//! The core knows no client by name. Every mutation carries an [`Owner`] (session id and
+//! generation) and runs in one `BEGIN IMMEDIATE` transaction; a mismatched generation or a
+//! closed session is a conflict (exit 5). Reads never create the store.
+
+pub mod attention;
+pub mod bindings;
+pub mod claims;
+pub mod delivery;
+pub mod events;
+pub mod finish;
+pub mod inbox;
+pub mod intents;
+pub mod messages;
+pub mod model;
+pub mod presence;
+pub mod prune;
+pub mod receipts;
+pub mod replies;
+pub mod resources;
+pub mod sessions;
+pub mod status;
+pub mod sync;
+
+use crate::clock::{Clock, SystemClock};
+use crate::error::Result;
+use crate::ids::{Generation, IdKind, IdSource, RandomIds, SessionId};
+use crate::paths;
+use crate::store::{Genesis, OpenMode, Store};
+use crate::workspace::WorkspaceDescriptor;
+use presence::{PidProbe, SystemPidProbe};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The injected ports: time, ids and the pid probe.
+#[derive(Clone)]
+pub struct Ports {
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdSource>,
+    pub pids: Arc<dyn PidProbe>,
+}
+
+impl Ports {
+    /// The real clock, random ids and `kill(pid, 0)`.
+    pub fn system() -> Self {
+        Ports {
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(RandomIds),
+            pids: Arc::new(SystemPidProbe),
+        }
+    }
+
+    pub(crate) fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+}
+
+/// Who performs a mutation: a session and the generation it was opened with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Owner {
+    pub session: SessionId,
+    pub generation: Generation,
+}
+
+impl Owner {
+    pub fn new(session: SessionId, generation: Generation) -> Self {
+        Owner {
+            session,
+            generation,
+        }
+    }
+}
+
+/// One process's handle on one workspace's store. Open one per process and route every read
+/// and write through it.
+pub struct Core {
+    pub(crate) store: Store,
+    pub(crate) ports: Ports,
+    pub(crate) workspace: WorkspaceDescriptor,
+}
+
+impl Core {
+    /// Opens the store of `workspace` under `data_home`. Refuses (exit 2) a data home inside
+    /// a workspace root. [`OpenMode::ReadOnly`] never creates anything on disk.
+    pub fn open(
+        workspace: WorkspaceDescriptor,
+        data_home: &Path,
+        mode: OpenMode,
+        ports: Ports,
+    ) -> Result<Core> {
+        paths::refuse_inside_roots(data_home, &workspace.roots)?;
+        let path = paths::store_file(data_home, &workspace.id);
+        let store = Store::open(&path, &workspace.id, mode, || Genesis {
+            now_ms: ports.now(),
+            event_id: ports.ids.next(IdKind::Event),
+        })?;
+        Ok(Core {
+            store,
+            ports,
+            workspace,
+        })
+    }
+
+    pub fn workspace(&self) -> &WorkspaceDescriptor {
+        &self.workspace
+    }
+
+    /// The store file (which may not exist after a read-only open).
+    pub fn store_path(&self) -> &Path {
+        self.store.path()
+    }
+
+    /// True when a read-only open found no store: every read is empty and nothing is written.
+    pub fn store_is_absent(&self) -> bool {
+        self.store.is_ephemeral()
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.ports.now()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testkit {
+    //! A core on a temporary store with a manual clock, sequential ids and fake pids.
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::ids::{ParticipantId, SequentialIds};
+    use crate::workspace::{WorkspaceSource, hashed_id};
+    use presence::tests::FakeProbe;
+    use sessions::OpenSession;
+
+    pub const T0: i64 = 1_796_211_840_000;
+
+    pub struct Kit {
+        pub core: Core,
+        pub clock: Arc<ManualClock>,
+        pub pids: Arc<FakeProbe>,
+        pub _dir: tempfile::TempDir,
+    }
+
+    pub fn kit() -> Kit {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        let root = root.canonicalize().unwrap();
+        let ws = WorkspaceDescriptor {
+            id: hashed_id(&root),
+            roots: vec![root.clone()],
+            source: WorkspaceSource::Directory,
+            display_name: "repo".into(),
+            policy: None,
+            git: None,
+            config_path: None,
+            config: None,
+        };
+        let clock = Arc::new(ManualClock::at(T0));
+        let pids = Arc::new(FakeProbe::default());
+        let ports = Ports {
+            clock: clock.clone(),
+            ids: Arc::new(SequentialIds::default()),
+            pids: pids.clone(),
+        };
+        let core = Core::open(ws, &dir.path().join("data"), OpenMode::ReadWrite, ports).unwrap();
+        Kit {
+            core,
+            clock,
+            pids,
+            _dir: dir,
+        }
+    }
+
+    impl Kit {
+        /// Opens a session for `participant` with the CLI's cadence and no pid.
+        pub fn attach(&mut self, participant: &str) -> Owner {
+            let req = OpenSession::new(ParticipantId::parse(participant).unwrap(), "test", 30_000);
+            let s = self.core.open_session(req).unwrap();
+            Owner::new(s.session_id, s.generation)
+        }
+
+        pub fn attach_guarded(&mut self, participant: &str) -> Owner {
+            let mut req =
+                OpenSession::new(ParticipantId::parse(participant).unwrap(), "test", 30_000);
+            req.enforcement = model::Enforcement::Guarded;
+            let s = self.core.open_session(req).unwrap();
+            Owner::new(s.session_id, s.generation)
+        }
+
+        pub fn count(&mut self, sql: &str) -> i64 {
+            self.core
+                .store
+                .read(|c| Ok(c.query_row(sql, [], |r| r.get(0))?))
+                .unwrap()
+        }
+    }
+}

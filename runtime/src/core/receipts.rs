@@ -1,0 +1,199 @@
+//! Receipts: one per (message, recipient participant), moving forward only through
+//! `queued -> offered -> retrieved -> acknowledged`. Skipping ahead is allowed, repeating a
+//! state is a no-op, and moving back is a conflict.
+
+use super::Ports;
+use super::events::{self, EventType};
+use super::model::ReceiptState;
+use crate::clock::to_iso;
+use crate::error::{AccError, ErrorCode, Result};
+use crate::ids::{MessageId, ParticipantId, ReceiptId, SessionId};
+use rusqlite::{Connection, params};
+use serde::Serialize;
+use serde_json::json;
+
+/// How a transport offered a message (kept with the receipt).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferInfo {
+    pub transport: String,
+    pub at: String,
+    pub repeated_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReceiptRecord {
+    pub receipt_id: ReceiptId,
+    pub message_id: MessageId,
+    pub recipient_participant_id: ParticipantId,
+    pub state: ReceiptState,
+    pub updated_at: String,
+    pub offer: Option<OfferInfo>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ReceiptRow {
+    pub message_id: MessageId,
+    pub recipient: ParticipantId,
+    pub state: ReceiptState,
+    pub updated_at: i64,
+    pub offer_transport: Option<String>,
+    pub offer_at: Option<i64>,
+    pub offer_repeated_at: Option<i64>,
+}
+
+impl ReceiptRow {
+    pub(crate) fn record(&self) -> ReceiptRecord {
+        ReceiptRecord {
+            receipt_id: ReceiptId::derive(&self.message_id, &self.recipient),
+            message_id: self.message_id.clone(),
+            recipient_participant_id: self.recipient.clone(),
+            state: self.state,
+            updated_at: to_iso(self.updated_at),
+            offer: self.offer_transport.as_ref().map(|t| OfferInfo {
+                transport: t.clone(),
+                at: self.offer_at.map(to_iso).unwrap_or_default(),
+                repeated_at: self.offer_repeated_at.map(to_iso),
+            }),
+        }
+    }
+}
+
+const RECEIPT_SELECT: &str = "SELECT message_seq, message_id, recipient_participant_id, state,
+    updated_at, offer_transport, offer_at, offer_repeated_at FROM receipts";
+
+fn from_row(r: &rusqlite::Row<'_>) -> Result<ReceiptRow> {
+    Ok(ReceiptRow {
+        message_id: MessageId::from_store(r.get(1)?),
+        recipient: ParticipantId::from_store(r.get(2)?),
+        state: ReceiptState::from_store(&r.get::<_, String>(3)?)?,
+        updated_at: r.get(4)?,
+        offer_transport: r.get(5)?,
+        offer_at: r.get(6)?,
+        offer_repeated_at: r.get(7)?,
+    })
+}
+
+pub(crate) fn load(
+    conn: &Connection,
+    message: &MessageId,
+    recipient: &ParticipantId,
+) -> Result<Option<ReceiptRow>> {
+    let sql = format!("{RECEIPT_SELECT} WHERE message_id = ?1 AND recipient_participant_id = ?2");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![message.as_str(), recipient.as_str()])?;
+    match rows.next()? {
+        Some(r) => Ok(Some(from_row(r)?)),
+        None => Ok(None),
+    }
+}
+
+pub(crate) fn of_message(conn: &Connection, seq: i64) -> Result<Vec<ReceiptRow>> {
+    let sql = format!("{RECEIPT_SELECT} WHERE message_seq = ?1 ORDER BY recipient_participant_id");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![seq])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(from_row(r)?);
+    }
+    Ok(out)
+}
+
+pub(crate) fn insert_queued(
+    conn: &Connection,
+    seq: i64,
+    message: &MessageId,
+    recipient: &ParticipantId,
+    now: i64,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO receipts (receipt_id, message_seq, message_id, recipient_participant_id, state, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 'queued', ?5)",
+    )?
+    .execute(params![
+        ReceiptId::derive(message, recipient).as_str(),
+        seq,
+        message.as_str(),
+        recipient.as_str(),
+        now
+    ])?;
+    Ok(())
+}
+
+/// Checks a move from `from` to `to`: `Ok(false)` for a repeat, `Ok(true)` to advance, a
+/// conflict for a backward move.
+pub fn check_transition(message: &MessageId, from: ReceiptState, to: ReceiptState) -> Result<bool> {
+    if to.rank() < from.rank() {
+        return Err(AccError::new(
+            ErrorCode::ReceiptBackward,
+            format!("the receipt of {message} is {from}; it cannot move back to {to}"),
+        )
+        .with("messageId", message.as_str())
+        .with("state", from.as_str()));
+    }
+    Ok(to.rank() > from.rank())
+}
+
+/// Advances a receipt to `to` (retrieved or acknowledged) and emits the matching event.
+/// Returns whether anything changed.
+pub(crate) fn advance(
+    tx: &Connection,
+    ports: &Ports,
+    now: i64,
+    actor: &SessionId,
+    row: &ReceiptRow,
+    to: ReceiptState,
+) -> Result<bool> {
+    if !check_transition(&row.message_id, row.state, to)? {
+        return Ok(false);
+    }
+    tx.prepare_cached(
+        "UPDATE receipts SET state = ?3, updated_at = ?4
+         WHERE message_id = ?1 AND recipient_participant_id = ?2",
+    )?
+    .execute(params![
+        row.message_id.as_str(),
+        row.recipient.as_str(),
+        to.as_str(),
+        now
+    ])?;
+    let event = match to {
+        ReceiptState::Retrieved => Some(EventType::MessageRetrieved),
+        ReceiptState::Acknowledged => Some(EventType::MessageAcknowledged),
+        ReceiptState::Offered => Some(EventType::MessageOffered),
+        ReceiptState::Queued => None,
+    };
+    if let Some(event) = event {
+        events::append(
+            tx,
+            ports.ids.as_ref(),
+            now,
+            Some(actor),
+            event,
+            json!({
+                "messageId": row.message_id.as_str(),
+                "recipientParticipantId": row.recipient.as_str(),
+            }),
+        )?;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forward_only_with_idempotent_repeats() {
+        use ReceiptState::*;
+        let m = MessageId::parse("message_x").unwrap();
+        assert!(check_transition(&m, Queued, Offered).unwrap());
+        assert!(check_transition(&m, Queued, Acknowledged).unwrap());
+        assert!(!check_transition(&m, Retrieved, Retrieved).unwrap());
+        let e = check_transition(&m, Acknowledged, Retrieved).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ReceiptBackward);
+        assert_eq!(e.exit_code(), 5);
+        assert!(check_transition(&m, Offered, Queued).is_err());
+    }
+}

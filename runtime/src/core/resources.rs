@@ -1,0 +1,352 @@
+//! Resource URIs: what claims and intent hints name.
+//!
+//! Syntax `^[a-z][a-z0-9+.-]*:[^\s]+$`, at most 1024 characters. `file:<path>` names one file
+//! and `file:<dir>/**` a tree; other schemes are opaque. `file:` paths are normalised (empty
+//! and `.` segments dropped, `x/..` folded, a leading `..` or `/` and a trailing `/**` kept);
+//! a trailing `/` and any `*` other than a final `/**` are refused.
+
+use crate::error::{AccError, ErrorCode, Result};
+use serde::Serialize;
+use std::path::{Component, Path};
+
+/// Longest resource URI, in characters.
+pub const RESOURCE_MAX: usize = 1024;
+
+/// A validated, normalised resource URI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Resource(String);
+
+fn refuse(raw: &str, why: &str) -> AccError {
+    AccError::new(
+        ErrorCode::InvalidResource,
+        format!("resource {raw:?} {why}"),
+    )
+    .with("resource", raw)
+}
+
+fn check_syntax(raw: &str) -> Result<(&str, &str)> {
+    if raw.chars().count() > RESOURCE_MAX {
+        return Err(refuse(raw, "is longer than 1024 characters"));
+    }
+    let Some((scheme, body)) = raw.split_once(':') else {
+        return Err(refuse(raw, "needs a scheme, such as file:src/lib.rs"));
+    };
+    let mut sc = scheme.chars();
+    let scheme_ok = sc.next().is_some_and(|c| c.is_ascii_lowercase())
+        && sc.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '+' | '.' | '-'));
+    if !scheme_ok {
+        return Err(refuse(
+            raw,
+            "has an invalid scheme; use lowercase letters, digits, '+', '.' or '-' after a letter",
+        ));
+    }
+    if body.is_empty() {
+        return Err(refuse(raw, "names nothing after the scheme"));
+    }
+    if body.chars().any(char::is_whitespace) {
+        return Err(refuse(raw, "contains whitespace"));
+    }
+    if body.chars().any(char::is_control) {
+        return Err(refuse(raw, "contains a control character"));
+    }
+    Ok((scheme, body))
+}
+
+fn normalise_file_path(raw: &str, body: &str) -> Result<String> {
+    if body.ends_with('/') {
+        return Err(refuse(
+            raw,
+            "ends with '/'; name a file, or a tree as file:<dir>/**",
+        ));
+    }
+    let (path, tree) = match body.strip_suffix("/**") {
+        Some(p) => (p, true),
+        None => (body, false),
+    };
+    if path.contains('*') {
+        return Err(refuse(
+            raw,
+            "uses a wildcard; only a final /** (a whole tree) is allowed",
+        ));
+    }
+    let absolute = path.starts_with('/');
+    let mut segs: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => match segs.last() {
+                Some(&last) if last != ".." => {
+                    segs.pop();
+                }
+                _ if absolute => {}
+                _ => segs.push(".."),
+            },
+            s => segs.push(s),
+        }
+    }
+    if segs.is_empty() {
+        return Err(refuse(raw, "names no path"));
+    }
+    let mut out = String::with_capacity(body.len());
+    if absolute {
+        out.push('/');
+    }
+    out.push_str(&segs.join("/"));
+    if tree {
+        out.push_str("/**");
+    }
+    Ok(out)
+}
+
+impl Resource {
+    /// Validates and normalises a resource URI.
+    pub fn parse(raw: &str) -> Result<Resource> {
+        let (scheme, body) = check_syntax(raw)?;
+        if scheme == "file" {
+            let path = normalise_file_path(raw, body)?;
+            return Ok(Resource(format!("file:{path}")));
+        }
+        Ok(Resource(raw.to_string()))
+    }
+
+    pub(crate) fn from_store(s: String) -> Resource {
+        Resource(s)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn scheme(&self) -> &str {
+        self.0.split_once(':').map(|(s, _)| s).unwrap_or("")
+    }
+
+    fn body(&self) -> &str {
+        self.0.split_once(':').map(|(_, b)| b).unwrap_or("")
+    }
+
+    pub fn is_file(&self) -> bool {
+        self.scheme() == "file"
+    }
+
+    /// `P` of a tree `P/**`, or `None` for a single resource.
+    fn tree_base(&self) -> Option<&str> {
+        self.body().strip_suffix("/**")
+    }
+
+    /// Same scheme, and equal, or one is a tree `P/**` and the other is `P` or lies under
+    /// `P/`. Compared per segment: `src/**` does not cover `srcx`.
+    pub fn overlaps(&self, other: &Resource) -> bool {
+        if self.scheme() != other.scheme() {
+            return false;
+        }
+        if self.0 == other.0 {
+            return true;
+        }
+        let covers = |tree: &Resource, other: &Resource| match tree.tree_base() {
+            Some(base) => {
+                let o = other.tree_base().unwrap_or(other.body());
+                o == base
+                    || o.strip_prefix(base)
+                        .is_some_and(|rest| rest.starts_with('/'))
+            }
+            None => false,
+        };
+        covers(self, other) || covers(other, self)
+    }
+
+    /// Resolves a `file:` resource against the filesystem: the deepest existing ancestor is
+    /// canonicalised (symlinks, case) and the result made relative to `root`. Paths outside
+    /// `root` and other schemes are returned unchanged.
+    pub fn resolve_against(&self, root: &Path) -> Resource {
+        if !self.is_file() {
+            return self.clone();
+        }
+        let body = self.body();
+        let (path, tree) = match body.strip_suffix("/**") {
+            Some(p) => (p, true),
+            None => (body, false),
+        };
+        let root_real = crate::paths::realpath_lenient(root);
+        let candidate = if path.starts_with('/') {
+            std::path::PathBuf::from(path)
+        } else {
+            root_real.join(path)
+        };
+        let real = crate::paths::realpath_lenient(&candidate);
+        let Ok(rel) = real.strip_prefix(&root_real) else {
+            return self.clone();
+        };
+        let segs: Vec<String> = rel
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        if segs.is_empty() {
+            return self.clone();
+        }
+        let mut out = format!("file:{}", segs.join("/"));
+        if tree {
+            out.push_str("/**");
+        }
+        Resource(out)
+    }
+
+    /// The stored spellings that could overlap this resource, for an index lookup: the exact
+    /// spelling and every ancestor tree `P/**`, plus (for a tree `B/**`) the file `B` and the
+    /// half-open range of everything under `B/`. [`Resource::overlaps`] stays the judge.
+    pub fn overlap_candidates(&self) -> (Vec<String>, Option<(String, String)>) {
+        let scheme = self.scheme();
+        let body = self.body();
+        let (path, tree) = match body.strip_suffix("/**") {
+            Some(p) => (p, true),
+            None => (body, false),
+        };
+        let mut exact = vec![self.0.clone()];
+        for (i, _) in path.match_indices('/').filter(|(i, _)| *i > 0) {
+            exact.push(format!("{scheme}:{}/**", &path[..i]));
+        }
+        exact.push(format!("{scheme}:{path}/**"));
+        let range = tree.then(|| {
+            exact.push(format!("{scheme}:{path}"));
+            // '0' is the byte after '/', so [B/, B0) is exactly "starts with B/".
+            (format!("{scheme}:{path}/"), format!("{scheme}:{path}0"))
+        });
+        exact.sort();
+        exact.dedup();
+        (exact, range)
+    }
+
+    /// The path of a `file:` resource without the tree suffix.
+    pub fn file_path(&self) -> Option<&str> {
+        if !self.is_file() {
+            return None;
+        }
+        Some(self.tree_base().unwrap_or(self.body()))
+    }
+}
+
+impl std::fmt::Display for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(s: &str) -> Resource {
+        Resource::parse(s).unwrap()
+    }
+
+    #[test]
+    fn normalises_file_paths() {
+        assert_eq!(r("file:./src//a/../b.rs").as_str(), "file:src/b.rs");
+        assert_eq!(r("file:src/**").as_str(), "file:src/**");
+        assert_eq!(r("file:./src/./**").as_str(), "file:src/**");
+        assert_eq!(r("file:../up/x").as_str(), "file:../up/x");
+        assert_eq!(r("file:a/../../x").as_str(), "file:../x");
+        assert_eq!(r("file:/abs//x/../y").as_str(), "file:/abs/y");
+        assert_eq!(r("file:/../x").as_str(), "file:/x");
+        assert_eq!(r("git:refs/heads/main").as_str(), "git:refs/heads/main");
+    }
+
+    #[test]
+    fn refuses_bad_spellings() {
+        for bad in [
+            "src/lib.rs",
+            "File:src",
+            "1x:src",
+            "file:",
+            "file:src/",
+            "file:src/*.rs",
+            "file:src/**/x",
+            "file:**",
+            "file:a b",
+            "file:.",
+            "file:a/..",
+            "file:a\u{7}",
+        ] {
+            let e = Resource::parse(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidResource, "{bad}");
+            assert_eq!(e.exit_code(), 2);
+        }
+        let long = format!("doc:{}", "x".repeat(1021));
+        assert!(Resource::parse(&long).is_err());
+        assert!(Resource::parse(&long[..1024]).is_ok());
+    }
+
+    #[test]
+    fn overlap_is_per_segment() {
+        assert!(r("file:src/**").overlaps(&r("file:src/lib.rs")));
+        assert!(r("file:src/lib.rs").overlaps(&r("file:src/**")));
+        assert!(r("file:src/**").overlaps(&r("file:src")));
+        assert!(r("file:src/**").overlaps(&r("file:src/a/**")));
+        assert!(r("file:src/lib.rs").overlaps(&r("file:src/lib.rs")));
+        assert!(!r("file:src/**").overlaps(&r("file:srcx/lib.rs")));
+        assert!(!r("file:src/lib.rs").overlaps(&r("file:src/lib.rs.bak")));
+        assert!(!r("file:src/a.rs").overlaps(&r("file:src/b.rs")));
+        assert!(!r("file:src/**").overlaps(&r("doc:src/x")));
+        assert!(r("doc:design/**").overlaps(&r("doc:design/api")));
+    }
+
+    #[test]
+    fn candidates_cover_every_overlap() {
+        let all = [
+            "file:src/**",
+            "file:src",
+            "file:src/a/**",
+            "file:src/a/b.rs",
+            "file:src/ab.rs",
+            "file:srcx/**",
+            "file:/abs/**",
+            "file:/abs/x",
+            "file:other.rs",
+        ];
+        for a in all {
+            let ra = r(a);
+            let (exact, range) = ra.overlap_candidates();
+            for b in all {
+                let rb = r(b);
+                let found = exact.iter().any(|e| e == rb.as_str())
+                    || range.as_ref().is_some_and(|(lo, hi)| {
+                        rb.as_str() >= lo.as_str() && rb.as_str() < hi.as_str()
+                    });
+                if ra.overlaps(&rb) {
+                    assert!(found, "{a} must find {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn resolves_against_the_filesystem() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("real/deep")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        assert_eq!(
+            r("file:link/deep/new.rs").resolve_against(&root).as_str(),
+            "file:real/deep/new.rs"
+        );
+        assert_eq!(
+            r("file:link/**").resolve_against(&root).as_str(),
+            "file:real/**"
+        );
+        assert_eq!(
+            r("file:./src//a/../b.rs").resolve_against(&root).as_str(),
+            "file:src/b.rs"
+        );
+        let abs = format!("file:{}/real/x", root.display());
+        assert_eq!(r(&abs).resolve_against(&root).as_str(), "file:real/x");
+        assert_eq!(
+            r("file:/elsewhere/x").resolve_against(&root).as_str(),
+            "file:/elsewhere/x"
+        );
+        assert_eq!(r("git:main").resolve_against(&root).as_str(), "git:main");
+    }
+}

@@ -1,0 +1,296 @@
+//! The one error type of the runtime. Every failure carries a stable string code and maps,
+//! in exactly one place ([`ErrorCode::exit_class`]), to the exit-code contract:
+//! 0 ok, 2 usage, 3 timeout, 4 data or incompatible state, 5 conflict, 6 attention.
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// The exit-code classes. The numbers are a public contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitClass {
+    Usage = 2,
+    Timeout = 3,
+    Data = 4,
+    Conflict = 5,
+    Attention = 6,
+}
+
+/// Stable error codes. The string form (`as_str`) is part of the JSON contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A flag, value or argument combination is invalid.
+    InvalidArgument,
+    /// A text field breaks the line/prose/summary rules.
+    InvalidText,
+    /// A resource URI is malformed or uses a refused wildcard.
+    InvalidResource,
+    /// A cursor is not a 16-digit sequence (or not a known message id).
+    InvalidCursor,
+    /// No session owner was given where one is required.
+    CallerIdentityUnresolved,
+    /// A recipient name matches several live participants of one client.
+    AmbiguousRecipient,
+    /// The same recipient was named twice.
+    DuplicateRecipient,
+    /// The data home lies inside a workspace root.
+    DataHomeInsideWorkspace,
+    /// `acc config init` without a terminal and without `--yes`.
+    ConfirmationRequired,
+    /// `acc.workspace.json` is unreadable or breaks its schema.
+    WorkspaceConfigInvalid,
+    /// A recipient or referenced participant does not exist.
+    UnknownParticipant,
+    /// A referenced record (session, message, claim) does not exist.
+    NotFound,
+    /// The store file is not a readable database of ours.
+    StoreCorrupt,
+    /// The store was written by a newer schema.
+    StoreSchemaNewer,
+    /// The store belongs to another workspace.
+    StoreForeign,
+    /// An I/O or SQL failure that is neither corruption nor contention.
+    StoreIo,
+    /// The store stayed locked past the busy timeout.
+    StoreBusy,
+    /// A live overlapping claim of another session blocks this one.
+    ClaimConflict,
+    /// The session's current generation differs from the one given.
+    GenerationMismatch,
+    /// The session is closed.
+    SessionClosed,
+    /// The session id is unknown.
+    SessionUnknown,
+    /// Reopening an open session whose process is not confirmed dead.
+    SessionInUse,
+    /// A receipt would move backwards.
+    ReceiptBackward,
+    /// `ack` on a message that still needs a reply.
+    ReplyRequired,
+    /// The message is not addressed to the caller.
+    NotAddressed,
+    /// A `clientMessageId` was reused with different content.
+    ClientMessageConflict,
+    /// Releasing a claim of another session without an authority.
+    NotClaimOwner,
+    /// An existing file would be overwritten without `--force`.
+    AlreadyExists,
+    /// `config init` while sessions are attached, without `--force`.
+    SessionsAttached,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "invalid_argument",
+            ErrorCode::InvalidText => "invalid_text",
+            ErrorCode::InvalidResource => "invalid_resource",
+            ErrorCode::InvalidCursor => "invalid_cursor",
+            ErrorCode::CallerIdentityUnresolved => "caller_identity_unresolved",
+            ErrorCode::AmbiguousRecipient => "ambiguous_recipient",
+            ErrorCode::DuplicateRecipient => "duplicate_recipient",
+            ErrorCode::DataHomeInsideWorkspace => "data_home_inside_workspace",
+            ErrorCode::ConfirmationRequired => "confirmation_required",
+            ErrorCode::WorkspaceConfigInvalid => "workspace_config_invalid",
+            ErrorCode::UnknownParticipant => "unknown_participant",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::StoreCorrupt => "store_corrupt",
+            ErrorCode::StoreSchemaNewer => "store_schema_newer",
+            ErrorCode::StoreForeign => "store_foreign",
+            ErrorCode::StoreIo => "store_io",
+            ErrorCode::StoreBusy => "store_busy",
+            ErrorCode::ClaimConflict => "claim_conflict",
+            ErrorCode::GenerationMismatch => "generation_mismatch",
+            ErrorCode::SessionClosed => "session_closed",
+            ErrorCode::SessionUnknown => "session_unknown",
+            ErrorCode::SessionInUse => "session_in_use",
+            ErrorCode::ReceiptBackward => "receipt_backward",
+            ErrorCode::ReplyRequired => "reply_required",
+            ErrorCode::NotAddressed => "not_addressed",
+            ErrorCode::ClientMessageConflict => "client_message_conflict",
+            ErrorCode::NotClaimOwner => "not_claim_owner",
+            ErrorCode::AlreadyExists => "already_exists",
+            ErrorCode::SessionsAttached => "sessions_attached",
+        }
+    }
+
+    /// The single mapping from error codes to exit classes.
+    pub fn exit_class(self) -> ExitClass {
+        use ErrorCode::*;
+        match self {
+            InvalidArgument
+            | InvalidText
+            | InvalidResource
+            | InvalidCursor
+            | CallerIdentityUnresolved
+            | AmbiguousRecipient
+            | DuplicateRecipient
+            | DataHomeInsideWorkspace
+            | ConfirmationRequired => ExitClass::Usage,
+            StoreBusy => ExitClass::Timeout,
+            WorkspaceConfigInvalid
+            | UnknownParticipant
+            | NotFound
+            | StoreCorrupt
+            | StoreSchemaNewer
+            | StoreForeign
+            | StoreIo => ExitClass::Data,
+            ClaimConflict
+            | GenerationMismatch
+            | SessionClosed
+            | SessionUnknown
+            | SessionInUse
+            | ReceiptBackward
+            | ReplyRequired
+            | NotAddressed
+            | ClientMessageConflict
+            | NotClaimOwner
+            | AlreadyExists
+            | SessionsAttached => ExitClass::Conflict,
+        }
+    }
+}
+
+/// An error with a stable code, a one-line human message and structured details.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub details: Map<String, Value>,
+}
+
+pub type Result<T, E = AccError> = std::result::Result<T, E>;
+
+impl AccError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        AccError {
+            code,
+            message: one_line(&message.into()),
+            details: Map::new(),
+        }
+    }
+
+    /// Adds one detail; chained at construction sites.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        self.code.exit_class() as i32
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        AccError::new(ErrorCode::InvalidArgument, message)
+    }
+}
+
+/// Error messages are printed as exactly one line, whatever their source said.
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c == '\n' || c == '\r' {
+            out.push(' ');
+        } else if c.is_control() {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.trim_end().to_string()
+}
+
+impl fmt::Display for AccError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AccError {}
+
+impl From<rusqlite::Error> for AccError {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ffi::ErrorCode as Sql;
+        let code = match e.sqlite_error_code() {
+            Some(Sql::DatabaseBusy) | Some(Sql::DatabaseLocked) => ErrorCode::StoreBusy,
+            Some(Sql::DatabaseCorrupt) | Some(Sql::NotADatabase) => ErrorCode::StoreCorrupt,
+            _ => ErrorCode::StoreIo,
+        };
+        let message = match code {
+            ErrorCode::StoreBusy => "the acc store stayed locked past its busy timeout".to_string(),
+            ErrorCode::StoreCorrupt => format!("the acc store is corrupt: {e}"),
+            _ => format!("acc store error: {e}"),
+        };
+        AccError::new(code, message)
+    }
+}
+
+impl From<std::io::Error> for AccError {
+    fn from(e: std::io::Error) -> Self {
+        AccError::new(ErrorCode::StoreIo, format!("i/o error: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_contract() {
+        assert_eq!(AccError::usage("x").exit_code(), 2);
+        assert_eq!(AccError::new(ErrorCode::StoreBusy, "x").exit_code(), 3);
+        assert_eq!(
+            AccError::new(ErrorCode::StoreSchemaNewer, "x").exit_code(),
+            4
+        );
+        assert_eq!(AccError::new(ErrorCode::ClaimConflict, "x").exit_code(), 5);
+        assert_eq!(
+            AccError::new(ErrorCode::GenerationMismatch, "x").exit_code(),
+            5
+        );
+        assert_eq!(AccError::new(ErrorCode::ReplyRequired, "x").exit_code(), 5);
+    }
+
+    #[test]
+    fn messages_are_one_line_and_controls_are_escaped() {
+        let e = AccError::usage("first\nsecond\u{7}");
+        assert_eq!(e.message, "first second\\u0007");
+    }
+
+    #[test]
+    fn codes_have_distinct_strings() {
+        use std::collections::HashSet;
+        let all = [
+            ErrorCode::InvalidArgument,
+            ErrorCode::InvalidText,
+            ErrorCode::InvalidResource,
+            ErrorCode::InvalidCursor,
+            ErrorCode::CallerIdentityUnresolved,
+            ErrorCode::AmbiguousRecipient,
+            ErrorCode::DuplicateRecipient,
+            ErrorCode::DataHomeInsideWorkspace,
+            ErrorCode::ConfirmationRequired,
+            ErrorCode::WorkspaceConfigInvalid,
+            ErrorCode::UnknownParticipant,
+            ErrorCode::NotFound,
+            ErrorCode::StoreCorrupt,
+            ErrorCode::StoreSchemaNewer,
+            ErrorCode::StoreForeign,
+            ErrorCode::StoreIo,
+            ErrorCode::StoreBusy,
+            ErrorCode::ClaimConflict,
+            ErrorCode::GenerationMismatch,
+            ErrorCode::SessionClosed,
+            ErrorCode::SessionUnknown,
+            ErrorCode::SessionInUse,
+            ErrorCode::ReceiptBackward,
+            ErrorCode::ReplyRequired,
+            ErrorCode::NotAddressed,
+            ErrorCode::ClientMessageConflict,
+            ErrorCode::NotClaimOwner,
+            ErrorCode::AlreadyExists,
+            ErrorCode::SessionsAttached,
+        ];
+        let strings: HashSet<_> = all.iter().map(|c| c.as_str()).collect();
+        assert_eq!(strings.len(), all.len());
+    }
+}

@@ -1,0 +1,97 @@
+//! Every shipped client adapter, in one list.
+//!
+//! Being listed here is what makes an adapter exist for `acc-hook`, the installer and the
+//! conformance checks, so a new adapter gets every check by being added to [`all`].
+
+use acc_sdk::define::Adapter;
+
+/// Each shipped adapter's id and constructor. Construction refusing is a bug in that
+/// adapter's own embedded files, so the constructor panics with the adapter's problem rather
+/// than the adapter quietly going missing.
+const SHIPPED: [(&str, fn() -> Adapter); 6] = [
+    (
+        acc_adapter_antigravity::ID,
+        acc_adapter_antigravity::adapter,
+    ),
+    (
+        acc_adapter_claude_code::ID,
+        acc_adapter_claude_code::adapter,
+    ),
+    (acc_adapter_codex::ID, acc_adapter_codex::adapter),
+    (acc_adapter_gemini_cli::ID, acc_adapter_gemini_cli::adapter),
+    (acc_adapter_grok::ID, acc_adapter_grok::adapter),
+    (acc_adapter_kimi_code::ID, acc_adapter_kimi_code::adapter),
+];
+
+/// Every shipped adapter, sorted by id.
+pub fn all() -> Vec<Adapter> {
+    let mut adapters: Vec<Adapter> = SHIPPED.iter().map(|(_, make)| make()).collect();
+    adapters.sort_by(|a, b| a.id().cmp(b.id()));
+    adapters
+}
+
+/// The shipped adapter with `id`, if there is one. Builds only that adapter (a hook runs
+/// once per client event, so it should not pay for the other five).
+pub fn find(id: &str) -> Option<Adapter> {
+    SHIPPED
+        .iter()
+        .find(|(shipped, _)| *shipped == id)
+        .map(|(_, make)| make())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IDS: [&str; 6] = [
+        "antigravity",
+        "claude-code",
+        "codex",
+        "gemini-cli",
+        "grok",
+        "kimi-code",
+    ];
+
+    #[test]
+    fn all_six_adapters_construct_sorted_and_unique() {
+        let ids: Vec<String> = all().iter().map(|a| a.id().to_owned()).collect();
+        assert_eq!(ids, IDS);
+    }
+
+    #[test]
+    fn find_returns_the_adapter_with_that_id_and_nothing_else() {
+        for id in IDS {
+            assert_eq!(find(id).map(|a| a.id().to_owned()).as_deref(), Some(id));
+        }
+        for absent in ["", "claude", "Claude-Code", "codex-cli", "test"] {
+            assert!(find(absent).is_none(), "{absent}");
+        }
+    }
+
+    #[test]
+    fn each_listed_id_is_the_id_its_adapter_declares() {
+        for (id, make) in SHIPPED {
+            assert_eq!(make().id(), id);
+        }
+    }
+
+    #[test]
+    fn each_adapter_declares_its_own_client() {
+        let primaries: Vec<(String, String)> = all()
+            .iter()
+            .map(|a| (a.id().to_owned(), a.manifest().client.primary().to_owned()))
+            .collect();
+        assert_eq!(
+            primaries,
+            [
+                ("antigravity", "antigravity-cli"),
+                ("claude-code", "claude-code"),
+                ("codex", "codex-cli"),
+                ("gemini-cli", "gemini-cli"),
+                ("grok", "grok"),
+                ("kimi-code", "kimi-code"),
+            ]
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        );
+    }
+}

@@ -1,0 +1,435 @@
+//! The embedded store: one SQLite file per workspace.
+//!
+//! WAL journal, a 5 s busy timeout, foreign keys on, and every mutation inside one
+//! `BEGIN IMMEDIATE` transaction so a check and the write it guards can never interleave with
+//! another process. A store is created atomically (built under a temporary name, then
+//! hard-linked into place) so a crash never leaves a half-initialised `acc.db` behind; an
+//! existing file that is not a readable store of this workspace fails closed and is never
+//! recreated.
+
+pub mod schema;
+
+use crate::error::{AccError, ErrorCode, Result};
+use crate::ids::WorkspaceId;
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long a writer waits for another process's transaction before giving up (exit 3).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Whether the caller may create the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    /// Never creates anything on disk; an absent store reads as an empty one.
+    ReadOnly,
+    /// Creates the store (and its directory) when absent.
+    ReadWrite,
+}
+
+/// What a freshly created store records about its own creation.
+#[derive(Debug, Clone)]
+pub struct Genesis {
+    pub now_ms: i64,
+    pub event_id: String,
+}
+
+/// An open store.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    /// An absent store opened read-only: an empty in-memory schema that is never persisted.
+    ephemeral: bool,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .field("ephemeral", &self.ephemeral)
+            .finish()
+    }
+}
+
+fn corrupt(path: &Path, why: impl std::fmt::Display) -> AccError {
+    AccError::new(
+        ErrorCode::StoreCorrupt,
+        format!(
+            "the acc store {} is unreadable ({why}); acc will not recreate it: move it aside to start over",
+            path.display()
+        ),
+    )
+    .with("file", path.display().to_string())
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // NORMAL is durable against process crashes in WAL mode; only a power loss can roll
+    // back the newest commits, and it never corrupts.
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
+    Ok(())
+}
+
+fn user_version(conn: &Connection) -> Result<u32> {
+    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as u32)
+}
+
+fn apply_migrations(conn: &Connection, from: u32) -> Result<()> {
+    for m in schema::MIGRATIONS.iter().filter(|m| m.version > from) {
+        conn.execute_batch(m.sql)?;
+        conn.pragma_update(None, "user_version", m.version as i64)?;
+    }
+    Ok(())
+}
+
+fn write_genesis(conn: &Connection, workspace: &WorkspaceId, genesis: &Genesis) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('workspace_id', ?1), ('created_at', ?2)",
+        rusqlite::params![workspace.as_str(), genesis.now_ms.to_string()],
+    )?;
+    let payload = serde_json::json!({ "workspaceId": workspace.as_str() }).to_string();
+    conn.execute(
+        "INSERT INTO events (event_id, actor_session_id, type, occurred_at, payload)
+         VALUES (?1, NULL, 'workspace.materialised', ?2, ?3)",
+        rusqlite::params![genesis.event_id, genesis.now_ms, payload],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    /// Opens the store at `path` for `workspace`. With [`OpenMode::ReadOnly`] an absent file
+    /// yields an empty store that writes nothing; with [`OpenMode::ReadWrite`] it is created.
+    pub fn open(
+        path: &Path,
+        workspace: &WorkspaceId,
+        mode: OpenMode,
+        genesis: impl FnOnce() -> Genesis,
+    ) -> Result<Store> {
+        match std::fs::symlink_metadata(path) {
+            Ok(_) => Store::open_existing(path, workspace),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match mode {
+                OpenMode::ReadOnly => Store::empty(path, workspace, genesis()),
+                OpenMode::ReadWrite => {
+                    Store::create(path, workspace, genesis())?;
+                    Store::open_existing(path, workspace)
+                }
+            },
+            Err(e) => Err(corrupt(path, e)),
+        }
+    }
+
+    /// The file this store lives in (the would-be file for an empty read-only store).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when the store does not exist on disk (read-only open of an absent store).
+    pub fn is_ephemeral(&self) -> bool {
+        self.ephemeral
+    }
+
+    fn empty(path: &Path, workspace: &WorkspaceId, genesis: Genesis) -> Result<Store> {
+        let conn = Connection::open_in_memory()?;
+        configure(&conn)?;
+        apply_migrations(&conn, 0)?;
+        write_genesis(&conn, workspace, &genesis)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            ephemeral: true,
+        })
+    }
+
+    fn create(path: &Path, workspace: &WorkspaceId, genesis: Genesis) -> Result<()> {
+        let dir = path.parent().expect("store paths have a directory");
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| {
+                    AccError::new(
+                        ErrorCode::StoreIo,
+                        format!("cannot create the store directory {}: {e}", dir.display()),
+                    )
+                })?;
+        }
+        let tmp = dir.join(format!(
+            ".acc.db.{}.{}.tmp",
+            std::process::id(),
+            genesis.event_id
+        ));
+        let built = (|| -> Result<()> {
+            let conn = Connection::open(&tmp)?;
+            configure(&conn)?;
+            conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+            let tx = conn.unchecked_transaction()?;
+            apply_migrations(&tx, 0)?;
+            write_genesis(&tx, workspace, &genesis)?;
+            tx.commit()?;
+            conn.close().map_err(|(_, e)| e)?;
+            Ok(())
+        })();
+        let linked = built.and_then(|()| match std::fs::hard_link(&tmp, path) {
+            Ok(()) => Ok(()),
+            // Another process created it first; theirs is as good as ours.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(AccError::new(
+                ErrorCode::StoreIo,
+                format!("cannot create the store {}: {e}", path.display()),
+            )),
+        });
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut p = tmp.clone().into_os_string();
+            p.push(suffix);
+            let _ = std::fs::remove_file(PathBuf::from(p));
+        }
+        linked
+    }
+
+    fn open_existing(path: &Path, workspace: &WorkspaceId) -> Result<Store> {
+        let meta = std::fs::symlink_metadata(path).map_err(|e| corrupt(path, e))?;
+        if !meta.is_file() {
+            return Err(corrupt(path, "not a regular file"));
+        }
+        // The cheap integrity signal: the header must be SQLite's before SQLite touches it,
+        // so an empty or foreign file is never mistaken for a new database.
+        let mut header = [0u8; 16];
+        let mut f = std::fs::File::open(path).map_err(|e| corrupt(path, e))?;
+        if f.read_exact(&mut header).is_err() || &header != SQLITE_MAGIC {
+            return Err(corrupt(path, "not an SQLite database"));
+        }
+        drop(f);
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| corrupt(path, e))?;
+        configure(&conn).map_err(|e| Store::contextualise_at(path, e))?;
+        let version = user_version(&conn).map_err(|e| Store::contextualise_at(path, e))?;
+        let current = schema::current_version();
+        if version > current {
+            return Err(AccError::new(
+                ErrorCode::StoreSchemaNewer,
+                format!(
+                    "the acc store {} has schema version {version}, newer than version {current} that this acc understands; upgrade acc",
+                    path.display()
+                ),
+            )
+            .with("file", path.display().to_string())
+            .with("storeVersion", version)
+            .with("supportedVersion", current));
+        }
+        if version == 0 {
+            return Err(corrupt(path, "no acc schema version"));
+        }
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+            ephemeral: false,
+        };
+        if version < current {
+            store.write(|tx| {
+                let v = user_version(tx)?;
+                apply_migrations(tx, v)
+            })?;
+        }
+        let found: Option<String> = store.read(|c| {
+            Ok(c.query_row(
+                "SELECT value FROM meta WHERE key = 'workspace_id'",
+                [],
+                |r| r.get(0),
+            )
+            .ok())
+        })?;
+        match found {
+            Some(id) if id == workspace.as_str() => Ok(store),
+            Some(id) => Err(AccError::new(
+                ErrorCode::StoreForeign,
+                format!(
+                    "the acc store {} belongs to workspace {id}, not {workspace}",
+                    path.display()
+                ),
+            )
+            .with("file", path.display().to_string())),
+            None => Err(corrupt(path, "no workspace id recorded")),
+        }
+    }
+
+    fn contextualise_at(path: &Path, e: AccError) -> AccError {
+        if e.code == ErrorCode::StoreCorrupt {
+            corrupt(path, e.message)
+        } else {
+            e
+        }
+    }
+
+    /// Runs `f` in one `BEGIN IMMEDIATE` transaction; commits on `Ok`, rolls back on `Err`.
+    pub fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let path = self.path.clone();
+        let ctx = |e: AccError| Store::contextualise_at(&path, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| ctx(e.into()))?;
+        let out = f(&tx).map_err(ctx)?;
+        tx.commit().map_err(|e| ctx(e.into()))?;
+        Ok(out)
+    }
+
+    /// Runs `f` in one read transaction, so every query sees the same snapshot.
+    pub fn read<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        let path = self.path.clone();
+        let ctx = |e: AccError| Store::contextualise_at(&path, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)
+            .map_err(|e| ctx(e.into()))?;
+        let out = f(&tx).map_err(ctx)?;
+        tx.commit().map_err(|e| ctx(e.into()))?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> WorkspaceId {
+        WorkspaceId::parse("ws1").unwrap()
+    }
+
+    fn genesis() -> Genesis {
+        Genesis {
+            now_ms: 1000,
+            event_id: "event_genesis".into(),
+        }
+    }
+
+    #[test]
+    fn read_only_open_of_an_absent_store_creates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc/workspaces/ws1/acc.db");
+        let mut store = Store::open(&path, &ws(), OpenMode::ReadOnly, genesis).unwrap();
+        assert!(store.is_ephemeral());
+        let n: i64 = store
+            .read(|c| Ok(c.query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(n, 0);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn creates_wal_store_with_genesis_event_and_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc/workspaces/ws1/acc.db");
+        let mut store = Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap();
+        assert!(!store.is_ephemeral());
+        let (mode, ty): (String, String) = store
+            .read(|c| {
+                let mode = c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+                let ty = c.query_row("SELECT type FROM events WHERE sequence = 1", [], |r| {
+                    r.get(0)
+                })?;
+                Ok((mode, ty))
+            })
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(ty, "workspace.materialised");
+        drop(store);
+        // No temporary files are left next to the store.
+        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp"))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
+        Store::open(&path, &ws(), OpenMode::ReadOnly, genesis).unwrap();
+    }
+
+    #[test]
+    fn refuses_a_newer_schema_naming_file_and_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        let store = Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap();
+        store.conn.pragma_update(None, "user_version", 99).unwrap();
+        drop(store);
+        let err = Store::open(&path, &ws(), OpenMode::ReadOnly, genesis).unwrap_err();
+        assert_eq!(err.code, ErrorCode::StoreSchemaNewer);
+        assert_eq!(err.exit_code(), 4);
+        assert!(err.message.contains(&path.display().to_string()));
+        assert!(err.message.contains("version 99"));
+        assert!(
+            err.message
+                .contains(&format!("version {}", schema::current_version()))
+        );
+    }
+
+    #[test]
+    fn corrupt_and_empty_files_fail_closed_and_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        for bytes in [
+            &b""[..],
+            b"this is not a database at all, just text",
+            &[0u8; 4096],
+        ] {
+            std::fs::write(&path, bytes).unwrap();
+            let err = Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap_err();
+            assert_eq!(err.code, ErrorCode::StoreCorrupt, "{}", err.message);
+            assert!(err.message.contains(&path.display().to_string()));
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "never recreated");
+        }
+    }
+
+    #[test]
+    fn damaged_pages_fail_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap());
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Keep the header magic, destroy the rest of page 1 (the schema table).
+        for b in bytes.iter_mut().skip(100).take(3000) {
+            *b = 0xA5;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let err = Store::open(&path, &ws(), OpenMode::ReadOnly, genesis).unwrap_err();
+        assert_eq!(err.exit_code(), 4, "{}", err.message);
+    }
+
+    #[test]
+    fn a_store_of_another_workspace_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap());
+        let other = WorkspaceId::parse("ws2").unwrap();
+        let err = Store::open(&path, &other, OpenMode::ReadOnly, genesis).unwrap_err();
+        assert_eq!(err.code, ErrorCode::StoreForeign);
+    }
+
+    #[test]
+    fn failed_write_rolls_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        let mut store = Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap();
+        let r: Result<()> = store.write(|tx| {
+            tx.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')", [])?;
+            Err(AccError::usage("stop"))
+        });
+        assert!(r.is_err());
+        let n: i64 = store
+            .read(|c| {
+                Ok(
+                    c.query_row("SELECT count(*) FROM meta WHERE key = 'k'", [], |r| {
+                        r.get(0)
+                    })?,
+                )
+            })
+            .unwrap();
+        assert_eq!(n, 0);
+    }
+}

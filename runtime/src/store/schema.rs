@@ -1,0 +1,164 @@
+//! The store schema as a list of forward migrations. Migration `n` (1-based) takes a store
+//! from `PRAGMA user_version = n-1` to `n`; there are no reverse migrations. Append new
+//! migrations; never edit a shipped one.
+
+/// One forward step.
+pub struct Migration {
+    pub version: u32,
+    pub sql: &'static str,
+}
+
+/// Every migration, in order.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    sql: r#"
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE participants (
+    participant_id TEXT PRIMARY KEY,
+    display_name   TEXT NOT NULL,
+    kind           TEXT NOT NULL CHECK (kind IN ('agent', 'human')),
+    created_at     INTEGER NOT NULL
+);
+
+CREATE TABLE sessions (
+    session_id        TEXT PRIMARY KEY,
+    participant_id    TEXT NOT NULL REFERENCES participants (participant_id),
+    generation        TEXT NOT NULL,
+    harness           TEXT NOT NULL,
+    client_name       TEXT,
+    state             TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+    parent_session_id TEXT,
+    checkout_root     TEXT,
+    branch            TEXT,
+    pid               INTEGER,
+    enforcement       TEXT NOT NULL CHECK (enforcement IN ('advisory', 'guarded')),
+    lifecycle         TEXT NOT NULL CHECK (lifecycle IN ('managed', 'manual')),
+    cadence_ms        INTEGER NOT NULL CHECK (cadence_ms > 0),
+    started_at        INTEGER NOT NULL,
+    heartbeat_at      INTEGER NOT NULL,
+    closed_at         INTEGER,
+    extensions        TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX sessions_by_state ON sessions (state, participant_id);
+CREATE INDEX sessions_by_participant ON sessions (participant_id);
+
+CREATE TABLE intents (
+    session_id TEXT PRIMARY KEY REFERENCES sessions (session_id) ON DELETE CASCADE,
+    summary    TEXT NOT NULL,
+    mode       TEXT NOT NULL,
+    state      TEXT NOT NULL,
+    hints      TEXT NOT NULL DEFAULT '[]',
+    updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE claims (
+    claim_id         TEXT PRIMARY KEY,
+    owner_session_id TEXT NOT NULL REFERENCES sessions (session_id),
+    resource         TEXT NOT NULL,
+    scheme           TEXT NOT NULL,
+    mode             TEXT NOT NULL CHECK (mode IN ('shared', 'exclusive')),
+    enforcement      TEXT NOT NULL CHECK (enforcement IN ('advisory', 'guarded')),
+    reason           TEXT,
+    acquired_at      INTEGER NOT NULL,
+    expires_at       INTEGER NOT NULL,
+    generation       TEXT NOT NULL
+);
+CREATE INDEX claims_by_scheme ON claims (scheme, expires_at);
+CREATE INDEX claims_by_resource ON claims (resource);
+CREATE INDEX claims_by_owner ON claims (owner_session_id);
+
+CREATE TABLE messages (
+    seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id          TEXT NOT NULL UNIQUE,
+    thread_id           TEXT NOT NULL,
+    client_message_id   TEXT NOT NULL,
+    from_participant_id TEXT NOT NULL,
+    from_session_id     TEXT NOT NULL,
+    to_participant_ids  TEXT NOT NULL,
+    kind                TEXT NOT NULL,
+    obligation          TEXT NOT NULL CHECK (obligation IN ('none', 'acknowledge', 'reply')),
+    subject             TEXT NOT NULL,
+    body                TEXT NOT NULL,
+    in_reply_to         TEXT,
+    handoff             TEXT,
+    content_digest      TEXT NOT NULL,
+    sent_at             INTEGER NOT NULL,
+    UNIQUE (from_participant_id, client_message_id)
+);
+CREATE INDEX messages_by_sender ON messages (from_participant_id, obligation);
+
+CREATE TABLE receipts (
+    receipt_id               TEXT PRIMARY KEY,
+    message_seq              INTEGER NOT NULL REFERENCES messages (seq),
+    message_id               TEXT NOT NULL,
+    recipient_participant_id TEXT NOT NULL,
+    state                    TEXT NOT NULL
+        CHECK (state IN ('queued', 'offered', 'retrieved', 'acknowledged')),
+    updated_at               INTEGER NOT NULL,
+    offer_transport          TEXT,
+    offer_at                 INTEGER,
+    offer_repeated_at        INTEGER,
+    UNIQUE (message_id, recipient_participant_id)
+);
+CREATE INDEX receipts_by_recipient ON receipts (recipient_participant_id, state, message_seq);
+CREATE INDEX receipts_by_state ON receipts (state);
+CREATE INDEX receipts_by_message ON receipts (message_seq);
+
+CREATE TABLE events (
+    sequence         INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id         TEXT NOT NULL UNIQUE,
+    actor_session_id TEXT,
+    type             TEXT NOT NULL,
+    occurred_at      INTEGER NOT NULL,
+    payload          TEXT NOT NULL
+);
+
+CREATE TABLE hook_bindings (
+    binding_key    TEXT PRIMARY KEY,
+    session_id     TEXT NOT NULL,
+    generation     TEXT NOT NULL,
+    client_name    TEXT NOT NULL,
+    client_version TEXT,
+    client_pid     INTEGER,
+    updated_at     INTEGER NOT NULL
+);
+"#,
+}];
+
+/// The schema version this build writes and understands.
+pub fn current_version() -> u32 {
+    MIGRATIONS.last().map(|m| m.version).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_consecutive_from_one() {
+        for (i, m) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(m.version as usize, i + 1);
+        }
+        assert_eq!(current_version() as usize, MIGRATIONS.len());
+    }
+
+    #[test]
+    fn every_migration_applies_in_order() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for m in MIGRATIONS {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 9);
+    }
+}

@@ -1,0 +1,121 @@
+//! Git facts read straight from `.git` files: no `git` process is spawned, which keeps
+//! every `acc` invocation cheap. All worktrees of a repository share its common directory.
+
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GitInfo {
+    /// The real path of the repository's common directory (shared by all worktrees).
+    pub common_dir: PathBuf,
+    /// The real path of the worktree that contains the start directory.
+    pub worktree_root: PathBuf,
+    /// The checked-out branch, `None` when HEAD is detached.
+    pub branch: Option<String>,
+    /// The detached HEAD commit, when HEAD names no branch.
+    pub head: Option<String>,
+}
+
+/// Finds the repository containing `start` (a real path). `None` when there is none or its
+/// files cannot be read: discovery then degrades to the directory itself.
+pub fn probe(start: &Path) -> Option<GitInfo> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        let dot_git = d.join(".git");
+        if let Ok(meta) = std::fs::symlink_metadata(&dot_git) {
+            return from_dot_git(d, &dot_git, meta.is_dir());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn from_dot_git(worktree: &Path, dot_git: &Path, is_dir: bool) -> Option<GitInfo> {
+    let git_dir = if is_dir {
+        dot_git.to_path_buf()
+    } else {
+        // A linked worktree or submodule: `.git` is a file `gitdir: <path>`.
+        let text = std::fs::read_to_string(dot_git).ok()?;
+        let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+        worktree.join(target)
+    };
+    let git_dir = git_dir.canonicalize().ok()?;
+    if !git_dir.join("HEAD").is_file() {
+        return None;
+    }
+    let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(rel) => git_dir.join(rel.trim()).canonicalize().ok()?,
+        Err(_) => git_dir.clone(),
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let (branch, head) = match head.strip_prefix("ref:") {
+        Some(r) => {
+            let r = r.trim();
+            (
+                Some(r.strip_prefix("refs/heads/").unwrap_or(r).to_string()),
+                None,
+            )
+        }
+        None => (None, Some(head.to_string())),
+    };
+    Some(GitInfo {
+        common_dir,
+        worktree_root: worktree.to_path_buf(),
+        branch,
+        head,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_repo(root: &Path, branch: &str) {
+        let g = root.join(".git");
+        std::fs::create_dir_all(g.join("worktrees/wt")).unwrap();
+        std::fs::write(g.join("HEAD"), format!("ref: refs/heads/{branch}\n")).unwrap();
+    }
+
+    #[test]
+    fn finds_the_repository_from_a_subdirectory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fake_repo(&root, "main");
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        let info = probe(&root.join("src/deep")).unwrap();
+        assert_eq!(info.worktree_root, root);
+        assert_eq!(info.common_dir, root.join(".git"));
+        assert_eq!(info.branch.as_deref(), Some("main"));
+    }
+
+    #[test]
+    fn linked_worktrees_share_the_common_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let main = base.join("main");
+        std::fs::create_dir_all(&main).unwrap();
+        fake_repo(&main, "main");
+        let wt_git = main.join(".git/worktrees/wt");
+        std::fs::write(wt_git.join("HEAD"), "0123abcd\n").unwrap();
+        std::fs::write(wt_git.join("commondir"), "../..\n").unwrap();
+        let wt = base.join("wt");
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(wt.join(".git"), format!("gitdir: {}\n", wt_git.display())).unwrap();
+        let a = probe(&main).unwrap();
+        let b = probe(&wt).unwrap();
+        assert_eq!(a.common_dir, b.common_dir);
+        assert_eq!(b.worktree_root, wt);
+        assert_eq!(b.branch, None);
+        assert_eq!(b.head.as_deref(), Some("0123abcd"));
+    }
+
+    #[test]
+    fn no_repository_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        // A broken .git file degrades to None instead of an error.
+        std::fs::write(dir.path().join(".git"), "garbage").unwrap();
+        assert!(probe(&dir.path().canonicalize().unwrap()).is_none());
+    }
+}

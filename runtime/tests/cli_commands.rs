@@ -1,0 +1,360 @@
+//! Every `acc` command, run as a process in a temporary data home and workspace, in human
+//! mode and in `--json` mode. The transcripts are pinned with insta snapshots (ids and
+//! temporary paths redacted, time fixed through the test-only clock).
+
+mod common;
+
+use common::{Redactor, Run, Sandbox};
+
+struct Transcript<'a> {
+    sb: &'a Sandbox,
+    red: Redactor,
+    json: bool,
+    text: String,
+}
+
+impl<'a> Transcript<'a> {
+    fn new(sb: &'a Sandbox, json: bool) -> Self {
+        Transcript {
+            sb,
+            red: Redactor::new(sb),
+            json,
+            text: String::new(),
+        }
+    }
+
+    fn record(&mut self, owner: Option<&(String, String)>, args: &[&str]) -> Run {
+        let mut args: Vec<&str> = args.to_vec();
+        if self.json {
+            args.push("--json");
+        }
+        let r = match owner {
+            Some(o) => self.sb.run_as(o, &args),
+            None => self.sb.run(&args),
+        };
+        let who = owner
+            .map(|o| format!("[as {}] ", self.red.apply(&o.0)))
+            .unwrap_or_default();
+        let line = self.red.apply(&args.join(" "));
+        self.text
+            .push_str(&format!("$ {who}acc {line}\nexit {}\n", r.code));
+        if self.json {
+            assert!(
+                r.stderr.is_empty(),
+                "--json writes nothing to stderr: {}",
+                r.stderr
+            );
+            let pretty = self.red.json(&r);
+            self.text.push_str(&pretty);
+            self.text.push('\n');
+        } else {
+            assert!(
+                r.stdout.lines().count() <= 1,
+                "one line at most: {}",
+                r.stdout
+            );
+            assert!(
+                r.stderr.lines().count() <= 1,
+                "one error line at most: {}",
+                r.stderr
+            );
+            for l in r.stdout.lines() {
+                self.text.push_str(&format!("> {}\n", self.red.apply(l)));
+            }
+            for l in r.stderr.lines() {
+                self.text.push_str(&format!("! {}\n", self.red.apply(l)));
+            }
+        }
+        self.text.push('\n');
+        r
+    }
+
+    fn attach(&mut self, participant: &str, extra: &[&str]) -> (String, String) {
+        let mut args = vec!["attach", "--participant", participant];
+        args.extend_from_slice(extra);
+        let r = self.record(None, &args);
+        assert_eq!(r.code, 0);
+        if self.json {
+            let v = r.json();
+            (
+                v["data"]["sessionId"].as_str().unwrap().to_string(),
+                v["data"]["generation"].as_str().unwrap().to_string(),
+            )
+        } else {
+            let mut p = r.stdout.split_whitespace();
+            (p.next().unwrap().to_string(), p.next().unwrap().to_string())
+        }
+    }
+}
+
+/// Reads (never recorded): the ids later commands need.
+fn first_inbox_id(sb: &Sandbox, owner: &(String, String)) -> String {
+    let v = sb.run_as(owner, &["inbox", "--json"]).json();
+    v["data"]["items"][0]["messageId"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn first_claim_of(sb: &Sandbox, participant: &str) -> String {
+    let v = sb.run(&["status", "--json"]).json();
+    let claims = v["data"]["claims"].as_array().unwrap();
+    claims
+        .iter()
+        .find(|c| c["ownerParticipantId"] == participant)
+        .unwrap()["claimId"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn scenario(json: bool) -> String {
+    let sb = Sandbox::new();
+    let mut t = Transcript::new(&sb, json);
+    t.record(None, &["version"]);
+    t.record(None, &["status"]);
+    assert!(
+        sb.store_files().is_empty(),
+        "status never creates the store"
+    );
+    t.record(None, &["config", "validate"]);
+    let alice = t.attach("alice", &["--enforcement", "guarded"]);
+    let bob = t.attach("bob", &["--harness", "codex", "--enforcement", "guarded"]);
+    t.record(Some(&alice), &["heartbeat"]);
+    t.record(
+        Some(&alice),
+        &[
+            "work",
+            "--summary",
+            "refactor the parser",
+            "--hint",
+            "file:src/parser/**",
+        ],
+    );
+    let r = t.record(
+        Some(&alice),
+        &[
+            "claim",
+            "--resource",
+            "file:src/**",
+            "--enforcement",
+            "guarded",
+        ],
+    );
+    assert_eq!(r.code, 0);
+    let r = t.record(
+        Some(&bob),
+        &["claim", "--resource", "file:./src//a/../lib.rs"],
+    );
+    assert_eq!(r.code, 5);
+    t.record(
+        Some(&bob),
+        &[
+            "claim",
+            "--resource",
+            "file:docs/**",
+            "--reason",
+            "docs pass",
+        ],
+    );
+    t.record(
+        Some(&bob),
+        &["claim", "--resource", "file:docs/**", "--lease", "600"],
+    );
+    t.record(
+        Some(&bob),
+        &[
+            "message",
+            "--to",
+            "alice",
+            "--type",
+            "question",
+            "--subject",
+            "may I edit src/lib.rs?",
+            "--body",
+            "only the error type",
+        ],
+    );
+    t.record(
+        Some(&alice),
+        &[
+            "message",
+            "--subject",
+            "parser frozen",
+            "--body",
+            "until the refactor lands",
+        ],
+    );
+    t.record(
+        Some(&alice),
+        &[
+            "request",
+            "--to",
+            "codex",
+            "--title",
+            "review the parser",
+            "--detail",
+            "src/parser/**",
+        ],
+    );
+    t.record(Some(&alice), &["inbox"]);
+    let question = first_inbox_id(&sb, &alice);
+    t.record(Some(&alice), &["inbox", "--message", &question]);
+    let r = t.record(Some(&alice), &["ack", "--message", &question]);
+    assert_eq!(r.code, 5);
+    t.record(
+        Some(&alice),
+        &["reply", "--message", &question, "--body", "yes, go ahead"],
+    );
+    let room_note = first_inbox_id(&sb, &bob);
+    t.record(Some(&bob), &["ack", "--message", &room_note]);
+    t.record(Some(&bob), &["sync", "--scope", "full"]);
+    t.record(
+        Some(&bob),
+        &["sync", "--cursor", "0000000000000010", "--limit", "3"],
+    );
+    t.record(Some(&alice), &["status"]);
+    t.record(Some(&bob), &["release", "--resource", "file:docs/**"]);
+    let alices = first_claim_of(&sb, "alice");
+    t.record(
+        Some(&bob),
+        &[
+            "release",
+            "--claim",
+            &alices,
+            "--authority",
+            "human",
+            "--reason",
+            "alice is away",
+        ],
+    );
+    t.record(Some(&alice), &["work", "--clear"]);
+    t.record(
+        Some(&bob),
+        &[
+            "finish",
+            "--goal",
+            "error type",
+            "--status",
+            "partial",
+            "--to",
+            "alice",
+            "--completed",
+            "renamed variants",
+            "--remaining",
+            "docs",
+        ],
+    );
+    t.record(Some(&alice), &["detach", "--reason", "done for today"]);
+    t.record(None, &["prune"]);
+    t.record(None, &["prune", "--apply", "--class", "intents"]);
+    t.record(None, &["config", "init", "--yes"]);
+    t.record(None, &["config", "validate"]);
+    t.record(None, &["status", "--all"]);
+    t.text
+}
+
+#[test]
+fn every_command_in_human_mode() {
+    insta::assert_snapshot!("human_transcript", scenario(false));
+}
+
+#[test]
+fn every_command_in_json_mode() {
+    insta::assert_snapshot!("json_transcript", scenario(true));
+}
+
+#[test]
+fn help_is_available_for_every_command() {
+    let sb = Sandbox::new();
+    for cmd in [
+        "attach",
+        "heartbeat",
+        "detach",
+        "status",
+        "sync",
+        "work",
+        "claim",
+        "release",
+        "message",
+        "request",
+        "inbox",
+        "reply",
+        "ack",
+        "finish",
+        "prune",
+        "config",
+        "version",
+    ] {
+        let r = sb.run(&[cmd, "--help"]);
+        assert_eq!(r.code, 0, "{cmd}");
+        assert!(r.stdout.contains("Examples:"), "{cmd} --help has examples");
+        assert!(r.stdout.contains("Usage: acc"), "{cmd}");
+    }
+    for cmd in ["init", "validate"] {
+        let r = sb.run(&["config", cmd, "--help"]);
+        assert_eq!(r.code, 0);
+        assert!(r.stdout.contains("Examples:"));
+    }
+    insta::assert_snapshot!("claim_help", sb.run(&["claim", "--help"]).stdout);
+}
+
+#[test]
+fn owner_can_come_from_flags_and_pairs_are_enforced() {
+    let sb = Sandbox::new();
+    let (s, g) = sb.attach("alice", &[]);
+    let r = sb.run(&["heartbeat", "--session", &s, "--generation", &g]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = sb.run(&["heartbeat", "--session", &s]);
+    assert_eq!(r.code, 2);
+    let r = sb.run(&["heartbeat"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("ACC_SESSION"), "{}", r.stderr);
+    let r = sb.run(&[
+        "heartbeat",
+        "--session",
+        &s,
+        "--generation",
+        "generation_stale0000000000000",
+    ]);
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    let r = sb.run_as(&(s.clone(), g.clone()), &["detach"]);
+    assert_eq!(r.code, 0);
+    let r = sb.run_as(&(s, g), &["heartbeat"]);
+    assert_eq!(r.code, 5);
+    assert!(r.stderr.contains("closed"), "{}", r.stderr);
+}
+
+#[test]
+fn a_data_home_inside_the_workspace_is_refused() {
+    let sb = Sandbox::new();
+    let inside = sb.ws_path().join(".acc-data");
+    let r = sb
+        .cmd(&["attach", "--participant", "alice"])
+        .env("ACC_DATA_HOME", &inside)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(!inside.exists(), "nothing written inside the workspace");
+    let err = String::from_utf8(r.stderr).unwrap();
+    assert!(err.contains("inside the workspace root"), "{err}");
+}
+
+#[test]
+fn clients_are_addressed_by_name_only_when_unambiguous() {
+    let sb = Sandbox::new();
+    let a = sb.attach("alice", &[]);
+    sb.attach("codex-1", &["--harness", "codex"]);
+    let r = sb.run_as(
+        &a,
+        &["message", "--to", "codex", "--subject", "hi", "--body", ""],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    sb.attach("codex-2", &["--harness", "codex"]);
+    let r = sb.run_as(
+        &a,
+        &["message", "--to", "codex", "--subject", "hi", "--body", ""],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("codex-1, codex-2"), "{}", r.stderr);
+}

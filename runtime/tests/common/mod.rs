@@ -1,0 +1,238 @@
+//! Shared helpers for the CLI tests: a sandbox with its own data home and workspace, an
+//! `acc` runner with an explicit environment, and a redactor that makes ids and temporary
+//! paths stable for snapshots.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The fixed time every command of a snapshot test sees (test-only hook).
+pub const FIXED_CLOCK: &str = "2026-12-02T12:00:00.000Z";
+
+pub struct Sandbox {
+    /// Holds `data/` (the data home, created by acc on first write) and `project/` (the
+    /// workspace), so names under it are stable across runs.
+    pub tmp: tempfile::TempDir,
+    pub clock: Option<String>,
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(o: Output) -> Run {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(o.stdout).unwrap(),
+            stderr: String::from_utf8(o.stderr).unwrap(),
+        }
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        assert_eq!(
+            self.stdout.lines().count(),
+            1,
+            "exactly one JSON line: {}",
+            self.stdout
+        );
+        serde_json::from_str(self.stdout.trim()).expect("stdout is one JSON object")
+    }
+}
+
+pub fn acc_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_acc"))
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("project")).unwrap();
+        Sandbox {
+            tmp,
+            clock: Some(FIXED_CLOCK.to_string()),
+        }
+    }
+
+    pub fn data_path(&self) -> PathBuf {
+        self.tmp.path().canonicalize().unwrap().join("data")
+    }
+
+    /// A sandbox whose commands see the real clock.
+    pub fn with_real_clock() -> Sandbox {
+        Sandbox {
+            clock: None,
+            ..Sandbox::new()
+        }
+    }
+
+    pub fn ws_path(&self) -> PathBuf {
+        self.tmp.path().canonicalize().unwrap().join("project")
+    }
+
+    /// An `acc` command with a clean environment: only the data home, the test clock and
+    /// `--cwd` to the workspace.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(acc_bin());
+        c.env_clear();
+        c.env("ACC_DATA_HOME", self.data_path());
+        if let Some(clock) = &self.clock {
+            c.env("ACC_TEST_CLOCK", clock);
+        }
+        c.arg("--cwd").arg(self.ws_path());
+        c.args(args);
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(self.cmd(args).output().unwrap())
+    }
+
+    /// Runs as a session (through ACC_SESSION / ACC_GENERATION).
+    pub fn run_as(&self, owner: &(String, String), args: &[&str]) -> Run {
+        let mut c = self.cmd(args);
+        c.env("ACC_SESSION", &owner.0)
+            .env("ACC_GENERATION", &owner.1);
+        Run::from(c.output().unwrap())
+    }
+
+    pub fn attach(&self, participant: &str, extra: &[&str]) -> (String, String) {
+        let mut args = vec!["attach", "--participant", participant];
+        args.extend_from_slice(extra);
+        let r = self.run(&args);
+        assert_eq!(r.code, 0, "attach failed: {}", r.stderr);
+        let mut parts = r.stdout.split_whitespace();
+        (
+            parts.next().unwrap().to_string(),
+            parts.next().unwrap().to_string(),
+        )
+    }
+
+    /// Every file under the data home (none when it was never created).
+    pub fn store_files(&self) -> Vec<PathBuf> {
+        if !self.data_path().exists() {
+            return Vec::new();
+        }
+        walk(&self.data_path())
+    }
+
+    /// The store file's bytes (after every process closed it, WAL is checkpointed away).
+    pub fn store_bytes(&self) -> Vec<u8> {
+        let db = self
+            .store_files()
+            .into_iter()
+            .find(|p| p.file_name().is_some_and(|n| n == "acc.db"))
+            .expect("a store exists");
+        std::fs::read(db).unwrap()
+    }
+}
+
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir).min_depth(1) {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            out.push(e.path().to_path_buf());
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Replaces generated ids with stable `<kind>#<n>` names (numbered by first appearance) and
+/// temporary paths with placeholders, so snapshots pin everything else exactly.
+pub struct Redactor {
+    names: HashMap<String, String>,
+    counters: HashMap<String, usize>,
+    paths: Vec<(String, String)>,
+}
+
+const KINDS: [(&str, usize); 8] = [
+    ("session_", 22),
+    ("generation_", 22),
+    ("message_", 22),
+    ("claim_", 22),
+    ("cmid_", 22),
+    ("event_", 22),
+    ("receipt_", 43),
+    ("workspace_", 32),
+];
+
+fn is_id_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'-' || c == b'_'
+}
+
+impl Redactor {
+    pub fn new(sb: &Sandbox) -> Redactor {
+        let mut paths = vec![
+            (sb.data_path().display().to_string(), "[DATA]".to_string()),
+            (
+                sb.tmp.path().join("data").display().to_string(),
+                "[DATA]".to_string(),
+            ),
+            (sb.ws_path().display().to_string(), "[WS]".to_string()),
+            (
+                sb.tmp.path().join("project").display().to_string(),
+                "[WS]".to_string(),
+            ),
+        ];
+        paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+        Redactor {
+            names: HashMap::new(),
+            counters: HashMap::new(),
+            paths,
+        }
+    }
+
+    pub fn apply(&mut self, text: &str) -> String {
+        let mut s = text.to_string();
+        for (p, name) in &self.paths {
+            s = s.replace(p, name);
+        }
+        let bytes = s.as_bytes();
+        let mut out = String::with_capacity(s.len());
+        let mut i = 0;
+        'outer: while i < bytes.len() {
+            let boundary = i == 0 || !is_id_char(bytes[i - 1]);
+            if boundary {
+                for (prefix, len) in KINDS {
+                    let end = i + prefix.len() + len;
+                    if s[i..].starts_with(prefix)
+                        && end <= bytes.len()
+                        && bytes[i + prefix.len()..end].iter().all(|&c| is_id_char(c))
+                        && (end == bytes.len() || !is_id_char(bytes[end]))
+                    {
+                        let id = &s[i..end];
+                        let kind = prefix.trim_end_matches('_');
+                        let name = match self.names.get(id) {
+                            Some(n) => n.clone(),
+                            None => {
+                                let n = self.counters.entry(kind.to_string()).or_insert(0);
+                                *n += 1;
+                                let name = format!("{kind}#{n}");
+                                self.names.insert(id.to_string(), name.clone());
+                                name
+                            }
+                        };
+                        out.push_str(&name);
+                        i = end;
+                        continue 'outer;
+                    }
+                }
+            }
+            let ch = s[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+        out
+    }
+
+    /// Pretty JSON, redacted.
+    pub fn json(&mut self, r: &Run) -> String {
+        let v = r.json();
+        self.apply(&serde_json::to_string_pretty(&v).unwrap())
+    }
+}
