@@ -2,7 +2,7 @@
 //! hook and prints what happened. Not evidence; nothing here is written under `adapters/`.
 //!
 //! ```text
-//! cargo run -p acc-certify --example drive -- <claude-code|codex|gemini-cli> [write|deny|shell|shell-deny|all] [--keep]
+//! cargo run -p acc-certify --example drive -- <claude-code|codex|gemini-cli|grok> [write|deny|shell|shell-deny|all] [--keep]
 //! ```
 //! `write`: the double asks to write `src/x`, hooks stay silent. `deny`: the pre-tool hook
 //! denies and the prompt hook injects a marker. `shell`/`shell-deny`: the same with a shell
@@ -112,6 +112,21 @@ fn events(client: Client) -> (&'static str, &'static str, &'static [&'static str
                 "SessionEnd",
             ],
         ),
+        // Kimi reads `[[hooks]]` tables from TOML; `main` refuses it before this is reached.
+        Client::Grok | Client::KimiCode => (
+            "UserPromptSubmit",
+            "PreToolUse",
+            &[
+                "SessionStart",
+                "UserPromptSubmit",
+                "PreToolUse",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "PermissionDenied",
+                "Stop",
+                "SessionEnd",
+            ],
+        ),
     }
 }
 
@@ -140,9 +155,11 @@ case "$mode" in
   deny-claude-code) printf '%s\n' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"__DENY__"}}' ;;
   deny-codex) echo "__DENY__" >&2; exit 2 ;;
   deny-gemini-cli) printf '%s\n' '{"decision":"block","reason":"__DENY__"}' ;;
+  deny-grok) printf '%s\n' '{"decision":"deny","reason":"__DENY__"}' ;;
   inject-claude-code) printf '%s\n' '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"__MARKER__"}}' ;;
   inject-codex) echo "__MARKER__" ;;
   inject-gemini-cli) printf '%s\n' '{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"__MARKER__"}}' ;;
+  inject-grok) printf '%s\n' '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"__MARKER__"}}' ;;
 esac
 exit 0
 "#;
@@ -174,11 +191,7 @@ fn register_hooks(
             event if scenario.denies() && event == prompt_event => format!("inject-{client}"),
             _ => "silent".to_owned(),
         };
-        let command = format!(
-            "{} {} {event} {mode}",
-            hook.display(),
-            captures.display()
-        );
+        let command = format!("{} {} {event} {mode}", hook.display(), captures.display());
         let mut handler = json!({"type": "command", "command": command});
         let is_tool_event = event.contains("Tool");
         match client {
@@ -189,7 +202,8 @@ fn register_hooks(
             _ => handler["timeout"] = json!(30),
         }
         let mut group = json!({"hooks": [handler]});
-        if is_tool_event {
+        // Grok's matcher is a regex and an omitted one matches every tool.
+        if is_tool_event && client != Client::Grok {
             group["matcher"] = json!(if client == Client::GeminiCli {
                 ".*"
             } else {
@@ -221,11 +235,23 @@ fn drive(
     };
     let script = Script::new(vec![step], "Done.")?;
     let mut double = ModelDouble::start(client.protocol(), script)?;
-    sandbox.write_base_config(double.port())?;
+    let mut config_files = sandbox.write_base_config(double.port())?;
     let captures = sandbox.root().join("captures");
-    let hook = write_capture_hook(&sandbox.root().join("bin"))?;
+    // Grok runs only hook programs under ~/.grok/.
+    let hook_dir = match client {
+        Client::Grok => sandbox.home().join(".grok/bin"),
+        _ => sandbox.root().join("bin"),
+    };
+    let hook = write_capture_hook(&hook_dir)?;
     fs::create_dir_all(&captures)?;
     register_hooks(client, &sandbox, &hook, &captures, scenario)?;
+    // An installer fingerprints what it writes; note which files the client itself rewrites.
+    config_files.push(sandbox.hook_config_path());
+    config_files.dedup();
+    let before: Vec<Option<Vec<u8>>> = config_files
+        .iter()
+        .map(|path| fs::read(path).ok())
+        .collect();
 
     let extra: BTreeMap<String, String> =
         [(PROBE_VAR.to_owned(), "set-on-the-client".to_owned())].into();
@@ -239,6 +265,17 @@ fn drive(
     )?;
     double.stop();
     let requests = double.requests();
+    let rewritten: Vec<String> = config_files
+        .iter()
+        .zip(&before)
+        .filter(|(path, old)| fs::read(path).ok() != **old)
+        .map(|(path, _)| {
+            path.strip_prefix(sandbox.root())
+                .unwrap_or(path)
+                .display()
+                .to_string()
+        })
+        .collect();
 
     println!(
         "\n=== {client} {} / scenario {} ===",
@@ -267,6 +304,7 @@ fn drive(
             payload["tool_name"], payload["tool_input"]
         );
     }
+    println!("config files the client rewrote: {rewritten:?}");
     let written = target.exists();
     println!("{} written: {written}", scenario.target());
     println!("model requests: {}", requests.len());
@@ -293,8 +331,13 @@ fn drive(
             );
         }
     }
-    let env_dump = fs::read_to_string(captures.join(format!("{tool_event}.env"))).unwrap_or_default();
-    let passes = |var: &str| env_dump.lines().any(|line| line.starts_with(&format!("{var}=")));
+    let env_dump =
+        fs::read_to_string(captures.join(format!("{tool_event}.env"))).unwrap_or_default();
+    let passes = |var: &str| {
+        env_dump
+            .lines()
+            .any(|line| line.starts_with(&format!("{var}=")))
+    };
     println!(
         "hook env: ACC_DATA_HOME passed through: {}, {PROBE_VAR} passed through: {}",
         passes("ACC_DATA_HOME"),
@@ -312,14 +355,21 @@ fn drive(
             println!("    {line}");
         }
     }
+    // Grok's documentation says prompt-hook output is discarded; its marker is only reported.
+    let marker_required = client != Client::Grok;
+    println!("marker reached the model: {marker_seen}");
     let expected = if scenario.denies() {
-        !written && reason_seen && marker_seen
+        !written && reason_seen && (marker_seen || !marker_required)
     } else {
         written && !marker_seen
     };
     println!(
         "verdict: {}",
-        if expected { "as expected" } else { "UNEXPECTED" }
+        if expected {
+            "as expected"
+        } else {
+            "UNEXPECTED"
+        }
     );
     if !expected || keep {
         let stderr_tail: Vec<&str> = output.stderr.lines().rev().take(15).collect();
@@ -341,9 +391,12 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let keep = args.iter().any(|arg| arg == "--keep");
     let positional: Vec<&String> = args.iter().filter(|arg| !arg.starts_with("--")).collect();
-    let Some(client) = positional.first().and_then(|name| name.parse::<Client>().ok()) else {
+    let Some(client) = positional
+        .first()
+        .and_then(|name| name.parse::<Client>().ok())
+    else {
         eprintln!(
-            "usage: drive <claude-code|codex|gemini-cli> [write|deny|shell|shell-deny|all] [--keep]"
+            "usage: drive <claude-code|codex|gemini-cli|grok> [write|deny|shell|shell-deny|all] [--keep]"
         );
         return ExitCode::from(2);
     };
@@ -352,6 +405,12 @@ fn main() -> ExitCode {
         eprintln!("unknown scenario; use write, deny, shell, shell-deny or all");
         return ExitCode::from(2);
     };
+    if client == Client::KimiCode {
+        eprintln!(
+            "drive wires JSON hook files only; Kimi Code reads TOML: use `acc-certify record --client kimi-code`"
+        );
+        return ExitCode::from(2);
+    }
     let installed = match obtain(client, client.pinned_version()) {
         Ok(installed) => installed,
         Err(err) => {

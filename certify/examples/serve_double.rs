@@ -26,13 +26,15 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let script = match args.get(3) {
-        Some(path) => match Script::write_file(std::path::Path::new(path), "written by the double\n") {
-            Ok(script) => script,
-            Err(err) => {
-                eprintln!("{err}");
-                return ExitCode::from(2);
+        Some(path) => {
+            match Script::write_file(std::path::Path::new(path), "written by the double\n") {
+                Ok(script) => script,
+                Err(err) => {
+                    eprintln!("{err}");
+                    return ExitCode::from(2);
+                }
             }
-        },
+        }
         None => Script::text_only("Done."),
     };
     let mut double = match ModelDouble::start(protocol, script) {
@@ -55,7 +57,10 @@ fn main() -> ExitCode {
             request.n,
             request.method,
             request.path,
-            request.query.map(|query| format!("?{query}")).unwrap_or_default(),
+            request
+                .query
+                .map(|query| format!("?{query}"))
+                .unwrap_or_default(),
             request.answered
         );
     }

@@ -22,7 +22,7 @@ use crate::validate::validate_dirs;
 #[command(
     name = "acc-certify",
     version,
-    about = "Validate and explain acc adapter certification evidence"
+    about = "Certify acc adapters: record real clients, validate evidence, diff installs, run wiring, gate releases"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -42,13 +42,44 @@ pub enum Command {
     /// With --probe, eligibility against a feature probe; with --handshake, a handshake
     /// verdict; with neither, the static version rule. There is no platform input.
     Native(NativeArgs),
+    /// Record real clients against a model double and write judged evidence.
+    ///
+    /// Exit 0 when recorded (or, with --check, when the verdicts match the committed
+    /// evidence), 1 when --check found a difference, 2 when it could not run.
+    Record(crate::record::RecordArgs),
+    /// Compare an adapter's install plan with what install does in a sandbox home.
+    ///
+    /// The home is a copy of fixtures/homes/<id>/ unless --home-fixture names another.
+    /// Exit 0 when they agree, 1 naming every difference, 2 when it could not run.
+    DiffInstall(crate::diff_install::DiffInstallArgs),
+    /// Install an adapter into a sandbox home and run every hook command it wrote.
+    ///
+    /// Each command runs through `sh -c` with no PATH, exactly as written, with a probe
+    /// payload for its event. Exit 0 when all exit 0, 1 when any fails or is not an
+    /// absolute, executable acc-hook, 2 when it could not run.
+    Wire(crate::wire::WireArgs),
+    /// The release gate: run every certification check for every adapter.
+    ///
+    /// Every conformance check, validate, diff-install, wire and the evidence replay for
+    /// every adapter, and the matrix drift check. Writes report.json and junit.xml.
+    /// Exit 0 pass, 1 fail (a failure, or a stale baseline entry), 2 could not run.
+    Gate(crate::gate::command::GateArgs),
+    /// Write docs/CAPABILITIES.md, the certified-support matrix, from the evidence.
+    ///
+    /// With --check, compare instead: exit 1 when the document drifted.
+    Matrix(crate::matrix::command::MatrixArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     /// An adapter directory (holding adapter.json and certification.json). Repeatable.
-    #[arg(long = "adapter", value_name = "DIR", required = true)]
+    /// Default: every shipped adapter, adapters/<id> under the repository root.
+    #[arg(long = "adapter", value_name = "DIR")]
     pub adapters: Vec<PathBuf>,
+    /// The repository root for the default (the nearest directory at or above the
+    /// current one holding adapters/ and Cargo.toml).
+    #[arg(long, value_name = "DIR", alias = "repo", conflicts_with = "adapters")]
+    pub root: Option<PathBuf>,
     /// Print exactly one JSON envelope.
     #[arg(long)]
     pub json: bool,
@@ -154,13 +185,21 @@ fn read_input(path: &Path) -> Result<Value, Outcome> {
 }
 
 fn validate(args: &ValidateArgs) -> Outcome {
-    if let Some(missing) = args.adapters.iter().find(|d| !d.is_dir()) {
+    let dirs = if args.adapters.is_empty() {
+        match crate::validate::shipped_dirs(args.root.as_deref()) {
+            Ok(dirs) => dirs,
+            Err(e) => return Outcome::could_not_run(format!("{e} [{}]", e.code())),
+        }
+    } else {
+        args.adapters.clone()
+    };
+    if let Some(missing) = dirs.iter().find(|d| !d.is_dir()) {
         return Outcome::could_not_run(format!(
             "adapter directory {} does not exist",
             missing.display()
         ));
     }
-    let report = validate_dirs(&args.adapters);
+    let report = validate_dirs(&dirs);
     if report.valid() {
         Outcome::ok(report.human(), report.json())
     } else {
@@ -272,6 +311,14 @@ pub fn run(
         Command::Validate(a) => (validate(a), a.json),
         Command::Explain(a) => (explain_cmd(a), a.json),
         Command::Native(a) => (native(a), a.json),
+        Command::Record(a) => return crate::record::execute(a, out, err),
+        Command::DiffInstall(a) => return crate::diff_install::execute(a, out, err),
+        Command::Wire(a) => return crate::wire::execute(a, out, err),
+        Command::Gate(a) => {
+            let env = crate::gate::command::GateEnv::from_process();
+            return crate::gate::command::execute(a, &env, out, err);
+        }
+        Command::Matrix(a) => return crate::matrix::command::execute(a, out, err),
     };
     if json {
         let _ = writeln!(out, "{}", outcome.json);

@@ -3,9 +3,17 @@
 
 pub mod cli;
 pub mod clients;
+pub mod diff_install;
 pub mod doubles;
 pub mod envelope;
 pub mod explain;
+pub mod gate;
+pub mod matrix;
 pub mod native_cmd;
+pub mod output;
+pub mod record;
+pub mod replay;
 pub mod report;
+pub mod setup;
 pub mod validate;
+pub mod wire;

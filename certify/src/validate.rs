@@ -1,5 +1,10 @@
 //! `acc-certify validate`: every adapter directory's manifest, evidence, provenance,
-//! digests and fixtures.
+//! digests and fixtures. By default, every shipped adapter's directory.
+//!
+//! Every file on disk under an adapter's `fixtures/` must be referenced by an evidence row
+//! or a provenance record (`validate_adapter_dir` reports the rest as
+//! `unreferenced_fixture`): a fixture nobody points at is either a leftover or evidence
+//! someone meant to smuggle in.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +13,7 @@ use acc_sdk::error::Problem;
 use serde_json::{Value, json};
 
 use crate::report::{plural, problem_json, problem_line};
+use crate::setup::{SetupError, resolve_root};
 
 /// One adapter directory's verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,4 +115,21 @@ pub fn validate_dirs(dirs: &[PathBuf]) -> Report {
         })
         .collect();
     Report { adapters }
+}
+
+/// `adapters/<id>` for every shipped adapter, under `root` (default: the repository at or
+/// above the current directory), shown relative to the current directory when inside it.
+pub fn shipped_dirs(root: Option<&Path>) -> Result<Vec<PathBuf>, SetupError> {
+    let root = resolve_root(root)?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    Ok(crate::matrix::shipped_ids()
+        .iter()
+        .map(|id| {
+            let dir = root.join("adapters").join(id);
+            match dir.strip_prefix(&cwd) {
+                Ok(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+                _ => dir,
+            }
+        })
+        .collect())
 }

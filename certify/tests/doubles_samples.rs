@@ -105,7 +105,11 @@ fn claude_success_and_plain_context() {
         results[0].text
     );
     // Negative control: a run with silent hooks shows the model no marker.
-    assert!(!protocol.model_visible_text(&plain[1].body).contains("SPIKE"));
+    assert!(
+        !protocol
+            .model_visible_text(&plain[1].body)
+            .contains("SPIKE")
+    );
     let ctx_plain = requests("claude-ctx-plain.jsonl");
     assert!(
         protocol
@@ -173,13 +177,22 @@ fn codex_apply_patch_round_and_developer_context() {
     assert_eq!(results[0].call_id, "call_904454cfedcc");
     assert!(results[0].text.starts_with("Exit code: 0\n"));
     assert!(!results[0].is_error);
-    assert_eq!(protocol.respond(&second, &write_hello()).answered, "final_text");
+    assert_eq!(
+        protocol.respond(&second, &write_hello()).answered,
+        "final_text"
+    );
     let text = protocol.model_visible_text(&first.body);
     assert!(text.contains("SPIKE-INJECT-MARKER-UserPromptSubmit: remember the codeword PINEAPPLE"));
     assert!(text.contains("<environment_context>"));
-    assert!(text.contains("You are Codex"), "developer base instructions");
+    assert!(
+        text.contains("You are Codex"),
+        "developer base instructions"
+    );
     let second_text = protocol.model_visible_text(&second.body);
-    assert!(second_text.contains("*** Add File: hello.txt"), "the call is shown back");
+    assert!(
+        second_text.contains("*** Add File: hello.txt"),
+        "the call is shown back"
+    );
 }
 
 #[test]
@@ -249,12 +262,74 @@ fn gemini_block_and_hook_context() {
             is_error: true,
         }]
     );
-    assert_eq!(protocol.respond(&second, &write_hello()).answered, "final_text");
+    assert_eq!(
+        protocol.respond(&second, &write_hello()).answered,
+        "final_text"
+    );
     for request in [&first, &second] {
         let text = protocol.model_visible_text(&request.body);
         assert!(text.contains(
             "<hook_context>SPIKE-INJECT-MARKER-BeforeAgent: codeword PINEAPPLE</hook_context>"
         ));
-        assert!(text.contains("You are a non-interactive CLI agent"), "systemInstruction");
+        assert!(
+            text.contains("You are a non-interactive CLI agent"),
+            "systemInstruction"
+        );
     }
+}
+
+// ---- Grok (OpenAI Chat Completions) ----
+
+/// Only the chat completions of a Grok run (it also lists models and asks for a title).
+fn grok_chat(name: &str) -> Vec<DoubleRequest> {
+    requests(name)
+        .into_iter()
+        .filter(|request| request.path.ends_with("/chat/completions"))
+        .collect()
+}
+
+#[test]
+fn grok_write_deny_and_shell_rounds() {
+    let protocol = Protocol::OpenAiChatCompletions;
+    let [first, second] =
+        <[DoubleRequest; 2]>::try_from(grok_chat("grok-deny-write.jsonl")).unwrap();
+    let reply = protocol.respond(&first, &write_hello());
+    assert_eq!(reply.answered, "tool_call:write step=0");
+    insta::assert_json_snapshot!("grok_tool_call_write", events_json(&reply));
+    assert_eq!(
+        protocol.tool_results(&second.body),
+        vec![ToolResult {
+            call_id: "call_acc_step0".into(),
+            text: "Hook denied: ACC-DRIVE-DENY: src is claimed by a peer".into(),
+            is_error: true,
+        }]
+    );
+    assert_eq!(
+        protocol.respond(&second, &write_hello()).answered,
+        "final_text"
+    );
+    let text = protocol.model_visible_text(&second.body);
+    assert!(text.contains("<user_query>\nplease do the scripted task\n</user_query>"));
+    assert!(text.contains("You are Grok"), "the system message");
+    assert!(
+        text.contains("\"file_path\":\"/sandbox/ws/src/x\""),
+        "the call is shown back"
+    );
+
+    let shell = grok_chat("grok-shell.jsonl");
+    let results = protocol.tool_results(&shell[1].body);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].text, "exit: 0\n");
+    assert!(!results[0].is_error);
+}
+
+#[test]
+fn grok_side_calls_do_not_consume_the_script() {
+    let all = requests("grok-deny-write.jsonl");
+    let title = all
+        .iter()
+        .find(|request| request.path.ends_with("/responses"))
+        .unwrap();
+    let reply = Protocol::OpenAiChatCompletions.respond(title, &write_hello());
+    assert_eq!(reply.answered, "side_call_text step=0");
 }

@@ -76,6 +76,18 @@ pub enum ErrorCode {
     AlreadyExists,
     /// `config init` while sessions are attached, without `--force`.
     SessionsAttached,
+    /// The `acc-hook` executable hook commands run is missing or not executable.
+    HookExecutableMissing,
+    /// A user's client config is malformed; nothing was written.
+    MalformedUserFile,
+    /// The install record is unreadable or of an unknown schema.
+    InstallRecordCorrupt,
+    /// Reading or writing an installed file failed.
+    InstallIo,
+    /// acc's wiring would overwrite something acc did not write.
+    InstallConflict,
+    /// An adapter refused an uninstall before anything was touched.
+    UninstallRefused,
 }
 
 impl ErrorCode {
@@ -110,6 +122,12 @@ impl ErrorCode {
             ErrorCode::NotClaimOwner => "not_claim_owner",
             ErrorCode::AlreadyExists => "already_exists",
             ErrorCode::SessionsAttached => "sessions_attached",
+            ErrorCode::HookExecutableMissing => "hook_executable_missing",
+            ErrorCode::MalformedUserFile => "malformed_user_file",
+            ErrorCode::InstallRecordCorrupt => "install_record_corrupt",
+            ErrorCode::InstallIo => "install_io",
+            ErrorCode::InstallConflict => "install_conflict",
+            ErrorCode::UninstallRefused => "uninstall_refused",
         }
     }
 
@@ -133,7 +151,11 @@ impl ErrorCode {
             | StoreCorrupt
             | StoreSchemaNewer
             | StoreForeign
-            | StoreIo => ExitClass::Data,
+            | StoreIo
+            | HookExecutableMissing
+            | MalformedUserFile
+            | InstallRecordCorrupt
+            | InstallIo => ExitClass::Data,
             ClaimConflict
             | GenerationMismatch
             | SessionClosed
@@ -145,7 +167,9 @@ impl ErrorCode {
             | ClientMessageConflict
             | NotClaimOwner
             | AlreadyExists
-            | SessionsAttached => ExitClass::Conflict,
+            | SessionsAttached
+            | InstallConflict
+            | UninstallRefused => ExitClass::Conflict,
         }
     }
 }

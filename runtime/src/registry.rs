@@ -5,10 +5,12 @@
 
 use acc_sdk::define::Adapter;
 
+type Constructor = fn() -> Adapter;
+
 /// Each shipped adapter's id and constructor. Construction refusing is a bug in that
 /// adapter's own embedded files, so the constructor panics with the adapter's problem rather
 /// than the adapter quietly going missing.
-const SHIPPED: [(&str, fn() -> Adapter); 6] = [
+const SHIPPED: [(&str, Constructor); 6] = [
     (
         acc_adapter_antigravity::ID,
         acc_adapter_antigravity::adapter,
@@ -72,6 +74,16 @@ mod tests {
     fn each_listed_id_is_the_id_its_adapter_declares() {
         for (id, make) in SHIPPED {
             assert_eq!(make().id(), id);
+        }
+    }
+
+    #[test]
+    fn every_listed_adapter_has_a_valid_directory_of_the_same_name() {
+        let adapters = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters");
+        for adapter in all() {
+            let dir = adapters.join(adapter.id());
+            let problems = acc_sdk::certification::validate_adapter_dir(&dir);
+            assert!(problems.is_empty(), "{}: {problems:?}", dir.display());
         }
     }
 

@@ -1,10 +1,18 @@
-//! acc adapter for Codex CLI (behaviour being written).
+//! acc adapter for Codex CLI (`codex`).
+//!
+//! The manifest and evidence are embedded from `adapter.json` and `certification.json`;
+//! [`define`] joins them with [`Behaviour`] through `define_adapter`, which refuses any
+//! capability the evidence does not back.
 
+pub mod events;
 mod install;
+pub mod normalize;
+pub mod outcomes;
+pub mod tools;
 
 use std::path::PathBuf;
 
-use acc_sdk::adapter::{AdapterBehaviour, AdapterError};
+use acc_sdk::adapter::{AdapterBehaviour, AdapterError, ToolGuard};
 use acc_sdk::context::{ContextInput, ContextResult};
 use acc_sdk::define::Adapter;
 use acc_sdk::error::DefineError;
@@ -27,7 +35,7 @@ pub fn define() -> Result<Adapter, DefineError> {
 
 /// The shipped adapter. A refusal here is a bug in this crate's own files.
 pub fn adapter() -> Adapter {
-    define().unwrap_or_else(|e| panic!("the shipped codex adapter is invalid: {e}"))
+    define().unwrap_or_else(|e| panic!("the shipped {ID} adapter is invalid: {e}"))
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -37,12 +45,15 @@ impl AdapterBehaviour for Behaviour {
     fn detect(&self, ctx: &InstallContext) -> Detection {
         install::detect(ctx)
     }
+
     fn plan_install(&self, ctx: &InstallContext) -> Result<InstallPlan, AdapterError> {
         install::plan(ctx)
     }
+
     fn install(&self, ctx: &InstallContext) -> Result<InstallReport, AdapterError> {
         install::install(ctx)
     }
+
     fn uninstall(
         &self,
         ctx: &InstallContext,
@@ -50,23 +61,37 @@ impl AdapterBehaviour for Behaviour {
     ) -> Result<InstallReport, AdapterError> {
         install::uninstall(ctx, keep)
     }
+
     fn doctor(&self, ctx: &InstallContext) -> DoctorReport {
         install::doctor(ctx)
     }
+
+    /// Codex names the event in the payload, so `args` are not read.
     fn normalize_hook(
         &self,
-        _payload: &Value,
+        payload: &Value,
         _args: &[String],
     ) -> Result<NormalizedEvent, NormalizeError> {
-        Err(NormalizeError::UnknownEvent(String::new()))
+        normalize::normalize(payload)
     }
+
     fn render_context_result(&self, input: &ContextInput, budget_bytes: usize) -> ContextResult {
         acc_sdk::projector::project_context_result(input, budget_bytes)
     }
-    fn deny_outcome(&self, _event: &NormalizedEvent, _reason: &str) -> HookOutcome {
-        HookOutcome::silent()
+
+    fn deny_outcome(&self, _event: &NormalizedEvent, reason: &str) -> HookOutcome {
+        outcomes::deny(reason)
     }
-    fn inject_outcome(&self, _event: &NormalizedEvent, _text: &str) -> HookOutcome {
-        HookOutcome::silent()
+
+    fn inject_outcome(&self, event: &NormalizedEvent, text: &str) -> HookOutcome {
+        outcomes::inject(event, text)
+    }
+
+    fn guard_write(&self) -> Option<&dyn ToolGuard> {
+        Some(&tools::WRITE)
+    }
+
+    fn guard_shell(&self) -> Option<&dyn ToolGuard> {
+        Some(&tools::SHELL)
     }
 }

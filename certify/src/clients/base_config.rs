@@ -43,6 +43,44 @@ pub fn gemini_settings() -> Value {
     })
 }
 
+/// Grok: the double as its models endpoint (which also selects API-key auth, no login),
+/// no update check, no telemetry.
+pub fn grok_config(double_port: u16) -> toml::Table {
+    let text = format!(
+        r#"[endpoints]
+models_base_url = "http://127.0.0.1:{double_port}/v1"
+
+[cli]
+auto_update = false
+
+[features]
+telemetry = false
+"#
+    );
+    text.parse().expect("the Grok base config is valid TOML")
+}
+
+/// Kimi Code: one `anthropic`-type provider at the double and a model using it as the
+/// default, so a headless run needs no login.
+pub fn kimi_config(double_port: u16) -> toml::Table {
+    let text = format!(
+        r#"default_model = "double"
+
+[providers.double]
+type = "anthropic"
+base_url = "http://127.0.0.1:{double_port}"
+api_key = "{key}"
+
+[models.double]
+provider = "double"
+model = "kimi-double"
+max_context_size = 200000
+"#,
+        key = super::environment::DUMMY_KEY,
+    );
+    text.parse().expect("the Kimi base config is valid TOML")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,6 +99,30 @@ mod tests {
         );
         assert_eq!(provider["wire_api"].as_str(), Some("responses"));
         assert_eq!(provider["env_key"].as_str(), Some("ACC_DOUBLE_API_KEY"));
+    }
+
+    #[test]
+    fn grok_lists_models_at_the_double() {
+        let config = grok_config(9);
+        assert_eq!(
+            config["endpoints"]["models_base_url"].as_str(),
+            Some("http://127.0.0.1:9/v1")
+        );
+        assert_eq!(config["cli"]["auto_update"].as_bool(), Some(false));
+    }
+
+    #[test]
+    fn kimi_defaults_to_an_anthropic_provider_at_the_double() {
+        let config = kimi_config(77);
+        assert_eq!(config["default_model"].as_str(), Some("double"));
+        let provider = &config["providers"]["double"];
+        assert_eq!(provider["type"].as_str(), Some("anthropic"));
+        assert_eq!(provider["base_url"].as_str(), Some("http://127.0.0.1:77"));
+        assert_eq!(
+            config["models"]["double"]["provider"].as_str(),
+            Some("double")
+        );
+        assert!(config.get("hooks").is_none());
     }
 
     #[test]

@@ -72,6 +72,15 @@ pub fn headless_env(
             ("GOOGLE_GEMINI_BASE_URL", &base_url),
             ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
         ],
+        // The base URL is in ~/.grok/config.toml ([endpoints] models_base_url), which also
+        // switches Grok to API-key auth.
+        Client::Grok => &[
+            ("XAI_API_KEY", DUMMY_KEY),
+            ("DISABLE_TELEMETRY", "1"),
+            ("GROK_TELEMETRY_ENABLED", "false"),
+        ],
+        // Provider, base URL and key are in ~/.kimi-code/config.toml.
+        Client::KimiCode => &[],
     };
     for (key, value) in client_vars {
         env.insert((*key).to_owned(), (*value).to_owned());
@@ -93,6 +102,9 @@ pub fn headless_args(client: Client, prompt: &str) -> Vec<String> {
             prompt,
         ],
         Client::GeminiCli => vec!["-p", prompt, "--yolo"],
+        Client::Grok => vec!["-p", prompt, "--always-approve"],
+        // `--auto` cannot be combined with `-p`; tools run without asking in `-p` anyway.
+        Client::KimiCode => vec!["-p", prompt],
     };
     args.into_iter().map(str::to_owned).collect()
 }
@@ -157,5 +169,6 @@ mod tests {
             headless_args(Client::GeminiCli, "hi"),
             ["-p", "hi", "--yolo"]
         );
+        assert_eq!(headless_args(Client::KimiCode, "hi"), ["-p", "hi"]);
     }
 }

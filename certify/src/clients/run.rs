@@ -76,3 +76,108 @@ pub fn run_headless_with(
         timed_out: finished.timed_out,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::Client;
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    /// A stand-in client program: reports its cwd, arguments, stdin and environment.
+    fn fake_client(dir: &Path, client: Client, body: &str) -> InstalledClient {
+        let program = dir.join("fake-client");
+        fs::write(&program, format!("#!/bin/sh\n{body}\n")).unwrap();
+        fs::set_permissions(&program, fs::Permissions::from_mode(0o755)).unwrap();
+        InstalledClient {
+            client,
+            version: "0.0.1".into(),
+            version_output: "fake 0.0.1".into(),
+            dir: dir.to_path_buf(),
+            program,
+        }
+    }
+
+    #[test]
+    fn the_client_runs_in_the_workspace_with_only_the_explicit_environment() {
+        let bin = tempfile::tempdir().unwrap();
+        let installed = fake_client(
+            bin.path(),
+            Client::Codex,
+            "echo \"cwd:$(pwd)\"; for a in \"$@\"; do echo \"arg:$a\"; done; \
+             if read line; then echo \"stdin:$line\"; else echo stdin:eof; fi; env | sort",
+        );
+        let sandbox = Sandbox::new(Client::Codex).unwrap();
+        let extra: BTreeMap<String, String> = [("ACC_PROBE".into(), "1".into())].into();
+        let output = run_headless_with(
+            &installed,
+            &sandbox,
+            4321,
+            "do it",
+            Duration::from_secs(60),
+            &extra,
+        )
+        .unwrap();
+        assert_eq!(output.exit_code(), Some(0));
+        assert!(!output.timed_out);
+        let lines: Vec<&str> = output.stdout.lines().collect();
+        assert_eq!(lines[0], format!("cwd:{}", sandbox.workspace().display()));
+        let args: Vec<&str> = lines
+            .iter()
+            .filter_map(|line| line.strip_prefix("arg:"))
+            .collect();
+        assert_eq!(args, headless_args(Client::Codex, "do it"));
+        assert!(lines.contains(&"stdin:eof"), "stdin is /dev/null");
+        let env: BTreeMap<&str, &str> = lines
+            .iter()
+            .filter_map(|line| line.split_once('='))
+            .collect();
+        assert_eq!(
+            env["CODEX_HOME"],
+            sandbox.codex_home().unwrap().to_str().unwrap()
+        );
+        assert_eq!(env["HOME"], sandbox.home().to_str().unwrap());
+        assert_eq!(
+            env["ACC_DATA_HOME"],
+            sandbox.acc_data_home().to_str().unwrap()
+        );
+        assert_eq!(env["ACC_DOUBLE_API_KEY"], "dummy");
+        assert_eq!(env["ACC_PROBE"], "1");
+        // Cargo sets these for the test process; env_clear keeps them from the client.
+        assert!(!env.contains_key("CARGO_PKG_NAME"));
+        assert!(!env.contains_key("CARGO_MANIFEST_DIR"));
+    }
+
+    #[test]
+    fn a_hanging_client_is_killed_at_the_deadline() {
+        let bin = tempfile::tempdir().unwrap();
+        let installed = fake_client(bin.path(), Client::GeminiCli, "echo started; sleep 30");
+        let sandbox = Sandbox::new(Client::GeminiCli).unwrap();
+        let output =
+            run_headless(&installed, &sandbox, 1, "hang", Duration::from_millis(300)).unwrap();
+        assert!(output.timed_out);
+        assert_eq!(output.exit_code(), None, "ended by a signal");
+        // Whatever the client printed before the kill is kept (how much depends on load).
+        assert!(
+            "started\n".starts_with(&output.stdout),
+            "{:?}",
+            output.stdout
+        );
+    }
+
+    #[test]
+    fn a_missing_program_is_an_io_error_naming_it() {
+        let sandbox = Sandbox::new(Client::ClaudeCode).unwrap();
+        let installed = InstalledClient {
+            client: Client::ClaudeCode,
+            version: "0.0.1".into(),
+            version_output: String::new(),
+            dir: sandbox.root().to_path_buf(),
+            program: sandbox.root().join("no-such-client"),
+        };
+        let err = run_headless(&installed, &sandbox, 1, "x", Duration::from_secs(5)).unwrap_err();
+        assert_eq!(err.code(), "client.io");
+        assert!(err.to_string().contains("no-such-client"), "{err}");
+    }
+}

@@ -23,7 +23,7 @@ use std::time::Duration;
 use tempfile::TempDir;
 
 use super::Client;
-use super::base_config::{codex_config, gemini_settings};
+use super::base_config::{codex_config, gemini_settings, grok_config, kimi_config};
 use super::config_files::{merge_json_file, merge_toml_file};
 use super::environment::{SYSTEM_PATH, client_path};
 use super::error::ClientError;
@@ -128,13 +128,21 @@ impl Sandbox {
         (self.client == Client::Codex).then(|| self.home().join(".codex"))
     }
 
-    /// The file the client reads its hooks from (where an installer wires acc in).
+    /// The user-level file the client reads hooks from. Grok reads every
+    /// `~/.grok/hooks/*.json`; this names one file there.
     pub fn hook_config_path(&self) -> PathBuf {
         match self.client {
             Client::ClaudeCode => self.home().join(".claude/settings.json"),
             Client::Codex => self.home().join(".codex/hooks.json"),
             Client::GeminiCli => self.home().join(".gemini/settings.json"),
+            Client::Grok => self.home().join(".grok/hooks/acc-certify.json"),
+            Client::KimiCode => self.kimi_config_path(),
         }
+    }
+
+    /// `$HOME/.kimi-code/config.toml`: Kimi's provider settings and its `[[hooks]]` tables.
+    fn kimi_config_path(&self) -> PathBuf {
+        self.home().join(".kimi-code/config.toml")
     }
 
     /// The sandbox variables: HOME, XDG_*, TMPDIR, ACC_DATA_HOME, and CODEX_HOME for Codex.
@@ -170,6 +178,16 @@ impl Sandbox {
             Client::GeminiCli => {
                 let path = self.home().join(".gemini/settings.json");
                 merge_json_file(&path, &gemini_settings())?;
+                Ok(vec![path])
+            }
+            Client::Grok => {
+                let path = self.home().join(".grok/config.toml");
+                merge_toml_file(&path, &grok_config(double_port))?;
+                Ok(vec![path])
+            }
+            Client::KimiCode => {
+                let path = self.kimi_config_path();
+                merge_toml_file(&path, &kimi_config(double_port))?;
                 Ok(vec![path])
             }
         }

@@ -76,11 +76,15 @@ fn plan(body: &Value, script: &Script) -> Planned {
         Turn::Final(final_text) => text(final_text, "final_text".to_owned()),
         Turn::Step { index, step } => match step {
             Step::Text(reply) => text(reply, format!("text step={index}")),
-            Step::WriteFile { path, content } if offered.contains(&WRITE_TOOL) => tool_use(
-                index,
-                WRITE_TOOL,
-                json!({"file_path": path.to_string_lossy(), "content": content}),
-            ),
+            Step::WriteFile { path, content } if offered.contains(&WRITE_TOOL) => {
+                let mut input = serde_json::Map::new();
+                input.insert(
+                    write_path_key(body).to_owned(),
+                    json!(path.to_string_lossy()),
+                );
+                input.insert("content".to_owned(), json!(content));
+                tool_use(index, WRITE_TOOL, Value::Object(input))
+            }
             Step::Shell { command } if offered.contains(&SHELL_TOOL) => {
                 tool_use(index, SHELL_TOOL, json!({"command": command}))
             }
@@ -90,6 +94,23 @@ fn plan(body: &Value, script: &Script) -> Planned {
                 text("ok", format!("side_call_text step={index}"))
             }
         },
+    }
+}
+
+/// The path argument of the offered `Write` tool: Claude Code's is `file_path`; Kimi Code,
+/// which speaks the same protocol, names it `path`.
+fn write_path_key(body: &Value) -> &'static str {
+    let properties = array_field(body, "tools")
+        .iter()
+        .find(|tool| str_field(tool, "name") == WRITE_TOOL)
+        .and_then(|tool| tool["input_schema"]["properties"].as_object());
+    match properties {
+        Some(properties)
+            if properties.contains_key("path") && !properties.contains_key("file_path") =>
+        {
+            "path"
+        }
+        _ => "file_path",
     }
 }
 
@@ -192,17 +213,22 @@ fn char_boundary_near_half(text: &str) -> usize {
 
 /// Every `tool_result` block in the request, in order.
 ///
-/// `is_error` is the block's own flag: Claude Code sets it on a hook deny
-/// (`PreToolUse:Write hook error: <reason>`) and on a refused permission.
+/// `is_error` is the block's own flag (Claude Code sets it on a hook deny,
+/// `PreToolUse:Write hook error: <reason>`, and on a refused permission), or the
+/// `<system>ERROR:` prefix Kimi Code writes into the text instead of setting the flag.
 pub fn tool_results(body: &Value) -> Vec<ToolResult> {
     array_field(body, "messages")
         .iter()
         .flat_map(|message| array_field(message, "content"))
         .filter(|block| block["type"] == "tool_result")
-        .map(|block| ToolResult {
-            call_id: str_field(block, "tool_use_id").to_owned(),
-            text: text_of_content(&block["content"]),
-            is_error: block["is_error"].as_bool().unwrap_or(false),
+        .map(|block| {
+            let text = text_of_content(&block["content"]);
+            ToolResult {
+                call_id: str_field(block, "tool_use_id").to_owned(),
+                is_error: block["is_error"].as_bool().unwrap_or(false)
+                    || text.starts_with("<system>ERROR:"),
+                text,
+            }
         })
         .collect()
 }
@@ -305,6 +331,36 @@ mod tests {
         assert_eq!(
             message["content"][0]["input"],
             json!({"file_path": "/ws/hello.txt", "content": "hi\n"})
+        );
+    }
+
+    #[test]
+    fn the_write_path_argument_follows_the_offered_schema() {
+        let mut req = request(json!([{"role": "user", "content": "go"}]), &[]);
+        req.body["stream"] = json!(false);
+        req.body["tools"] =
+            json!([{"name": "Write", "input_schema": {"properties": {"path": {}, "content": {}}}}]);
+        let reply = respond(&req, &write_script());
+        let message: Value = serde_json::from_slice(&reply.body).unwrap();
+        assert_eq!(
+            message["content"][0]["input"],
+            json!({"path": "/ws/hello.txt", "content": "hi\n"})
+        );
+    }
+
+    #[test]
+    fn an_error_written_into_the_text_counts_as_an_error() {
+        let body = json!({"messages": [{"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "<system>ERROR: Tool execution failed.</system>\nclaimed"}]},
+            {"type": "tool_result", "tool_use_id": "b", "content": "fine"}
+        ]}]});
+        let results = tool_results(&body);
+        assert_eq!(
+            results
+                .iter()
+                .map(|result| (result.call_id.as_str(), result.is_error))
+                .collect::<Vec<_>>(),
+            [("a", true), ("b", false)]
         );
     }
 

@@ -42,7 +42,11 @@ fn offered<'a>(body: &Value, candidates: &[&'a str]) -> Option<&'a str> {
 /// The assistant message to send: either text or one tool call.
 enum Planned {
     Text(String),
-    Call { id: String, name: String, arguments: Value },
+    Call {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
 }
 
 fn plan(body: &Value, script: &Script) -> (Planned, String) {
@@ -103,7 +107,10 @@ fn completions(body: &Value, script: &Script) -> Reply {
         );
     }
     let (planned, answered) = plan(body, script);
-    let model = body.get("model").and_then(Value::as_str).unwrap_or("chat-double");
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("chat-double");
     let id = format!("chatcmpl-acc-{}", tool_results(body).len());
     let (message, finish_reason) = match &planned {
         Planned::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
@@ -128,9 +135,7 @@ fn completions(body: &Value, script: &Script) -> Reply {
         });
         return Reply::json(200, &completion, answered);
     }
-    let chunk = |choices: Value| {
-        json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": choices})
-    };
+    let chunk = |choices: Value| json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": choices});
     let mut delta = message.clone();
     if let Some(calls) = delta.get_mut("tool_calls").and_then(Value::as_array_mut) {
         for (index, call) in calls.iter_mut().enumerate() {
@@ -219,7 +224,10 @@ mod tests {
     fn a_write_step_becomes_one_streamed_tool_call() {
         let script = Script::write_file(Path::new("/ws/a"), "hi\n").unwrap();
         let reply = respond(
-            &request(json!([{"role": "user", "content": "go"}]), &["run_terminal_command", "write"]),
+            &request(
+                json!([{"role": "user", "content": "go"}]),
+                &["run_terminal_command", "write"],
+            ),
             &script,
         );
         assert_eq!(reply.answered, "tool_call:write step=0");
@@ -262,7 +270,10 @@ mod tests {
     #[test]
     fn shell_steps_carry_the_required_description() {
         let script = Script::new(vec![Step::shell("echo x > src/y")], "bye").unwrap();
-        let mut req = request(json!([{"role": "user", "content": "go"}]), &["run_terminal_command"]);
+        let mut req = request(
+            json!([{"role": "user", "content": "go"}]),
+            &["run_terminal_command"],
+        );
         req.body["stream"] = json!(false);
         let reply = respond(&req, &script);
         let body: Value = serde_json::from_slice(&reply.body).unwrap();
@@ -275,7 +286,10 @@ mod tests {
     #[test]
     fn models_and_responses_side_calls_share_the_base_url() {
         let script = Script::text_only("x");
-        assert_eq!(respond(&DoubleRequest::get("/v1/models"), &script).answered, "models");
+        assert_eq!(
+            respond(&DoubleRequest::get("/v1/models"), &script).answered,
+            "models"
+        );
         let title = DoubleRequest::post(
             "/v1/responses",
             json!({"input": [], "tools": [{"type": "function", "name": "session_title"}], "stream": true}),

@@ -21,6 +21,7 @@
 
 pub mod analysis;
 pub mod anthropic;
+pub mod chat;
 pub mod exchange;
 pub mod gemini;
 pub mod http;
@@ -51,13 +52,16 @@ pub enum Protocol {
     OpenAiResponses,
     /// Gemini v1beta `streamGenerateContent?alt=sse` (Gemini CLI).
     GeminiGenerateContent,
+    /// OpenAI Chat Completions, streamed, with Grok's tool names (Grok).
+    OpenAiChatCompletions,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [
+    pub const ALL: [Protocol; 4] = [
         Protocol::AnthropicMessages,
         Protocol::OpenAiResponses,
         Protocol::GeminiGenerateContent,
+        Protocol::OpenAiChatCompletions,
     ];
 
     /// Stable name, used in logs and reports.
@@ -66,6 +70,7 @@ impl Protocol {
             Protocol::AnthropicMessages => "anthropic-messages",
             Protocol::OpenAiResponses => "openai-responses",
             Protocol::GeminiGenerateContent => "gemini-generate-content",
+            Protocol::OpenAiChatCompletions => "openai-chat-completions",
         }
     }
 
@@ -75,6 +80,7 @@ impl Protocol {
             Protocol::AnthropicMessages => anthropic::respond(request, script),
             Protocol::OpenAiResponses => openai::respond(request, script),
             Protocol::GeminiGenerateContent => gemini::respond(request, script),
+            Protocol::OpenAiChatCompletions => chat::respond(request, script),
         }
     }
 
@@ -85,6 +91,7 @@ impl Protocol {
             Protocol::AnthropicMessages => anthropic::tool_results(body),
             Protocol::OpenAiResponses => openai::tool_results(body),
             Protocol::GeminiGenerateContent => gemini::tool_results(body),
+            Protocol::OpenAiChatCompletions => chat::tool_results(body),
         }
     }
 
@@ -96,6 +103,7 @@ impl Protocol {
             Protocol::AnthropicMessages => anthropic::model_visible_text(body),
             Protocol::OpenAiResponses => openai::model_visible_text(body),
             Protocol::GeminiGenerateContent => gemini::model_visible_text(body),
+            Protocol::OpenAiChatCompletions => chat::model_visible_text(body),
         }
     }
 }

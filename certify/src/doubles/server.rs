@@ -171,11 +171,13 @@ fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
     }
 }
 
+/// Seconds since the epoch, to the microsecond (finer digits are noise in a log).
 fn now() -> f64 {
-    SystemTime::now()
+    let micros = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_secs_f64())
-        .unwrap_or_default()
+        .map(|elapsed| elapsed.as_micros())
+        .unwrap_or_default();
+    micros as f64 / 1e6
 }
 
 fn serve(stream: TcpStream, shared: &Shared) {

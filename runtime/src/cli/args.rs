@@ -1,5 +1,6 @@
 //! The `acc` command line, declared with clap. Parsing only: no behaviour lives here.
 
+use super::commands::install;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -158,6 +159,18 @@ pub enum Command {
         after_help = "Examples:\n  acc config init --yes\n  acc config validate"
     )]
     Config(ConfigCommand),
+
+    /// Wire acc into the coding agents on this machine.
+    #[command(long_about = install::INSTALL_ABOUT, after_help = install::INSTALL_EXAMPLES)]
+    Install(install::InstallArgs),
+
+    /// Take acc's wiring back out, restoring user files byte for byte.
+    #[command(long_about = install::UNINSTALL_ABOUT, after_help = install::UNINSTALL_EXAMPLES)]
+    Uninstall(install::UninstallArgs),
+
+    /// Check acc's installation and say the one next step.
+    #[command(long_about = install::DOCTOR_ABOUT, after_help = install::DOCTOR_EXAMPLES)]
+    Doctor(install::DoctorArgs),
 
     /// Print acc's version.
     #[command(

@@ -2,6 +2,7 @@
 
 mod admin;
 mod claims;
+pub mod install;
 mod messages;
 mod room;
 mod sessions;
@@ -29,6 +30,9 @@ pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
         Command::Finish(a) => messages::finish(inv, a),
         Command::Prune(a) => admin::prune(inv, a),
         Command::Config(c) => admin::config(inv, c),
+        Command::Install(a) => install::install(inv, a),
+        Command::Uninstall(a) => install::uninstall(inv, a),
+        Command::Doctor(a) => install::doctor(inv, a),
         Command::Version => Ok(admin::version()),
     }
 }

@@ -1,0 +1,48 @@
+//! Claude Code payload -> normalised event. Reads only: `hook_event_name`, `session_id`,
+//! `cwd`, `model`, `permission_mode`, `agent_id` (presence only), `reason` on
+//! `SessionEnd`, and `tool_name` with the target fields of `tool_input`.
+
+use acc_sdk::event::{NormalizeError, NormalizedEvent};
+use acc_sdk::payload;
+use serde_json::Value;
+
+use crate::events::ClientEvent;
+use crate::tools;
+
+pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
+    let obj = payload::object(raw)?;
+    // Grok runs the hooks in `~/.claude/settings.json` too, handing them its own camelCase
+    // envelope; such a payload is Grok's session, never this client's.
+    if !obj.contains_key("hook_event_name") && obj.contains_key("hookEventName") {
+        return Err(NormalizeError::ForeignShape(
+            "a camelCase hookEventName payload is Grok's, not Claude Code's".into(),
+        ));
+    }
+    let name = payload::text(obj, "hook_event_name").unwrap_or_default();
+    let event =
+        ClientEvent::parse(name).ok_or_else(|| NormalizeError::UnknownEvent(name.to_owned()))?;
+    let session_id = payload::session_id(obj, &["session_id"])?;
+    let cwd = payload::cwd(obj, &["cwd"])?;
+    let tool = if event.has_tool() {
+        Some(tools::tool_call(obj).ok_or(NormalizeError::InvalidField {
+            field: "tool_name",
+            reason: format!("a {} payload must name its tool", event.name()),
+        })?)
+    } else {
+        None
+    };
+    // A subagent's hooks carry the parent conversation's session id plus an `agent_id`.
+    let parent_session_id = payload::text(obj, "agent_id").map(|_| session_id.clone());
+    Ok(NormalizedEvent {
+        kind: event.kind(),
+        session_id,
+        cwd,
+        model: payload::optional_text(obj, &["model"]),
+        parent_session_id,
+        tool,
+        permission_mode: payload::optional_text(obj, &["permission_mode"]),
+        end_reason: (event == ClientEvent::SessionEnd)
+            .then(|| payload::optional_text(obj, &["reason"]))
+            .flatten(),
+    })
+}

@@ -1,0 +1,25 @@
+//! Claude Code's tools, by guard family. Normalisation and the guards read targets through
+//! the same tables, so what the guard checks is what the event says.
+
+use acc_sdk::adapter::ToolGuard;
+use acc_sdk::event::{ToolCall, ToolClass};
+use acc_sdk::payload::{ShellTools, WriteTools, payload_tool};
+use serde_json::{Map, Value};
+
+/// File-writing tools. `NotebookEdit` names its file `notebook_path`.
+pub static WRITE: WriteTools = WriteTools {
+    names: &["Write", "Edit", "MultiEdit", "NotebookEdit"],
+    path_keys: &["file_path", "notebook_path"],
+};
+
+pub static SHELL: ShellTools = ShellTools {
+    names: &["Bash"],
+    command_keys: &["command"],
+};
+
+/// The tool call a tool event's payload names, if any.
+pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
+    let families: [(ToolClass, &dyn ToolGuard); 2] =
+        [(ToolClass::Write, &WRITE), (ToolClass::Shell, &SHELL)];
+    payload_tool(obj, &["tool_name"], "tool_input", &families)
+}

@@ -1,0 +1,23 @@
+//! How Codex is answered (measured on 0.171.0, REAL-CLIENTS.md §3.7-§3.8).
+
+use acc_sdk::event::{EventKind, NormalizedEvent};
+use acc_sdk::outcome::HookOutcome;
+use acc_sdk::payload;
+
+/// Exit 2 with the reason on stderr and nothing on stdout. Codex quotes stderr verbatim in
+/// `Command blocked by PreToolUse hook: <reason>. Command: …`, so no newline is added.
+pub fn deny(reason: &str) -> HookOutcome {
+    HookOutcome {
+        stdout: String::new(),
+        stderr: reason.to_owned(),
+        exit_code: 2,
+    }
+}
+
+/// Plain stdout, which Codex turns into a developer message after the prompt.
+pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
+    match event.kind {
+        EventKind::SessionStart | EventKind::BeforeTurn => payload::plain_context(text),
+        _ => HookOutcome::silent(),
+    }
+}

@@ -1,0 +1,62 @@
+//! Codex's answer shapes, pinned.
+
+use acc_adapter_codex::Behaviour;
+use acc_sdk::adapter::AdapterBehaviour;
+use acc_sdk::event::{EventKind, NormalizedEvent};
+use acc_sdk::outcome::HookOutcome;
+
+fn event(kind: EventKind) -> NormalizedEvent {
+    NormalizedEvent {
+        kind,
+        session_id: "s-1".into(),
+        cwd: "/w".into(),
+        model: None,
+        parent_session_id: None,
+        tool: None,
+        permission_mode: None,
+        end_reason: None,
+    }
+}
+
+#[test]
+fn deny_is_exit_2_with_the_reason_on_stderr_only() {
+    let out = Behaviour.deny_outcome(
+        &event(EventKind::BeforeTool),
+        "src/a.rs is claimed by claude-code-x1",
+    );
+    assert_eq!(out.exit_code, 2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr, "src/a.rs is claimed by claude-code-x1");
+    insta::assert_json_snapshot!("deny", out);
+}
+
+#[test]
+fn inject_is_plain_stdout() {
+    let text = "ACC (load the acc skill):\n```acc-peer-message\nx\n```";
+    let turn = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), text);
+    assert_eq!(turn, HookOutcome::stdout(text));
+    insta::assert_json_snapshot!("inject_before_turn", turn);
+    let start = Behaviour.inject_outcome(
+        &event(EventKind::SessionStart),
+        "ACC: 1 peer participant(s) present.",
+    );
+    insta::assert_json_snapshot!("inject_session_start", start);
+}
+
+#[test]
+fn empty_or_unmeasured_inject_is_silent() {
+    let empty = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");
+    assert_eq!(empty, HookOutcome::silent());
+    insta::assert_json_snapshot!("inject_empty", empty);
+    for kind in [
+        EventKind::TurnEnd,
+        EventKind::BeforeTool,
+        EventKind::AfterTool,
+    ] {
+        assert_eq!(
+            Behaviour.inject_outcome(&event(kind), "text"),
+            HookOutcome::silent(),
+            "{kind:?}"
+        );
+    }
+}

@@ -1,0 +1,40 @@
+//! Gemini CLI payload -> normalised event. Reads only `hook_event_name`, `session_id`,
+//! `cwd`, `reason` on `SessionEnd`, and `tool_name` with the target fields of `tool_input`.
+//! Gemini sends no model or permission mode at the top level; the model inside
+//! `llm_request` is deliberately not read, because that object is the conversation.
+
+use acc_sdk::event::{NormalizeError, NormalizedEvent};
+use acc_sdk::payload;
+use serde_json::Value;
+
+use crate::events::ClientEvent;
+use crate::tools;
+
+pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
+    let obj = payload::object(raw)?;
+    let name = payload::text(obj, "hook_event_name").unwrap_or_default();
+    let event =
+        ClientEvent::parse(name).ok_or_else(|| NormalizeError::UnknownEvent(name.to_owned()))?;
+    let session_id = payload::session_id(obj, &["session_id"])?;
+    let cwd = payload::cwd(obj, &["cwd"])?;
+    let tool = if event.has_tool() {
+        Some(tools::tool_call(obj).ok_or(NormalizeError::InvalidField {
+            field: "tool_name",
+            reason: format!("a {} payload must name its tool", event.name()),
+        })?)
+    } else {
+        None
+    };
+    Ok(NormalizedEvent {
+        kind: event.kind(),
+        session_id,
+        cwd,
+        model: None,
+        parent_session_id: None,
+        tool,
+        permission_mode: None,
+        end_reason: (event == ClientEvent::SessionEnd)
+            .then(|| payload::optional_text(obj, &["reason"]))
+            .flatten(),
+    })
+}

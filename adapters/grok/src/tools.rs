@@ -1,0 +1,24 @@
+//! Grok's tools, by guard family (0.2.111 offers `write` and `search_replace` for files and
+//! `run_terminal_command` for the shell; Claude-style names are only matcher aliases and
+//! never appear in payloads).
+
+use acc_sdk::adapter::ToolGuard;
+use acc_sdk::event::{ToolCall, ToolClass};
+use acc_sdk::payload::{ShellTools, WriteTools, payload_tool};
+use serde_json::{Map, Value};
+
+pub static WRITE: WriteTools = WriteTools {
+    names: &["write", "search_replace"],
+    path_keys: &["file_path"],
+};
+
+pub static SHELL: ShellTools = ShellTools {
+    names: &["run_terminal_command"],
+    command_keys: &["command"],
+};
+
+pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
+    let families: [(ToolClass, &dyn ToolGuard); 2] =
+        [(ToolClass::Write, &WRITE), (ToolClass::Shell, &SHELL)];
+    payload_tool(obj, &["toolName"], "toolInput", &families)
+}

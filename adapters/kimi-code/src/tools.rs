@@ -1,0 +1,24 @@
+//! Kimi Code's tools, by guard family. Kimi Code uses Claude Code's tool names, but `Write`
+//! (and, per the reference, `Edit`) name the file `path` (seen on 2.1.0). `file_path` is
+//! read second, in case a build uses the Claude spelling.
+
+use acc_sdk::adapter::ToolGuard;
+use acc_sdk::event::{ToolCall, ToolClass};
+use acc_sdk::payload::{ShellTools, WriteTools, payload_tool};
+use serde_json::{Map, Value};
+
+pub static WRITE: WriteTools = WriteTools {
+    names: &["Write", "Edit"],
+    path_keys: &["path", "file_path"],
+};
+
+pub static SHELL: ShellTools = ShellTools {
+    names: &["Bash"],
+    command_keys: &["command"],
+};
+
+pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
+    let families: [(ToolClass, &dyn ToolGuard); 2] =
+        [(ToolClass::Write, &WRITE), (ToolClass::Shell, &SHELL)];
+    payload_tool(obj, &["tool_name"], "tool_input", &families)
+}

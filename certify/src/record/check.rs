@@ -1,0 +1,185 @@
+//! `record --check`: the verdicts of a fresh recording against the committed evidence.
+//!
+//! Only (client, version, platform, capability, result) are compared: dates, limitations
+//! and digests change on every recording, verdicts must not. Within the tuples and
+//! capabilities a check recorded, a verdict with no committed row is `missing`, a committed
+//! row with no verdict is `extra`, and a different result is `differs`.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// One verdict, as compared.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct VerdictKey {
+    pub client: String,
+    pub version: String,
+    pub platform: String,
+    pub capability: String,
+    pub result: String,
+}
+
+impl VerdictKey {
+    fn tuple(&self) -> (&str, &str, &str, &str) {
+        (
+            &self.client,
+            &self.version,
+            &self.platform,
+            &self.capability,
+        )
+    }
+
+    fn build(&self) -> (&str, &str, &str) {
+        (&self.client, &self.version, &self.platform)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Mismatch {
+    /// The result recorded now differs from the committed row's.
+    Differs { committed: VerdictKey, now: String },
+    /// A verdict recorded now has no committed row.
+    Missing { now: VerdictKey },
+    /// A committed row that this recording should have reproduced has no verdict now.
+    Extra { committed: VerdictKey },
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name =
+            |k: &VerdictKey| format!("{} {} {} {}", k.client, k.version, k.platform, k.capability);
+        match self {
+            Mismatch::Differs { committed, now } => write!(
+                f,
+                "differs: {} is {} in the committed evidence but {now} now",
+                name(committed),
+                committed.result
+            ),
+            Mismatch::Missing { now } => write!(
+                f,
+                "missing: {} recorded {} now but has no committed row",
+                name(now),
+                now.result
+            ),
+            Mismatch::Extra { committed } => write!(
+                f,
+                "extra: {} is committed as {} but was not recorded now",
+                name(committed),
+                committed.result
+            ),
+        }
+    }
+}
+
+/// Compares `now` with `committed`. `capabilities` are the ones the recorded scenarios
+/// decide; committed rows of other builds or capabilities are out of scope.
+pub fn compare(
+    committed: &[VerdictKey],
+    now: &[VerdictKey],
+    capabilities: &[&str],
+) -> Vec<Mismatch> {
+    let builds: Vec<(&str, &str, &str)> = now.iter().map(VerdictKey::build).collect();
+    let in_scope = |k: &VerdictKey| {
+        builds.contains(&k.build()) && capabilities.contains(&k.capability.as_str())
+    };
+    let mut out = Vec::new();
+    for verdict in now {
+        match committed.iter().find(|c| c.tuple() == verdict.tuple()) {
+            Some(row) if row.result == verdict.result => {}
+            Some(row) => out.push(Mismatch::Differs {
+                committed: row.clone(),
+                now: verdict.result.clone(),
+            }),
+            None => out.push(Mismatch::Missing {
+                now: verdict.clone(),
+            }),
+        }
+    }
+    for row in committed.iter().filter(|c| in_scope(c)) {
+        if !now.iter().any(|v| v.tuple() == row.tuple()) {
+            out.push(Mismatch::Extra {
+                committed: row.clone(),
+            });
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(version: &str, capability: &str, result: &str) -> VerdictKey {
+        VerdictKey {
+            client: "claude-code".into(),
+            version: version.into(),
+            platform: "linux-x64".into(),
+            capability: capability.into(),
+            result: result.into(),
+        }
+    }
+
+    const CAPS: [&str; 2] = ["guards.beforeWrite", "guards.beforeShell"];
+
+    #[test]
+    fn equal_verdicts_match() {
+        let rows = [
+            key("1.0.0", "guards.beforeWrite", "pass"),
+            key("1.0.0", "guards.beforeShell", "fail"),
+        ];
+        assert!(compare(&rows, &rows, &CAPS).is_empty());
+    }
+
+    #[test]
+    fn a_changed_result_differs_and_names_the_tuple() {
+        let committed = [key("1.0.0", "guards.beforeWrite", "pass")];
+        let now = [key("1.0.0", "guards.beforeWrite", "fail")];
+        let mismatches = compare(&committed, &now, &CAPS);
+        assert_eq!(
+            mismatches,
+            [Mismatch::Differs {
+                committed: committed[0].clone(),
+                now: "fail".into()
+            }]
+        );
+        assert_eq!(
+            mismatches[0].to_string(),
+            "differs: claude-code 1.0.0 linux-x64 guards.beforeWrite is pass in the committed evidence but fail now"
+        );
+    }
+
+    #[test]
+    fn missing_and_extra_rows_are_reported_within_scope_only() {
+        let committed = [
+            key("1.0.0", "guards.beforeShell", "pass"),
+            // Another version and a capability no recorded scenario decides: out of scope.
+            key("0.9.0", "guards.beforeWrite", "pass"),
+            key("1.0.0", "lifecycle.sessionStart", "pass"),
+        ];
+        let now = [key("1.0.0", "guards.beforeWrite", "pass")];
+        let mismatches = compare(&committed, &now, &CAPS);
+        assert_eq!(
+            mismatches,
+            [
+                Mismatch::Missing {
+                    now: now[0].clone()
+                },
+                Mismatch::Extra {
+                    committed: committed[0].clone()
+                },
+            ]
+        );
+        assert!(
+            mismatches[0]
+                .to_string()
+                .starts_with("missing: claude-code 1.0.0")
+        );
+        assert!(
+            mismatches[1]
+                .to_string()
+                .starts_with("extra: claude-code 1.0.0 linux-x64 guards.beforeShell")
+        );
+    }
+}

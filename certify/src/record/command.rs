@@ -1,0 +1,393 @@
+//! `acc-certify record`: the command layer over [`super::recording`].
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use acc_sdk::certification::Certification;
+use acc_sdk::error::CERTIFICATION_FILE;
+use clap::Args;
+
+use super::check::{Mismatch, VerdictKey, compare};
+use super::error::RecordError;
+use super::evidence::decided;
+use super::install::Binaries;
+use super::recording::{
+    ClientRecording, certification_name, persist_bundles, persist_evidence, record_client,
+};
+use super::runner::RunSettings;
+use super::scenario::{Scenario, plan};
+use super::summary::{self, ClientOutcome};
+use super::tuple::today_utc;
+use crate::clients::{Cache, Client, obtain_in};
+use crate::envelope::{self, Exit};
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The client to record: claude-code, codex, gemini-cli, grok, kimi-code, or all.
+    #[arg(long, value_name = "CLIENT", value_parser = parse_choice)]
+    pub client: ClientChoice,
+    /// Record this exact version instead of the pinned one (one client only).
+    #[arg(long, value_name = "V")]
+    pub version: Option<String>,
+    /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
+    /// next-turn, solo-control. The solo control runs in every recording.
+    #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
+    pub scenarios: Vec<Scenario>,
+    /// Record into a temporary directory and compare the verdicts with the committed
+    /// evidence instead of writing: exit 1 naming every difference.
+    #[arg(long)]
+    pub check: bool,
+    /// The repository to write evidence into (default: the nearest directory at or above
+    /// the current one holding adapters/ and Cargo.toml).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Where `acc` and `acc-hook` are (default: beside acc-certify).
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<PathBuf>,
+    /// The deadline of one headless client run, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub timeout: u64,
+    /// Print exactly one JSON envelope on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--client`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientChoice {
+    One(Client),
+    All,
+}
+
+impl ClientChoice {
+    pub fn clients(self) -> Vec<Client> {
+        match self {
+            ClientChoice::One(client) => vec![client],
+            ClientChoice::All => Client::ALL.to_vec(),
+        }
+    }
+}
+
+fn parse_choice(text: &str) -> Result<ClientChoice, String> {
+    if text == "all" {
+        return Ok(ClientChoice::All);
+    }
+    text.parse::<Client>().map(ClientChoice::One).map_err(|_| {
+        let names: Vec<&str> = Client::ALL.iter().map(|c| c.id()).collect();
+        format!("unknown client {text:?}; use {} or all", names.join(", "))
+    })
+}
+
+fn parse_scenario(text: &str) -> Result<Scenario, String> {
+    text.parse()
+}
+
+/// The nearest directory at or above `start` holding `adapters/` and `Cargo.toml`.
+pub fn find_repo(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|dir| dir.join("adapters").is_dir() && dir.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Runs the command; returns the exit code.
+pub fn execute(args: &RecordArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let (exit, human, data) = match run(args, err) {
+        Ok((outcomes, exit)) => (
+            exit,
+            summary::human(&outcomes, args.check),
+            summary::json(&outcomes, args.check),
+        ),
+        Err(e) => {
+            let data = serde_json::json!({"code": e.code()});
+            (e.exit(), format!("acc-certify: {e} [{}]\n", e.code()), data)
+        }
+    };
+    if args.json {
+        let envelope = match exit {
+            Exit::Ok => envelope::success(data),
+            _ => envelope::failure(exit, &failure_message(exit, &data), data),
+        };
+        let _ = writeln!(out, "{envelope}");
+    } else if exit == Exit::CouldNotRun && human.starts_with("acc-certify:") {
+        let _ = write!(err, "{human}");
+    } else {
+        let _ = write!(out, "{human}");
+    }
+    exit.code()
+}
+
+fn failure_message(exit: Exit, data: &serde_json::Value) -> String {
+    match exit {
+        Exit::Invalid => "the recorded verdicts differ from the committed evidence".to_owned(),
+        _ => match data.get("code").and_then(serde_json::Value::as_str) {
+            Some(code) => format!("record could not run [{code}]"),
+            None => "some clients could not be recorded".to_owned(),
+        },
+    }
+}
+
+fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<(Vec<ClientOutcome>, Exit), RecordError> {
+    let clients = args.client.clients();
+    if args.version.is_some() && clients.len() > 1 {
+        return Err(RecordError::Usage(
+            "--version names one client's version; use it with a single --client".to_owned(),
+        ));
+    }
+    if args.timeout == 0 {
+        return Err(RecordError::Usage(
+            "--timeout must be at least 1 second".to_owned(),
+        ));
+    }
+    let repo = match &args.repo {
+        Some(dir) => dir.clone(),
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| {
+                RecordError::Usage(format!("cannot read the current directory: {e}"))
+            })?;
+            find_repo(&cwd).ok_or(RecordError::NoRepository { from: cwd })?
+        }
+    };
+    if !repo.join("adapters").is_dir() {
+        return Err(RecordError::NoRepository { from: repo });
+    }
+    let binaries = match &args.bin_dir {
+        Some(dir) => Binaries::in_dir(dir)?,
+        None => Binaries::beside_current_exe()?,
+    };
+    let cache = Cache::from_process_env().map_err(|source| RecordError::Client {
+        client: "cache".to_owned(),
+        source,
+    })?;
+    let settings = RunSettings {
+        binaries,
+        timeout: Duration::from_secs(args.timeout),
+    };
+    let scenarios = plan(&args.scenarios);
+    let observed_at = today_utc();
+    // `--check` writes nothing into the repository: its bundles go to a directory removed
+    // at the end.
+    let scratch = tempfile::tempdir().map_err(|e| RecordError::Write {
+        message: format!("creating a scratch directory: {e}"),
+    })?;
+    let bundles_root = if args.check {
+        scratch.path()
+    } else {
+        repo.as_path()
+    };
+
+    // Clients run side by side (each in its own sandboxes); their progress lines reach
+    // stderr through one channel so they never interleave mid-line.
+    let (sender, lines) = mpsc::channel::<String>();
+    let results: Vec<(Client, Result<ClientOutcome, RecordError>)> = thread::scope(|scope| {
+        let handles: Vec<_> = clients
+            .iter()
+            .map(|&client| {
+                let sender = sender.clone();
+                let (cache, repo, scenarios, settings) = (&cache, &repo, &scenarios, &settings);
+                let (observed_at, check, version) = (&observed_at, args.check, &args.version);
+                scope.spawn(move || {
+                    let version = version
+                        .clone()
+                        .unwrap_or_else(|| client.pinned_version().to_owned());
+                    let mut progress = |line: &str| {
+                        let _ = sender.send(line.to_owned());
+                    };
+                    let job = Job {
+                        cache,
+                        repo,
+                        bundles_root,
+                        scenarios,
+                        settings,
+                        observed_at,
+                        check,
+                    };
+                    (client, job.record(client, &version, &mut progress))
+                })
+            })
+            .collect();
+        drop(sender);
+        for line in lines {
+            let _ = writeln!(err, "acc-certify: {line}");
+        }
+        handles
+            .into_iter()
+            .zip(&clients)
+            .map(|(handle, &client)| {
+                handle.join().unwrap_or_else(|_| {
+                    (
+                        client,
+                        Err(RecordError::Write {
+                            message: format!("recording {client} panicked"),
+                        }),
+                    )
+                })
+            })
+            .collect()
+    });
+    let mut outcomes = Vec::new();
+    for (client, result) in results {
+        match result {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(e @ RecordError::Client { .. }) => {
+                let _ = writeln!(err, "acc-certify: could not record {client}: {e}");
+                outcomes.push(ClientOutcome::Unavailable {
+                    client: client.id().to_owned(),
+                    code: e.code().to_owned(),
+                    message: e.to_string(),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let unavailable = outcomes
+        .iter()
+        .any(|o| matches!(o, ClientOutcome::Unavailable { .. }));
+    let mismatched = outcomes
+        .iter()
+        .any(|o| matches!(o, ClientOutcome::Recorded { mismatches, .. } if !mismatches.is_empty()));
+    let exit = if unavailable {
+        Exit::CouldNotRun
+    } else if mismatched {
+        Exit::Invalid
+    } else {
+        Exit::Ok
+    };
+    Ok((outcomes, exit))
+}
+
+/// What every client's recording shares.
+struct Job<'a> {
+    cache: &'a Cache,
+    repo: &'a Path,
+    bundles_root: &'a Path,
+    scenarios: &'a [Scenario],
+    settings: &'a RunSettings,
+    observed_at: &'a str,
+    check: bool,
+}
+
+impl Job<'_> {
+    fn record(
+        &self,
+        client: Client,
+        version: &str,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<ClientOutcome, RecordError> {
+        let installed = obtain_in(self.cache, client, version, progress).map_err(|source| {
+            RecordError::Client {
+                client: client.id().to_owned(),
+                source,
+            }
+        })?;
+        let adapter_rel = format!("adapters/{}", client.id());
+        let adapter_dir = self.repo.join(&adapter_rel);
+        let name = certification_name(&adapter_dir)?;
+        let recording = record_client(
+            &installed,
+            &name,
+            self.scenarios,
+            self.settings,
+            self.observed_at,
+            &mut |tuple, run| progress(&summary::progress_line(tuple, run)),
+        )?;
+        let items = persist_bundles(&recording, self.bundles_root)?;
+        if self.check {
+            let mismatches = check_against(&adapter_dir, &recording, self.scenarios)?;
+            return Ok(ClientOutcome::Recorded {
+                recording: Box::new(recording),
+                evidence: None,
+                mismatches,
+            });
+        }
+        persist_evidence(&adapter_dir, &items)?;
+        Ok(ClientOutcome::Recorded {
+            recording: Box::new(recording),
+            evidence: Some(format!("{adapter_rel}/{CERTIFICATION_FILE}")),
+            mismatches: Vec::new(),
+        })
+    }
+}
+
+fn check_against(
+    adapter_dir: &Path,
+    recording: &ClientRecording,
+    scenarios: &[Scenario],
+) -> Result<Vec<Mismatch>, RecordError> {
+    let path = adapter_dir.join(CERTIFICATION_FILE);
+    let bytes = std::fs::read(&path).map_err(|e| RecordError::Write {
+        message: format!("{}: {e}", path.display()),
+    })?;
+    let certification =
+        Certification::from_bytes(&bytes).map_err(|problems| RecordError::Write {
+            message: format!(
+                "{} is not valid: {}",
+                path.display(),
+                problems
+                    .iter()
+                    .map(|p| p.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        })?;
+    let committed: Vec<VerdictKey> = certification
+        .evidence
+        .iter()
+        .map(|row| VerdictKey {
+            client: row.client.clone(),
+            version: row.version.clone(),
+            platform: row.platform.clone(),
+            capability: row.capability.clone(),
+            result: row.result.as_str().to_owned(),
+        })
+        .collect();
+    let t = &recording.tuple;
+    let now: Vec<VerdictKey> = recording
+        .runs
+        .iter()
+        .flat_map(|r| &r.verdicts)
+        .map(|v| VerdictKey {
+            client: t.client.clone(),
+            version: t.version.clone(),
+            platform: t.platform.clone(),
+            capability: v.capability.key().to_owned(),
+            result: v.result.as_str().to_owned(),
+        })
+        .collect();
+    let caps: Vec<&str> = decided(scenarios).iter().map(|c| c.key()).collect();
+    Ok(compare(&committed, &now, &caps))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_repository_is_the_nearest_directory_with_adapters_and_a_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        fs_setup(&repo);
+        let deep = repo.join("certify/src");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(find_repo(&deep), Some(repo.clone()));
+        assert_eq!(find_repo(&repo), Some(repo));
+        assert_eq!(find_repo(dir.path()), None);
+    }
+
+    fn fs_setup(repo: &Path) {
+        std::fs::create_dir_all(repo.join("adapters")).unwrap();
+        std::fs::write(repo.join("Cargo.toml"), "").unwrap();
+    }
+
+    #[test]
+    fn client_choices_name_one_client_or_all() {
+        assert_eq!(parse_choice("all"), Ok(ClientChoice::All));
+        assert_eq!(parse_choice("grok"), Ok(ClientChoice::One(Client::Grok)));
+        assert_eq!(ClientChoice::All.clients(), Client::ALL.to_vec());
+        let err = parse_choice("antigravity").unwrap_err();
+        assert!(err.contains("kimi-code or all"), "{err}");
+    }
+}

@@ -1,0 +1,233 @@
+//! The scenarios `record` drives, what each sets up, and which capabilities it decides.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use acc_sdk::capabilities::Capability;
+use serde::{Deserialize, Serialize};
+
+use crate::doubles::{Script, ScriptError, Step};
+
+/// The participant every scenario's peer session acts as.
+pub const PEER: &str = "peer";
+/// The participant the client's session is pinned to in `next-turn`.
+pub const AGENT: &str = "agent";
+/// The resource the peer holds a guarded claim on.
+pub const CLAIMED_RESOURCE: &str = "file:src/**";
+/// The unclaimed file every guard scenario also writes (the negative control).
+pub const FREE_FILE: &str = "free.txt";
+/// What the client is asked; the double ignores it and follows its script. It never reaches
+/// an adapter fixture.
+pub const PROMPT: &str = "Carry out the scripted task in this repository.";
+/// The double's closing text.
+pub const FINAL_TEXT: &str = "Done.";
+/// What the peer sends in `next-turn` (untrusted peer text: never copied into a fixture).
+pub const PEER_SUBJECT: &str = "handoff for the next turn";
+pub const PEER_BODY: &str = "Please leave src/ alone until I have finished the refactor.";
+
+/// One headless client run in a fresh sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// No peer: did sessionStart and sessionEnd reach acc?
+    Lifecycle,
+    /// A peer's guarded claim on `src/**`; the model writes `src/x`, then `free.txt`.
+    GuardWrite,
+    /// The same through the shell tool: `echo x > src/y`, then a write to `free.txt`.
+    GuardShell,
+    /// A peer message queued before the prompt must reach the first model request.
+    NextTurn,
+    /// Negative control: a solo session with the next-turn candidates gets no injection.
+    SoloControl,
+}
+
+impl Scenario {
+    /// In the order a run records them. The control runs before `next-turn`, whose verdicts
+    /// depend on it.
+    pub const ALL: [Scenario; 5] = [
+        Scenario::Lifecycle,
+        Scenario::GuardWrite,
+        Scenario::GuardShell,
+        Scenario::SoloControl,
+        Scenario::NextTurn,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::Lifecycle => "lifecycle",
+            Scenario::GuardWrite => "guard-write",
+            Scenario::GuardShell => "guard-shell",
+            Scenario::NextTurn => "next-turn",
+            Scenario::SoloControl => "solo-control",
+        }
+    }
+
+    /// The capabilities this scenario's verdicts are about (none for the control, which
+    /// only feeds `next-turn`).
+    pub fn capabilities(self) -> &'static [Capability] {
+        match self {
+            Scenario::Lifecycle => &[Capability::SessionStart, Capability::SessionEnd],
+            Scenario::GuardWrite => &[Capability::BeforeWrite],
+            Scenario::GuardShell => &[Capability::BeforeShell],
+            Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
+            Scenario::SoloControl => &[],
+        }
+    }
+
+    /// The capabilities named in `ACC_CERTIFY_CANDIDATES` for this run.
+    pub fn candidates(self) -> &'static [Capability] {
+        match self {
+            Scenario::NextTurn | Scenario::SoloControl => {
+                &[Capability::NextTurn, Capability::BeforeTurnInjection]
+            }
+            _ => &[],
+        }
+    }
+
+    /// A peer session exists in the store before the client starts.
+    pub fn has_peer(self) -> bool {
+        matches!(
+            self,
+            Scenario::GuardWrite | Scenario::GuardShell | Scenario::NextTurn
+        )
+    }
+
+    /// The workspace-relative file the peer's claim covers and the model tries to create.
+    pub fn claimed_target(self) -> Option<&'static str> {
+        match self {
+            Scenario::GuardWrite => Some("src/x"),
+            Scenario::GuardShell => Some("src/y"),
+            _ => None,
+        }
+    }
+
+    /// The participant `ACC_PARTICIPANT` pins the client's session to.
+    pub fn pinned_participant(self) -> Option<&'static str> {
+        (self == Scenario::NextTurn).then_some(AGENT)
+    }
+
+    /// The reason acc's guard gives for the claimed target.
+    pub fn deny_reason(self) -> Option<String> {
+        self.claimed_target()
+            .map(|target| format!("file:{target} is claimed by {PEER}"))
+    }
+
+    /// The double's script: guard scenarios make two tool calls (the claimed target, then
+    /// the unclaimed control); the others only answer with text.
+    pub fn script(self, workspace: &Path) -> Result<Script, ScriptError> {
+        let steps = match self {
+            Scenario::GuardWrite => vec![
+                Step::write_file(workspace.join("src/x"), "written by the model double\n"),
+                Step::write_file(workspace.join(FREE_FILE), "unclaimed\n"),
+            ],
+            Scenario::GuardShell => vec![
+                Step::shell("echo x > src/y"),
+                Step::shell(format!("echo ok > {FREE_FILE}")),
+            ],
+            _ => Vec::new(),
+        };
+        Script::new(steps, FINAL_TEXT)
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scenario {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Scenario::ALL
+            .into_iter()
+            .find(|scenario| scenario.name() == text)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Scenario::ALL.iter().map(|s| s.name()).collect();
+                format!("unknown scenario {text:?}; use one of {}", names.join(", "))
+            })
+    }
+}
+
+/// The scenarios a run records: the ones asked for (all when none), in run order, plus the
+/// solo control, which every run includes.
+pub fn plan(asked: &[Scenario]) -> Vec<Scenario> {
+    Scenario::ALL
+        .into_iter()
+        .filter(|s| asked.is_empty() || asked.contains(s) || *s == Scenario::SoloControl)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_choices() {
+        for scenario in Scenario::ALL {
+            assert_eq!(scenario.name().parse::<Scenario>(), Ok(scenario));
+            let json = serde_json::to_value(scenario).unwrap();
+            assert_eq!(json, scenario.name());
+        }
+        let err = "deny".parse::<Scenario>().unwrap_err();
+        assert!(err.contains("guard-write"), "{err}");
+    }
+
+    #[test]
+    fn every_run_includes_the_control_before_next_turn() {
+        assert_eq!(plan(&[]), Scenario::ALL.to_vec());
+        assert_eq!(
+            plan(&[Scenario::NextTurn]),
+            [Scenario::SoloControl, Scenario::NextTurn]
+        );
+        assert_eq!(
+            plan(&[Scenario::GuardShell, Scenario::Lifecycle]),
+            [
+                Scenario::Lifecycle,
+                Scenario::GuardShell,
+                Scenario::SoloControl
+            ]
+        );
+    }
+
+    #[test]
+    fn guard_scripts_hit_the_claim_first_and_the_free_file_second() {
+        let ws = Path::new("/ws");
+        let write = Scenario::GuardWrite.script(ws).unwrap();
+        assert_eq!(
+            write.steps(),
+            [
+                Step::write_file("/ws/src/x", "written by the model double\n"),
+                Step::write_file("/ws/free.txt", "unclaimed\n")
+            ]
+        );
+        let shell = Scenario::GuardShell.script(ws).unwrap();
+        assert_eq!(
+            shell.steps(),
+            [
+                Step::shell("echo x > src/y"),
+                Step::shell("echo ok > free.txt")
+            ]
+        );
+        assert!(Scenario::NextTurn.script(ws).unwrap().steps().is_empty());
+        assert_eq!(
+            Scenario::GuardShell.deny_reason().as_deref(),
+            Some("file:src/y is claimed by peer")
+        );
+        assert_eq!(Scenario::Lifecycle.deny_reason(), None);
+    }
+
+    #[test]
+    fn only_the_delivery_scenarios_name_candidates() {
+        assert!(Scenario::GuardWrite.candidates().is_empty());
+        assert_eq!(
+            Scenario::SoloControl.candidates(),
+            Scenario::NextTurn.candidates()
+        );
+        assert!(Scenario::SoloControl.capabilities().is_empty());
+        assert!(!Scenario::SoloControl.has_peer());
+        assert_eq!(Scenario::NextTurn.pinned_participant(), Some(AGENT));
+    }
+}

@@ -1,0 +1,146 @@
+//! `acc-certify matrix`: docs/CAPABILITIES.md is generated from the evidence, never by
+//! hand; `--check` fails on drift, and so does the gate.
+
+#[path = "gate_support/mod.rs"]
+mod support;
+
+use support::{certify, certify_in, copy_root};
+
+#[test]
+fn the_committed_matrix_matches_the_evidence() {
+    let run = certify(&["matrix", "--check"]);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, "docs/CAPABILITIES.md matches the evidence\n"),
+        "regenerate it with `cargo run -p acc-certify -- matrix`: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn writing_is_deterministic_and_check_finds_drift() {
+    let root = copy_root();
+    let doc = root.path().join("docs/CAPABILITIES.md");
+    std::fs::remove_file(&doc).unwrap();
+    let root_arg = root.path().to_str().unwrap();
+    let run = certify_in(root.path(), &["matrix", "--check", "--root", root_arg], &[]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        "docs/CAPABILITIES.md is missing; generate it with acc-certify matrix\n"
+    );
+
+    let run = certify_in(root.path(), &["matrix", "--root", root_arg], &[]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout
+            .starts_with("wrote docs/CAPABILITIES.md: 6 adapters x 14 capabilities")
+    );
+    let written = std::fs::read_to_string(&doc).unwrap();
+    assert_eq!(
+        written,
+        std::fs::read_to_string(support::repo().join("docs/CAPABILITIES.md")).unwrap()
+    );
+    let run = certify_in(root.path(), &["matrix", "--root", root_arg], &[]);
+    assert!(
+        run.stdout.starts_with("unchanged docs/CAPABILITIES.md"),
+        "{}",
+        run.stdout
+    );
+
+    std::fs::write(&doc, written.replacen("yes (", "yes(", 1)).unwrap();
+    let run = certify_in(
+        root.path(),
+        &["matrix", "--check", "--root", root_arg, "--json"],
+        &[],
+    );
+    assert_eq!(run.code, 1);
+    let v = run.json();
+    assert_eq!(v["error"]["code"], 1);
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("docs/CAPABILITIES.md differs from the evidence at line "),
+        "{message}"
+    );
+
+    let out = tempfile::tempdir().unwrap();
+    let run = certify_in(
+        root.path(),
+        &[
+            "gate",
+            "--root",
+            root_arg,
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(
+            "FAIL     cert.matrix.drift: docs/CAPABILITIES.md differs from the evidence at line "
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_granted_cell_names_its_evidence_and_a_recorded_failure_shows() {
+    let root = copy_root();
+    let (id, index, row) = support::first_evidence(root.path());
+    let doc = std::fs::read_to_string(support::repo().join("docs/CAPABILITIES.md")).unwrap();
+    let capability = row["capability"].as_str().unwrap();
+    let line = doc
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{capability}` |")))
+        .unwrap();
+    let adapter = acc_runtime::registry::find(&id).unwrap();
+    if adapter
+        .manifest()
+        .capabilities
+        .get(acc_sdk::capabilities::Capability::parse(capability).unwrap())
+    {
+        assert!(
+            line.contains(&format!(
+                "yes ({}, {})",
+                row["version"].as_str().unwrap(),
+                row["platform"].as_str().unwrap()
+            )),
+            "{line}"
+        );
+    }
+    // A failure recorded at a newer version wins: the cell says so, with the version.
+    let file = root
+        .path()
+        .join("adapters")
+        .join(&id)
+        .join("certification.json");
+    let mut cert: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let mut newer = cert["evidence"][index].clone();
+    newer["version"] = "999.0.0".into();
+    newer["result"] = "fail".into();
+    cert["evidence"].as_array_mut().unwrap().push(newer);
+    std::fs::write(&file, cert.to_string()).unwrap();
+    let out = root.path().join("docs/CAPABILITIES.md");
+    let run = certify_in(
+        root.path(),
+        &["matrix", "--root", root.path().to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let regenerated = std::fs::read_to_string(out).unwrap();
+    let line = regenerated
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{capability}` |")))
+        .unwrap();
+    assert!(line.contains("no: recorded-failure (999.0.0)"), "{line}");
+}
+
+#[test]
+fn help_and_snapshot() {
+    let run = certify(&["matrix", "--help"]);
+    assert_eq!(run.code, 0);
+    insta::assert_snapshot!("matrix_help", run.stdout);
+}

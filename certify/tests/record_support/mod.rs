@@ -1,0 +1,240 @@
+//! Synthetic recordings for the `record_*` tests: what a run of a real client would have
+//! observed, built by hand so the writer, fixtures and redaction can be tested offline.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use acc_certify::clients::Client;
+use acc_certify::record::bundle::Bundle;
+use acc_certify::record::judge::{judge, judge_control};
+use acc_certify::record::observations::{
+    FileFact, HookFact, MessageFact, OBSERVATIONS_SCHEMA, Observations, OutcomeShape, RequestFact,
+    RunFacts, SessionFact, StreamShape, ToolResultFact,
+};
+use acc_certify::record::recording::ClientRecording;
+use acc_certify::record::runner::{ScenarioRun, expectations};
+use acc_certify::record::scenario::{PEER_BODY, PEER_SUBJECT, PROMPT, Scenario, plan};
+use acc_certify::record::tuple::Tuple;
+use serde_json::json;
+
+pub const TRANSCRIPT: &str = "<home>/.claude/projects/-ws/3f1c9e2a-transcript.jsonl";
+pub const FILE_CONTENT: &str = "written by the model double\n";
+pub const TOOL_OUTPUT: &str = "File created successfully at: <ws>/free.txt";
+
+pub fn tuple(version: &str) -> Tuple {
+    Tuple {
+        adapter: "claude-code".into(),
+        client: "claude-code".into(),
+        version: version.into(),
+        platform: "linux-x64".into(),
+    }
+}
+
+fn hook(event: &str, kind: &str, tool: Option<&str>) -> HookFact {
+    HookFact {
+        event: Some(event.into()),
+        kind: Some(kind.into()),
+        tool: tool.map(str::to_owned),
+        refusal: None,
+        payload_keys: vec![
+            "cwd".into(),
+            "hook_event_name".into(),
+            "session_id".into(),
+            "transcript_path".into(),
+        ],
+        outcome: OutcomeShape {
+            exit_code: Some(0),
+            stdout: StreamShape::Empty,
+            stderr: StreamShape::Empty,
+        },
+    }
+}
+
+fn request(n: u64) -> RequestFact {
+    RequestFact {
+        n,
+        method: "POST".into(),
+        path: "/v1/messages".into(),
+        tool_results: Vec::new(),
+        peer_blocks: Vec::new(),
+        acc_lines: Vec::new(),
+    }
+}
+
+/// Observations of `scenario` as a passing (or, with `pass` false, failing) Claude run;
+/// text fields carry the prompt, peer text and tool output a run really sees.
+pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observations {
+    let mut obs = Observations {
+        schema_version: OBSERVATIONS_SCHEMA,
+        scenario,
+        adapter: tuple.adapter.clone(),
+        client: tuple.client.clone(),
+        version: tuple.version.clone(),
+        platform: tuple.platform.clone(),
+        protocol: "anthropic-messages".into(),
+        run: RunFacts {
+            exit_code: Some(0),
+            timed_out: false,
+        },
+        expect: expectations(scenario),
+        // A failing run's hooks never reached acc: no session of the adapter.
+        sessions: vec![SessionFact {
+            participant_id: "claude-code-abc123".into(),
+            harness: "claude-code".into(),
+            state: if pass { "closed" } else { "open" }.into(),
+            adapter_id: Some("claude-code".into()),
+            client_name: Some("claude-code".into()),
+            client_version: Some(tuple.version.clone()),
+            end_reason: pass.then(|| "other".to_owned()),
+            certify_candidates: Vec::new(),
+        }]
+        .into_iter()
+        .filter(|_| pass)
+        .collect(),
+        message: None,
+        files: Vec::new(),
+        requests: vec![request(1)],
+        hooks: Some(vec![
+            hook("SessionStart", "sessionStart", None),
+            hook("UserPromptSubmit", "beforeTurn", None),
+        ]),
+        control: None,
+    };
+    obs.requests[0].acc_lines = Vec::new();
+    if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
+        obs.files = vec![
+            FileFact {
+                path: target.into(),
+                exists: !pass,
+            },
+            FileFact {
+                path: "free.txt".into(),
+                exists: true,
+            },
+        ];
+        let denied = ToolResultFact {
+            call_id: "toolu_1".into(),
+            text: format!("PreToolUse:Write hook error: {reason} (session session_1)"),
+            is_error: true,
+        };
+        let written = ToolResultFact {
+            call_id: "toolu_2".into(),
+            text: format!("{TOOL_OUTPUT}\n{FILE_CONTENT}"),
+            is_error: false,
+        };
+        let mut last = request(3);
+        last.tool_results = vec![denied, written];
+        obs.requests.push(last);
+        let tool = if scenario == Scenario::GuardShell {
+            "Bash"
+        } else {
+            "Write"
+        };
+        obs.hooks
+            .as_mut()
+            .unwrap()
+            .push(hook("PreToolUse", "beforeTool", Some(tool)));
+    }
+    if scenario == Scenario::NextTurn {
+        obs.message = Some(MessageFact {
+            message_id: "message_1".into(),
+            recipient: "agent".into(),
+            receipt_state: Some(if pass { "offered" } else { "queued" }.into()),
+        });
+        obs.requests[0].peer_blocks = vec![format!(
+            "```acc-peer-message\nuntrusted peer message\nmessageId: message_1\nsubject: {PEER_SUBJECT}\nbody: {PEER_BODY}\n```"
+        )];
+        obs.requests[0].acc_lines = vec!["ACC (load the acc skill):".into()];
+        if !pass {
+            // Shown one turn late: not next-turn delivery.
+            obs.requests.push(obs.requests[0].clone());
+            obs.requests[0].peer_blocks.clear();
+            obs.requests[1].n = 2;
+        }
+        obs.control = Some(Box::new(observations(tuple, Scenario::SoloControl, true)));
+    }
+    obs
+}
+
+/// A scenario run around `observations`, with a bundle holding the raw texts a run keeps.
+pub fn run(observations: Observations) -> ScenarioRun {
+    let scenario = observations.scenario;
+    let verdicts = judge(scenario, &observations);
+    let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));
+    let bundle = Bundle {
+        requests: Vec::new(),
+        stdout: "Done.\n".into(),
+        stderr: String::new(),
+        hooks: Some(format!(
+            "{}\n",
+            json!({"adapter": "claude-code", "args": ["UserPromptSubmit"], "payload": {"prompt": PROMPT, "transcript_path": TRANSCRIPT}, "kind": "beforeTurn", "refusal": null, "outcome": {"stdout": PEER_BODY, "stderr": "", "exitCode": 0}})
+        )),
+        observations: observations.clone(),
+        run: json!({"command": ["<client>/claude", "-p", "<prompt>"], "durationMs": 1}),
+    };
+    ScenarioRun {
+        scenario,
+        observations,
+        verdicts,
+        control,
+        bundle,
+    }
+}
+
+/// A whole recording of every scenario.
+pub fn recording(version: &str, pass: bool, observed_at: &str) -> ClientRecording {
+    let tuple = tuple(version);
+    ClientRecording {
+        client: Client::ClaudeCode,
+        tuple: tuple.clone(),
+        observed_at: observed_at.into(),
+        runs: plan(&[])
+            .into_iter()
+            .map(|s| run(observations(&tuple, s, pass)))
+            .collect(),
+    }
+}
+
+/// A repository with one adapter directory holding no evidence yet: `adapter.json` as
+/// shipped but with nothing declared, an empty certification and provenance.
+pub fn repo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let adapter = dir.path().join("adapters/claude-code");
+    fs::create_dir_all(adapter.join("fixtures")).unwrap();
+    let shipped =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/claude-code/adapter.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(shipped).unwrap()).unwrap();
+    manifest["capabilities"] = json!({});
+    fs::write(
+        adapter.join("adapter.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    fs::write(adapter.join("certification.json"), "{\"evidence\": []}\n").unwrap();
+    fs::write(
+        adapter.join("fixtures/certification-provenance.json"),
+        "{\"schemaVersion\": 1, \"captures\": []}\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("Cargo.toml"), "[workspace]\n").unwrap();
+    (dir, adapter)
+}
+
+/// Every file under `dir` with its bytes, sorted by relative path.
+pub fn snapshot_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().display().to_string(),
+                fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}

@@ -1,0 +1,100 @@
+//! Which capabilities this invocation may use: the adapter's evidence for the running client,
+//! plus what a recorder is certifying in its sandbox.
+//!
+//! `acc-certify record` cannot capture a behaviour the runtime refuses to show, so it names
+//! the capabilities it is certifying in `ACC_CERTIFY_CANDIDATES`. Only next-turn delivery and
+//! context injection can be granted that way: they decide what text is shown, never whether
+//! a write is allowed.
+
+use acc_sdk::capabilities::{Capability, CapabilityGroup, CapabilitySet};
+use acc_sdk::define::Adapter;
+use acc_sdk::resolution::ClientFacts;
+
+/// Whether a recorder may grant `cap` for its run.
+pub fn certifiable(cap: Capability) -> bool {
+    cap == Capability::NextTurn || cap.group() == CapabilityGroup::Context
+}
+
+/// The capabilities named in `ACC_CERTIFY_CANDIDATES` (comma-separated keys such as
+/// `delivery.nextTurn`) that a recorder may grant; any other name is ignored.
+pub fn certify_candidates(raw: Option<&str>) -> Vec<Capability> {
+    let mut out: Vec<Capability> = raw
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|name| Capability::parse(name.trim()))
+        .filter(|c| certifiable(*c))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The effective capabilities of this invocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grants {
+    pub facts: ClientFacts,
+    /// From evidence alone.
+    pub evidence: CapabilitySet,
+    /// The recorder's candidates in force for this run.
+    pub candidates: Vec<Capability>,
+}
+
+impl Grants {
+    pub fn resolve(adapter: &Adapter, facts: ClientFacts, candidates: Vec<Capability>) -> Self {
+        let evidence = adapter.effective_capabilities(&facts);
+        Grants {
+            facts,
+            evidence,
+            candidates,
+        }
+    }
+
+    pub fn granted(&self, cap: Capability) -> bool {
+        self.evidence.get(cap) || self.candidates.contains(&cap)
+    }
+
+    /// Every granted capability's key, for the session's extensions.
+    pub fn keys(&self) -> Vec<&'static str> {
+        Capability::ALL
+            .into_iter()
+            .filter(|c| self.granted(*c))
+            .map(Capability::key)
+            .collect()
+    }
+
+    /// Why `cap` is not granted, in the runner's words, naming the evidence.
+    pub fn refusal(&self, adapter: &Adapter, cap: Capability) -> String {
+        adapter
+            .capability_evidence(&self.facts, cap)
+            .refusal_text(cap, &self.facts)
+            .unwrap_or_else(|| format!("{cap} is not granted"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_delivery_and_context_candidates_count() {
+        let got = certify_candidates(Some(
+            "delivery.nextTurn, guards.beforeWrite,context.startupInjection,bogus,,delivery.livePush,delivery.nextTurn",
+        ));
+        assert_eq!(
+            got,
+            vec![Capability::StartupInjection, Capability::NextTurn]
+        );
+        assert!(certify_candidates(None).is_empty());
+        assert!(certify_candidates(Some("lifecycle.sessionEnd")).is_empty());
+        for cap in Capability::ALL {
+            let expected = matches!(
+                cap,
+                Capability::NextTurn
+                    | Capability::StartupInjection
+                    | Capability::BeforeTurnInjection
+                    | Capability::SafePointInjection
+            );
+            assert_eq!(certifiable(cap), expected, "{cap}");
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! `sessionEnd`, `heartbeat`, and the events that only show the session is alive.
+
+use super::super::answer::Answer;
+use super::super::bound::Bound;
+use super::super::failure::Failure;
+use super::Call;
+use crate::clock::parse_iso;
+use crate::core::Core;
+use crate::text;
+
+/// A guard or tool event refreshes presence only when the last heartbeat is older than
+/// this, so a burst of tool calls costs reads, not writes.
+pub const REFRESH_AFTER_MS: i64 = 30_000;
+
+/// Heartbeats a live bound session whose last heartbeat is older than
+/// [`REFRESH_AFTER_MS`].
+pub fn refresh_if_due(core: &mut Core, bound: &Bound) -> Result<(), Failure> {
+    let Some(session) = bound.session.as_ref().filter(|_| bound.is_live()) else {
+        return Ok(());
+    };
+    let last = parse_iso(&session.heartbeat_at).unwrap_or(i64::MIN);
+    if core.now_ms().saturating_sub(last) > REFRESH_AFTER_MS {
+        core.heartbeat(&bound.owner())?;
+    }
+    Ok(())
+}
+
+/// Closes the session with the client's own end reason and forgets the binding, so the
+/// next start of this conversation opens a new session.
+pub fn session_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let Some(bound) = Bound::load(core, &call.event.session_id)? else {
+        return Ok(Answer::silent());
+    };
+    if bound.is_live() {
+        // The reason is the client's word; one that is not a valid line is dropped rather
+        // than costing the close.
+        let reason = call
+            .event
+            .end_reason
+            .as_deref()
+            .filter(|r| text::check_line("end reason", r).is_ok());
+        core.close_session(&bound.owner(), reason)?;
+    }
+    core.delete_binding(&bound.key)?;
+    Ok(Answer::silent())
+}
+
+pub fn heartbeat(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    if let Some(bound) = Bound::load(core, &call.event.session_id)?.filter(Bound::is_live) {
+        core.heartbeat(&bound.owner())?;
+    }
+    Ok(Answer::silent())
+}
+
+/// `afterTool`, `childStart`, `childEnd`, `other`: a heartbeat at most.
+pub fn touch(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    if let Some(bound) = Bound::load(core, &call.event.session_id)? {
+        refresh_if_due(core, &bound)?;
+    }
+    Ok(Answer::silent())
+}

@@ -1,0 +1,95 @@
+//! One handler per normalised event kind, each answering through the adapter.
+//!
+//! | kind | handler |
+//! |---|---|
+//! | `sessionStart` | [`start`]: probe, open or resume, bind; startup context only when granted |
+//! | `beforeTurn` | [`turn::before_turn`]: next-turn delivery within the context budget |
+//! | `turnEnd` | [`turn::turn_end`]: hold the turn open only for an unshown peer body |
+//! | `beforeTool` | [`tool::before_tool`]: the write guard |
+//! | `sessionEnd`, `heartbeat` | [`lifecycle`] |
+//! | `afterTool`, `childStart`, `childEnd`, `other` | a heartbeat at most |
+
+pub mod lifecycle;
+pub mod project;
+pub mod start;
+pub mod tool;
+pub mod turn;
+
+use super::answer::Answer;
+use super::deadline::Deadline;
+use super::failure::Failure;
+use super::settings::HookSettings;
+use crate::core::Core;
+use crate::store::OpenMode;
+use crate::workspace;
+use acc_sdk::define::Adapter;
+use acc_sdk::event::{EventKind, NormalizedEvent};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One invocation's inputs, shared by every handler.
+pub struct Call<'a> {
+    pub adapter: Arc<Adapter>,
+    pub event: &'a NormalizedEvent,
+    /// The raw payload, only ever handed back to the adapter unread.
+    pub payload: &'a Value,
+    pub settings: &'a HookSettings,
+    pub deadline: Deadline,
+    pub data_home: PathBuf,
+    pub platform: String,
+}
+
+/// A handler's answer, and the core it used (the runner commits offers through it).
+pub struct Handled {
+    pub answer: Answer,
+    pub core: Option<Core>,
+}
+
+impl Call<'_> {
+    /// Opens the store of the workspace the payload's cwd belongs to.
+    pub fn open_core(&self, mode: OpenMode) -> Result<Core, Failure> {
+        let ws = workspace::discover(Path::new(&self.event.cwd), self.settings.env.env())?;
+        self.deadline.check()?;
+        Ok(Core::open(
+            ws,
+            &self.data_home,
+            mode,
+            self.settings.ports.clone(),
+        )?)
+    }
+
+    pub fn primary(&self) -> &str {
+        self.adapter.manifest().client.primary()
+    }
+}
+
+/// Only session starts and turns may create the store: a guard or a heartbeat without a
+/// store has no binding, so it has nothing to do.
+fn open_mode(kind: EventKind) -> OpenMode {
+    match kind {
+        EventKind::SessionStart | EventKind::BeforeTurn => OpenMode::ReadWrite,
+        _ => OpenMode::ReadOnly,
+    }
+}
+
+/// Runs the handler of the event's kind.
+pub fn handle(call: &Call) -> Result<Handled, Failure> {
+    let mut core = call.open_core(open_mode(call.event.kind))?;
+    call.deadline.check()?;
+    let answer = match call.event.kind {
+        EventKind::SessionStart => start::session_start(call, &mut core)?,
+        EventKind::BeforeTurn => turn::before_turn(call, &mut core)?,
+        EventKind::TurnEnd => turn::turn_end(call, &mut core)?,
+        EventKind::BeforeTool => tool::before_tool(call, &mut core)?,
+        EventKind::SessionEnd => lifecycle::session_end(call, &mut core)?,
+        EventKind::Heartbeat => lifecycle::heartbeat(call, &mut core)?,
+        EventKind::AfterTool | EventKind::ChildStart | EventKind::ChildEnd | EventKind::Other => {
+            lifecycle::touch(call, &mut core)?
+        }
+    };
+    Ok(Handled {
+        answer,
+        core: Some(core),
+    })
+}

@@ -1,0 +1,208 @@
+//! The context a turn shows: next-turn delivery rendered by the adapter within the
+//! workspace's budget, behind the owner line, with bodies withheld (and a visible warning)
+//! where next-turn delivery is not granted.
+
+use super::super::answer::{Answer, Offers};
+use super::super::failure::Failure;
+use super::super::grants::Grants;
+use super::super::owner_line::{cost, owner_line};
+use super::Call;
+use crate::core::delivery::MAX_BODIES;
+use crate::core::{Core, Owner};
+use crate::ids::MessageId;
+use acc_sdk::capabilities::Capability;
+use acc_sdk::outcome::HookOutcome;
+
+/// Bodies held back because the client is not certified to receive them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withheld {
+    pub count: usize,
+    pub first_id: String,
+    pub reason: String,
+}
+
+impl Withheld {
+    /// Delivery reads at most [`MAX_BODIES`] per turn, so a full page means "at least".
+    fn count_text(&self) -> String {
+        if self.count >= MAX_BODIES {
+            format!("{MAX_BODIES} or more")
+        } else {
+            self.count.to_string()
+        }
+    }
+
+    /// The warning shown to the model (inside the injected text).
+    pub fn context_line(&self) -> String {
+        format!(
+            "ACC: {} pending message(s) withheld because {}; read {} with `acc inbox --message {}`",
+            self.count_text(),
+            self.reason,
+            self.first_id,
+            self.first_id
+        )
+    }
+
+    /// The same warning for stderr.
+    pub fn stderr_line(&self) -> String {
+        format!(
+            "acc: {} pending message(s) withheld because {}; read {} with acc inbox --message {}",
+            self.count_text(),
+            self.reason,
+            self.first_id,
+            self.first_id
+        )
+    }
+}
+
+/// A rendered turn context.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Projection {
+    /// Owner line plus rendered context; empty when there is nothing to show.
+    pub text: String,
+    /// Exactly the messages whose complete blocks are in `text`.
+    pub offered: Vec<MessageId>,
+    /// Queued bodies no invocation has shown yet (before rendering).
+    pub unshown_bodies: usize,
+    /// How many of `offered` are such bodies (the rest are repeats of live offers).
+    pub offered_unshown: usize,
+    pub withheld: Option<Withheld>,
+}
+
+/// Builds the projection for `owner`: reads only, changes nothing.
+pub fn project(
+    call: &Call,
+    core: &mut Core,
+    owner: &Owner,
+    grants: &Grants,
+) -> Result<Projection, Failure> {
+    let mut input = core.next_turn_delivery(owner)?.into_context_input();
+    call.deadline.check()?;
+    let unshown_bodies = input.messages.len();
+    let owner_line = owner_line(owner, &call.event.cwd);
+    let mut budget =
+        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&owner_line));
+    let withheld = if grants.granted(Capability::NextTurn) {
+        None
+    } else {
+        let first = input.messages.first().map(|m| Withheld {
+            count: input.messages.len(),
+            first_id: m.message_id.clone(),
+            reason: grants.refusal(&call.adapter, Capability::NextTurn),
+        });
+        // An untracked body shown every turn would be quieter and dishonest about what was
+        // delivered; the warning says where to read it instead.
+        input.messages.clear();
+        input.repeats.clear();
+        first
+    };
+    let warning = withheld.as_ref().map(Withheld::context_line);
+    budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
+    let rendered = call
+        .adapter
+        .behaviour()
+        .render_context_result(&input, budget);
+    // Only ids that were handed to the renderer: a commit naming anything else would be
+    // refused and take every real offer down with it.
+    let offered: Vec<MessageId> = rendered
+        .offered_message_ids
+        .iter()
+        .filter(|id| {
+            input
+                .messages
+                .iter()
+                .chain(&input.repeats)
+                .any(|m| &m.message_id == *id)
+        })
+        .filter_map(|id| MessageId::parse(id).ok())
+        .collect();
+    let offered_unshown = offered
+        .iter()
+        .filter(|id| input.messages.iter().any(|m| m.message_id == id.as_str()))
+        .count();
+    let parts: Vec<&str> = [Some(rendered.text.as_str()), warning.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect();
+    let text = if parts.is_empty() {
+        String::new()
+    } else {
+        format!("{owner_line}\n{}", parts.join("\n"))
+    };
+    Ok(Projection {
+        text,
+        offered,
+        unshown_bodies,
+        offered_unshown,
+        withheld,
+    })
+}
+
+/// The projection as an answer: injected through the adapter, with offers to commit once
+/// its stdout is written. An empty stdout carries nothing, so it records no offer.
+pub fn answer(
+    owner: &Owner,
+    projection: Projection,
+    inject: impl FnOnce(&str) -> Option<HookOutcome>,
+) -> Answer {
+    let mut answer = Answer::silent();
+    if let Some(w) = &projection.withheld {
+        answer.notes.push(w.stderr_line());
+    }
+    if projection.text.is_empty() {
+        return answer;
+    }
+    let Some(outcome) = inject(&projection.text) else {
+        return answer;
+    };
+    let shown = !outcome.stdout.is_empty();
+    answer.outcome = outcome;
+    if shown && !projection.offered.is_empty() {
+        answer.offers = Some(Offers {
+            owner: owner.clone(),
+            message_ids: projection.offered,
+        });
+    }
+    answer
+}
+
+/// The whole turn context as an injection (`beforeTurn`, startup context).
+pub fn turn_context(
+    call: &Call,
+    core: &mut Core,
+    owner: &Owner,
+    grants: &Grants,
+) -> Result<Answer, Failure> {
+    let projection = project(call, core, owner, grants)?;
+    Ok(answer(owner, projection, |text| {
+        Some(call.adapter.behaviour().inject_outcome(call.event, text))
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_delivery_page_is_counted_as_at_least() {
+        let w = |count| Withheld {
+            count,
+            first_id: "message_a".into(),
+            reason: "r".into(),
+        };
+        assert_eq!(
+            w(3).stderr_line(),
+            "acc: 3 pending message(s) withheld because r; read message_a with acc inbox --message message_a"
+        );
+        assert!(
+            w(MAX_BODIES)
+                .context_line()
+                .starts_with("ACC: 100 or more pending message(s)")
+        );
+        assert!(
+            w(MAX_BODIES)
+                .context_line()
+                .ends_with("`acc inbox --message message_a`")
+        );
+    }
+}

@@ -1,0 +1,44 @@
+//! The hook runtime behind `acc-hook`: one client hook invocation, from the payload on stdin
+//! to the answer in the client's own shape.
+//!
+//! `acc-hook [--data-home DIR] <adapter-id> [args...]` reads one payload, lets the adapter
+//! whitelist it into a [`acc_sdk::event::NormalizedEvent`], runs the core handler for its
+//! kind, and answers through the adapter (`deny_outcome`, `inject_outcome`, ...), so this
+//! module never knows which client it talks to.
+//!
+//! Everything runs under one [`deadline::Deadline`] of [`DEFAULT_BUDGET`]: the work happens
+//! on a worker thread while the calling thread waits with a timeout. Any error, panic or
+//! timeout fails open: allow, exit 0, empty stdout and one short stderr line naming a stable
+//! reason code ([`failure::Failure`]). A hook never touches the network.
+//!
+//! Receipts become `offered` only after the answer's stdout was written and flushed, and
+//! only for the ids the renderer returned ([`runner`]).
+
+pub mod answer;
+pub mod args;
+pub mod bound;
+pub mod client;
+pub mod deadline;
+pub mod entry;
+pub mod failure;
+pub mod grants;
+pub mod handlers;
+pub mod hook_env;
+pub mod owner_line;
+pub mod participant;
+pub mod payload;
+pub mod platform;
+pub mod runner;
+pub mod settings;
+pub mod targets;
+
+use std::time::Duration;
+
+/// The one deadline every invocation gets, for everything from reading stdin to committing
+/// offers.
+pub const DEFAULT_BUDGET: Duration = Duration::from_millis(5_000);
+
+pub use answer::Answer;
+pub use failure::Failure;
+pub use runner::run;
+pub use settings::{AdapterLookup, HookSettings, ProcessSource};

@@ -1,0 +1,196 @@
+//! From the paths a tool call names to the `file:` resources claims are written in.
+//!
+//! A target is resolved against the payload's cwd (where the client runs the tool, which
+//! may differ from any root): the deepest existing ancestor is canonicalised (symlinks,
+//! `/tmp` vs `/private/tmp`, case on case-insensitive disks), the components that do not
+//! exist yet are appended, and `..` among those is folded lexically (a missing directory
+//! cannot be a symlink, so that is exact). The result is made relative to the workspace's
+//! checkout root; anything outside it is not this workspace's business and is dropped.
+//!
+//! Claims are per workspace and resources are root-relative, so every worktree of one
+//! repository shares one store and one namespace: a claim on `file:src/**` made in worktree
+//! A covers `src/x` written in worktree B.
+
+use crate::core::resources::Resource;
+use crate::paths::lexical_normalise;
+use std::path::{Component, Path, PathBuf};
+
+/// Symlinks followed while resolving one dangling link chain.
+const MAX_LINK_HOPS: usize = 40;
+
+/// The real path `raw` names, relative to `cwd` when it is not absolute.
+pub fn canonical_target(cwd: &Path, raw: &str) -> PathBuf {
+    canonical(&cwd.join(raw), 0)
+}
+
+fn canonical(path: &Path, hops: usize) -> PathBuf {
+    let parts: Vec<Component> = path.components().collect();
+    for keep in (1..=parts.len()).rev() {
+        let prefix: PathBuf = parts[..keep].iter().collect();
+        let real = match prefix.canonicalize() {
+            Ok(real) => real,
+            // A dangling symlink: writing through it creates its target, so the target is
+            // what a claim must cover.
+            Err(_) if hops < MAX_LINK_HOPS && is_symlink(&prefix) => {
+                let Ok(link) = std::fs::read_link(&prefix) else {
+                    continue;
+                };
+                let base = prefix.parent().unwrap_or(Path::new("/"));
+                canonical(&base.join(link), hops + 1)
+            }
+            Err(_) => continue,
+        };
+        let mut out = real;
+        out.extend(&parts[keep..]);
+        return lexical_normalise(&out);
+    }
+    lexical_normalise(path)
+}
+
+fn is_symlink(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The `file:` resource of a real path under `root_real`, or `None` outside it (or for the
+/// root itself, or a path no resource can spell).
+pub fn resource_under(root_real: &Path, target: &Path) -> Option<Resource> {
+    let rel = target.strip_prefix(root_real).ok()?;
+    let mut segs = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(s) => segs.push(s.to_str()?.to_string()),
+            _ => return None,
+        }
+    }
+    if segs.is_empty() {
+        return None;
+    }
+    Resource::parse(&format!("file:{}", segs.join("/"))).ok()
+}
+
+/// The resources of every target inside `root`, in order, without duplicates.
+pub fn resources(cwd: &Path, root: &Path, raw_targets: &[String]) -> Vec<Resource> {
+    let root_real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut out: Vec<Resource> = Vec::new();
+    for raw in raw_targets.iter().filter(|t| !t.is_empty()) {
+        if let Some(r) = resource_under(&root_real, &canonical_target(cwd, raw))
+            && !out.contains(&r)
+        {
+            out.push(r);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Tree {
+        _dir: tempfile::TempDir,
+        base: PathBuf,
+    }
+
+    fn tree() -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("ws/src/deep")).unwrap();
+        std::fs::write(base.join("ws/src/lib.rs"), "").unwrap();
+        Tree { _dir: dir, base }
+    }
+
+    fn names(v: Vec<Resource>) -> Vec<String> {
+        v.into_iter().map(|r| r.to_string()).collect()
+    }
+
+    #[test]
+    fn relative_absolute_dotdot_and_missing_files() {
+        let t = tree();
+        let ws = t.base.join("ws");
+        let cwd = ws.join("src/deep");
+        let got = resources(
+            &cwd,
+            &ws,
+            &[
+                "../lib.rs".into(),
+                "new/dir/../file.rs".into(),
+                ws.join("README.md").display().to_string(),
+                "./x/./y".into(),
+                "../../src/lib.rs".into(),
+            ],
+        );
+        assert_eq!(
+            names(got),
+            [
+                "file:src/lib.rs",
+                "file:src/deep/new/file.rs",
+                "file:README.md",
+                "file:src/deep/x/y"
+            ]
+        );
+    }
+
+    #[test]
+    fn outside_the_root_and_the_root_itself_are_dropped() {
+        let t = tree();
+        let ws = t.base.join("ws");
+        let got = resources(
+            &ws,
+            &ws,
+            &[
+                "../elsewhere.txt".into(),
+                "/etc/passwd".into(),
+                ".".into(),
+                "".into(),
+                "has space.txt".into(),
+            ],
+        );
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinked_workspace_cwd_and_ancestors() {
+        let t = tree();
+        let ws = t.base.join("ws");
+        let link_ws = t.base.join("link-to-ws");
+        std::os::unix::fs::symlink(&ws, &link_ws).unwrap();
+        std::os::unix::fs::symlink(ws.join("src"), t.base.join("src-link")).unwrap();
+        // The cwd is the symlink and the root its real path (discovery canonicalises roots).
+        let got = resources(
+            &link_ws,
+            &ws,
+            &[
+                "src/lib.rs".into(),
+                t.base.join("src-link/deep/new.rs").display().to_string(),
+                link_ws.join("src/../notes.md").display().to_string(),
+            ],
+        );
+        assert_eq!(
+            names(got),
+            ["file:src/lib.rs", "file:src/deep/new.rs", "file:notes.md"]
+        );
+        // A root given through a symlink resolves too.
+        let got = resources(&ws, &link_ws, &["src/lib.rs".into()]);
+        assert_eq!(names(got), ["file:src/lib.rs"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_link_resolves_to_the_file_it_would_create() {
+        let t = tree();
+        let ws = t.base.join("ws");
+        std::os::unix::fs::symlink(ws.join("src/target.rs"), ws.join("alias.rs")).unwrap();
+        std::os::unix::fs::symlink("loop", ws.join("loop")).unwrap();
+        let got = resources(&ws, &ws, &["alias.rs".into(), "loop".into()]);
+        assert_eq!(names(got), ["file:src/target.rs", "file:loop"]);
+    }
+
+    #[test]
+    fn dotdot_after_an_existing_directory_is_physical() {
+        let t = tree();
+        let ws = t.base.join("ws");
+        let p = canonical_target(&ws, "src/deep/../../src/lib.rs");
+        assert_eq!(p, ws.join("src/lib.rs"));
+    }
+}

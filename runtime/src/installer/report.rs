@@ -1,0 +1,131 @@
+//! What an install or uninstall run did (or, dry, would do), file by file: the value the
+//! CLI prints as text or JSON.
+
+use std::path::PathBuf;
+
+use acc_sdk::install::ChangeAction;
+use serde::Serialize;
+
+use super::record::RecordedKind;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunAction {
+    Install,
+    Uninstall,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    pub action: RunAction,
+    pub dry_run: bool,
+    /// The adapters acted on, sorted by id.
+    pub adapters: Vec<AdapterOutcome>,
+    /// Adapters left alone, and why.
+    pub skipped: Vec<Skip>,
+    /// The command that undoes this run, when it changed anything.
+    pub undo: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdapterOutcome {
+    pub adapter_id: String,
+    pub display_name: String,
+    /// What detection found (install only: uninstall works from the record whether or not
+    /// the client is still here).
+    pub client: Option<ClientFacts>,
+    pub files: Vec<FileOutcome>,
+    /// Steps only the user can take.
+    pub needs_action: Vec<String>,
+}
+
+/// What detection found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientFacts {
+    pub present: bool,
+    pub version: Option<String>,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileOutcome {
+    pub path: PathBuf,
+    pub kind: RecordedKind,
+    pub action: FileAction,
+    /// Why, when the action needs explaining (`kept`, a structural `edited`).
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileAction {
+    Created,
+    Edited,
+    Unchanged,
+    /// A user file given back its original bytes.
+    Restored,
+    Removed,
+    /// Left in place because it changed since acc wrote it.
+    Kept,
+    /// Already gone.
+    Missing,
+}
+
+impl FileAction {
+    /// The verb, as the human output prints it.
+    pub fn verb(self) -> &'static str {
+        match self {
+            FileAction::Created => "create",
+            FileAction::Edited => "edit",
+            FileAction::Unchanged => "leave unchanged",
+            FileAction::Restored => "restore",
+            FileAction::Removed => "remove",
+            FileAction::Kept => "keep",
+            FileAction::Missing => "find missing",
+        }
+    }
+
+    pub fn past(self) -> &'static str {
+        match self {
+            FileAction::Created => "created",
+            FileAction::Edited => "edited",
+            FileAction::Unchanged => "unchanged",
+            FileAction::Restored => "restored",
+            FileAction::Removed => "removed",
+            FileAction::Kept => "kept",
+            FileAction::Missing => "missing",
+        }
+    }
+}
+
+impl From<ChangeAction> for FileAction {
+    fn from(action: ChangeAction) -> Self {
+        match action {
+            ChangeAction::Created => FileAction::Created,
+            ChangeAction::Edited => FileAction::Edited,
+            ChangeAction::Removed => FileAction::Removed,
+            ChangeAction::Kept => FileAction::Kept,
+            ChangeAction::Unchanged => FileAction::Unchanged,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skip {
+    pub adapter_id: String,
+    pub reason: String,
+}
+
+/// `acc uninstall --adapter a --adapter b` (or `acc install ...`) for `ids`.
+pub fn command_for(verb: &str, ids: &[String]) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let flags: Vec<String> = ids.iter().map(|id| format!("--adapter {id}")).collect();
+    Some(format!("acc {verb} {}", flags.join(" ")))
+}

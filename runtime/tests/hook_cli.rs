@@ -1,0 +1,179 @@
+//! `acc-hook` as a client runs it: real captured payloads (fixtures/payloads) piped through
+//! the binary for Claude Code, Codex and Gemini CLI, with the client-shaped answers pinned:
+//! allow (silent), deny, and inject (bodies withheld without evidence; shown under a
+//! recorder's candidate).
+
+mod hook_support;
+
+use acc_runtime::core::model::ReceiptState;
+use hook_support::*;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn fixture(rel: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/payloads")
+        .join(rel);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .next()
+        .expect("one payload per line")
+        .to_string()
+}
+
+/// One captured client run, retargeted at the sandbox's workspace.
+struct Client {
+    adapter: &'static str,
+    dir: &'static str,
+    start: &'static str,
+    tool: &'static str,
+    turn: &'static str,
+}
+
+impl Client {
+    fn payload(&self, sb: &Sandbox, event: &str) -> String {
+        fixture(&format!("{}/{}/{event}.jsonl", self.adapter, self.dir))
+            .replace("/sandbox/ws", &sb.ws().display().to_string())
+    }
+
+    fn session_id(&self, sb: &Sandbox) -> String {
+        let v: serde_json::Value = serde_json::from_str(&self.payload(sb, self.start)).unwrap();
+        v["session_id"].as_str().unwrap().to_string()
+    }
+}
+
+fn run(sb: &Sandbox, c: &Client, event: &str, env: &[(&str, &str)]) -> HookRun {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
+    cmd.env_clear()
+        .env("ACC_DATA_HOME", sb.data())
+        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
+        .envs(env.iter().copied())
+        .args([c.adapter, event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(c.payload(sb, event).as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    HookRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn describe(r: &mut Redactor, step: &str, run: &HookRun) -> String {
+    format!(
+        "## {step}\nexit: {}\n--- stdout\n{}\n--- stderr\n{}\n",
+        run.code,
+        r.apply(&run.stdout),
+        r.apply(&run.stderr)
+    )
+}
+
+/// Start, an allowed write, a peer's guarded claim and the denied write, then a peer's
+/// message at the next turn: withheld (no evidence) and shown (recorder candidate).
+fn scenario(c: Client) -> String {
+    let sb = Sandbox::new();
+    let mut r = Redactor::new(&sb);
+    let mut transcript = String::new();
+    let start = run(&sb, &c, c.start, &[]);
+    assert_eq!(
+        (start.code, start.stdout.as_str(), start.stderr.as_str()),
+        (0, "", "")
+    );
+    transcript += &describe(&mut r, c.start, &start);
+
+    let mut core = sb.core();
+    let me = bound_owner(&mut core, &c.session_id(&sb));
+    let participant = core.session(&me.session).unwrap().unwrap().participant_id;
+    let allowed = run(&sb, &c, c.tool, &[]);
+    assert_eq!((allowed.code, allowed.stdout.as_str()), (0, ""));
+    transcript += &describe(&mut r, &format!("{} (no claim)", c.tool), &allowed);
+
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, "file:hello.txt", true);
+    let denied = run(&sb, &c, c.tool, &[]);
+    transcript += &describe(
+        &mut r,
+        &format!("{} (peer holds file:hello.txt)", c.tool),
+        &denied,
+    );
+
+    send(
+        &mut core,
+        &peer,
+        participant.as_str(),
+        "hello.txt",
+        "I am rewriting hello.txt until noon; please leave it to me.",
+    );
+    let withheld = run(&sb, &c, c.turn, &[]);
+    assert_eq!(inbox(&mut core, &me)[0].receipt_state, ReceiptState::Queued);
+    transcript += &describe(&mut r, &format!("{} (no evidence)", c.turn), &withheld);
+    let shown = run(
+        &sb,
+        &c,
+        c.turn,
+        &[("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")],
+    );
+    assert_eq!(
+        inbox(&mut core, &me)[0].receipt_state,
+        ReceiptState::Offered
+    );
+    transcript += &describe(
+        &mut r,
+        &format!("{} (ACC_CERTIFY_CANDIDATES=delivery.nextTurn)", c.turn),
+        &shown,
+    );
+    transcript
+}
+
+#[test]
+fn claude_code_answers() {
+    insta::assert_snapshot!(scenario(Client {
+        adapter: "claude-code",
+        dir: "plain",
+        start: "SessionStart",
+        tool: "PreToolUse",
+        turn: "UserPromptSubmit",
+    }));
+}
+
+#[test]
+fn codex_answers() {
+    insta::assert_snapshot!(scenario(Client {
+        adapter: "codex",
+        dir: "run2-allow-exec_command",
+        start: "SessionStart",
+        tool: "PreToolUse",
+        turn: "UserPromptSubmit",
+    }));
+}
+
+#[test]
+fn gemini_cli_answers() {
+    insta::assert_snapshot!(scenario(Client {
+        adapter: "gemini-cli",
+        dir: "run1-allow",
+        start: "SessionStart",
+        tool: "BeforeTool",
+        turn: "BeforeAgent",
+    }));
+}
+
+#[test]
+fn help_names_the_command_line_and_the_fail_open_rule() {
+    let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+        .arg("--help")
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+    insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
+}

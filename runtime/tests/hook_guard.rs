@@ -1,0 +1,255 @@
+//! The write guard through the in-process hook runtime: how targets are resolved and which
+//! claims deny.
+//!
+//! Claims live per workspace and name root-relative resources, and every worktree of one
+//! repository is one workspace (one store). So a guarded claim on `file:src/**` made from
+//! worktree A denies a write to `src/x` from a session in worktree B: both are `file:src/x`.
+
+mod hook_support;
+
+use acc_runtime::Owner;
+use hook_support::*;
+use std::path::Path;
+
+/// Starts conversation `conv` in `dir` and returns its owner.
+fn start(sb: &Sandbox, conv: &str, dir: &Path) -> Owner {
+    let run = hook(
+        sb.settings(certified, &[]),
+        &payload("sessionStart", conv, dir),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    bound_owner(&mut sb.core_at(dir), conv)
+}
+
+/// A peer holding a guarded claim on `resource` in the sandbox's workspace.
+fn peer_claims(sb: &Sandbox, resource: &str, guarded: bool) -> Owner {
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, resource, guarded);
+    peer
+}
+
+fn write(sb: &Sandbox, conv: &str, cwd: &Path, paths: &[&str]) -> HookRun {
+    hook(
+        sb.settings(certified, &[]),
+        &write_payload(conv, cwd, paths),
+    )
+}
+
+fn assert_denied(run: &HookRun, resource: &str, peer: &Owner) {
+    assert_eq!(run.code, 2, "expected a deny: {run:?}");
+    assert_eq!(
+        run.stderr,
+        format!("{resource} is claimed by peer (session {})", peer.session)
+    );
+    assert_eq!(run.stdout, "");
+}
+
+fn assert_allowed(run: &HookRun) {
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, ""),
+        "expected an allow: {run:?}"
+    );
+}
+
+#[test]
+fn relative_targets_and_dotdot_resolve_against_the_payload_cwd() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("docs/deep")).unwrap();
+    start(&sb, "me", &ws);
+    let peer = peer_claims(&sb, "file:src/**", true);
+    assert_denied(
+        &write(&sb, "me", &ws.join("src"), &["lib.rs"]),
+        "file:src/lib.rs",
+        &peer,
+    );
+    assert_denied(
+        &write(&sb, "me", &ws.join("docs/deep"), &["../../src/./x/../y.rs"]),
+        "file:src/y.rs",
+        &peer,
+    );
+    assert_allowed(&write(&sb, "me", &ws.join("src"), &["../docs/ok.md"]));
+    // The first covered target decides, whatever comes before it.
+    assert_denied(
+        &write(&sb, "me", &ws, &["README.md", "src/a.rs"]),
+        "file:src/a.rs",
+        &peer,
+    );
+}
+
+#[test]
+fn files_that_do_not_exist_yet_are_guarded() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    start(&sb, "me", &ws);
+    let peer = peer_claims(&sb, "file:src/new/**", true);
+    assert_denied(
+        &write(&sb, "me", &ws, &["src/new/deeper/still/file.rs"]),
+        "file:src/new/deeper/still/file.rs",
+        &peer,
+    );
+    let peer_file = peer_claims(&sb, "file:notes/todo.md", true);
+    assert_denied(
+        &write(&sb, "me", &ws, &["notes/todo.md"]),
+        "file:notes/todo.md",
+        &peer_file,
+    );
+    assert_allowed(&write(&sb, "me", &ws, &["notes/todo.md.bak"]));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_workspace_and_symlinked_ancestors_resolve_to_the_real_files() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    let link = sb.root().join("ws-link");
+    std::os::unix::fs::symlink(&ws, &link).unwrap();
+    std::fs::create_dir_all(ws.join("src/inner")).unwrap();
+    std::os::unix::fs::symlink(ws.join("src/inner"), ws.join("shortcut")).unwrap();
+    // The client runs in the symlink; it is the same workspace and session.
+    start(&sb, "me", &link);
+    let peer = peer_claims(&sb, "file:src/**", true);
+    assert_denied(
+        &write(&sb, "me", &link, &["src/a.rs"]),
+        "file:src/a.rs",
+        &peer,
+    );
+    assert_denied(
+        &write(
+            &sb,
+            "me",
+            &link,
+            &[&link.join("src/b.rs").display().to_string()],
+        ),
+        "file:src/b.rs",
+        &peer,
+    );
+    // A symlinked directory inside the workspace leads into the claimed tree.
+    assert_denied(
+        &write(&sb, "me", &ws, &["shortcut/c.rs"]),
+        "file:src/inner/c.rs",
+        &peer,
+    );
+}
+
+#[test]
+fn paths_outside_the_workspace_are_ignored() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    start(&sb, "me", &ws);
+    // Even a claim spelled to reach outside cannot make the guard judge foreign files.
+    peer_claims(&sb, "file:../elsewhere.txt", true);
+    peer_claims(&sb, "file:src/**", true);
+    let outside = sb.root().join("elsewhere.txt").display().to_string();
+    assert_allowed(&write(
+        &sb,
+        "me",
+        &ws,
+        &[&outside, "../elsewhere.txt", "/etc/hosts"],
+    ));
+}
+
+#[test]
+fn advisory_claims_own_claims_and_expired_claims_never_deny() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    let me = start(&sb, "me", &ws);
+    peer_claims(&sb, "file:docs/**", false);
+    assert_allowed(&write(&sb, "me", &ws, &["docs/readme.md"]));
+    let mut core = sb.core();
+    claim(&mut core, &me, "file:mine/**", true);
+    assert_allowed(&write(&sb, "me", &ws, &["mine/x.rs"]));
+    let peer = peer_claims(&sb, "file:lease/**", true);
+    assert_denied(&write(&sb, "me", &ws, &["lease/x"]), "file:lease/x", &peer);
+    sb.clock.advance_ms(1_801_000);
+    assert_allowed(&write(&sb, "me", &ws, &["lease/x"]));
+}
+
+#[test]
+fn without_a_binding_nothing_is_guarded() {
+    let sb = Sandbox::new();
+    peer_claims(&sb, "file:src/**", true);
+    assert_allowed(&write(&sb, "never-started", &sb.ws(), &["src/a.rs"]));
+}
+
+#[test]
+fn unreadable_targets_are_allowed_and_marked_unguarded() {
+    let sb = Sandbox::new();
+    start(&sb, "me", &sb.ws());
+    peer_claims(&sb, "file:src/**", true);
+    let mut p = payload("beforeTool", "me", &sb.ws());
+    p["tool"] = serde_json::json!({"name": "shell"});
+    let run = hook(sb.settings(certified, &[]), &p);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "acc: this tool call's write targets could not be read; it was allowed unguarded\n"
+    );
+}
+
+#[test]
+fn the_guard_holds_whatever_the_clients_evidence() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    hook(
+        sb.settings(uncertified, &[]),
+        &payload("sessionStart", "me", &ws),
+    );
+    let peer = peer_claims(&sb, "file:src/**", true);
+    let run = hook(
+        sb.settings(uncertified, &[]),
+        &write_payload("me", &ws, &["src/a.rs"]),
+    );
+    assert_denied(&run, "file:src/a.rs", &peer);
+}
+
+#[test]
+fn worktrees_of_one_repository_share_claims() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::write(ws.join("src/x.rs"), "fn main() {}\n").unwrap();
+    git(&ws, &["add", "."]);
+    git(&ws, &["commit", "-q", "-m", "init"]);
+    let wt = sb.root().join("worktree-b");
+    git(
+        &ws,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature",
+            wt.to_str().unwrap(),
+        ],
+    );
+
+    let a = start(&sb, "conv-a", &ws);
+    let b = start(&sb, "conv-b", &wt);
+    let mut core = sb.core();
+    let rec_b = core.session(&b.session).unwrap().unwrap();
+    assert_eq!(rec_b.branch.as_deref(), Some("feature"));
+    assert_eq!(rec_b.checkout_root.as_deref(), Some(wt.to_str().unwrap()));
+    let a_participant = core.session(&a.session).unwrap().unwrap().participant_id;
+    claim(&mut core, &a, "file:src/**", true);
+
+    let run = write(&sb, "conv-b", &wt, &["src/x.rs"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "file:src/x.rs is claimed by {a_participant} (session {})",
+            a.session
+        )
+    );
+    // Targets map into the writer's own checkout root: an absolute path into the other
+    // worktree lies outside it and is not judged (the protocol's rule, kept on purpose).
+    assert_allowed(&write(
+        &sb,
+        "conv-b",
+        &wt,
+        &[&ws.join("src/x.rs").display().to_string()],
+    ));
+}

@@ -1,0 +1,176 @@
+//! The in-process end-to-end scenario of issue 4: two hooked sessions, a guarded claim, a
+//! denied write, a message, and its delivery at the next turn through an adapter that has
+//! evidence, with receipts `offered` for exactly the offered ids.
+
+mod hook_support;
+
+use acc_runtime::core::model::{Enforcement, Lifecycle, ReceiptState, SessionState};
+use hook_support::*;
+
+#[test]
+fn two_sessions_a_guarded_claim_a_denied_write_and_a_delivered_message() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+
+    // Both conversations start through their hooks; no startup context is certified.
+    for conv in ["conv-a", "conv-b"] {
+        let run = hook(
+            sb.settings(certified, &[]),
+            &payload("sessionStart", conv, &ws),
+        );
+        assert_eq!(
+            run,
+            HookRun {
+                code: 0,
+                stdout: String::new(),
+                stderr: String::new()
+            }
+        );
+    }
+    let mut core = sb.core();
+    let a = bound_owner(&mut core, "conv-a");
+    let b = bound_owner(&mut core, "conv-b");
+    assert_ne!(a.session, b.session);
+    let rec = core.session(&a.session).unwrap().unwrap();
+    assert_eq!(
+        rec.enforcement,
+        Enforcement::Guarded,
+        "guards.beforeWrite is certified"
+    );
+    assert_eq!(
+        rec.lifecycle,
+        Lifecycle::Managed,
+        "lifecycle.sessionEnd is certified"
+    );
+    assert_eq!(rec.heartbeat_cadence_ms, 60_000);
+    assert_eq!(rec.harness, ADAPTER_ID);
+    assert_eq!(rec.branch.as_deref(), Some("main"));
+    assert_eq!(
+        rec.checkout_root.as_deref(),
+        Some(ws.display().to_string().as_str())
+    );
+    assert_eq!(rec.extensions["client"]["name"], CLIENT);
+    assert_eq!(
+        rec.extensions["capabilities"],
+        serde_json::json!([
+            "lifecycle.sessionEnd",
+            "guards.beforeWrite",
+            "delivery.nextTurn"
+        ])
+    );
+    let a_participant = rec.participant_id.to_string();
+    assert!(a_participant.starts_with("scenario-"), "{a_participant}");
+
+    // A claims the source tree, guarded; B's write into it is denied, naming resource and owner.
+    claim(&mut core, &a, "file:src/**", true);
+    let denied = hook(
+        sb.settings(certified, &[]),
+        &write_payload("conv-b", &ws, &["src/engine.rs"]),
+    );
+    assert_eq!(denied.code, 2);
+    assert_eq!(denied.stdout, "");
+    assert_eq!(
+        denied.stderr,
+        format!(
+            "file:src/engine.rs is claimed by {a_participant} (session {})",
+            a.session
+        )
+    );
+    // The owner itself writes freely.
+    let own = hook(
+        sb.settings(certified, &[]),
+        &write_payload("conv-a", &ws, &["src/engine.rs"]),
+    );
+    assert_eq!(
+        (own.code, own.stdout.as_str(), own.stderr.as_str()),
+        (0, "", "")
+    );
+
+    // B tells A three things; the last no longer fits the 6,000-byte budget and must stay
+    // queued.
+    let fits = send(
+        &mut core,
+        &b,
+        &a_participant,
+        "engine is yours",
+        "I will wait for your change.",
+    );
+    let long = send(
+        &mut core,
+        &b,
+        &a_participant,
+        "the long one",
+        &"x".repeat(3990),
+    );
+    let too_big = send(
+        &mut core,
+        &b,
+        &a_participant,
+        "even longer",
+        &"y".repeat(3990),
+    );
+    let turn = hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", "conv-a", &ws),
+    );
+    assert_eq!(turn.code, 0);
+    assert_eq!(turn.stderr, "");
+    let lines: Vec<&str> = turn.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "ACC CLI (append): --session {} --generation {} --cwd '{}'",
+            a.session,
+            a.generation,
+            ws.display()
+        )
+    );
+    assert_eq!(lines[1], "ACC (load the acc skill):");
+    assert!(turn.stdout.contains("```acc-peer-message"));
+    assert!(turn.stdout.contains(&format!("messageId: {fits}")));
+    assert!(turn.stdout.contains("body:\nI will wait for your change."));
+    assert!(turn.stdout.contains(&format!("messageId: {long}")));
+    assert!(!turn.stdout.contains(&format!("messageId: {too_big}")));
+    assert!(turn.stdout.ends_with(&format!(
+        "- read {too_big}: `acc inbox --message {too_big}`"
+    )));
+    assert!(turn.stdout.len() <= 6000, "the context budget holds");
+
+    let states: Vec<(String, ReceiptState)> = inbox(&mut core, &a)
+        .into_iter()
+        .map(|i| (i.message_id.to_string(), i.receipt_state))
+        .collect();
+    assert_eq!(
+        states,
+        vec![
+            (fits.to_string(), ReceiptState::Offered),
+            (long.to_string(), ReceiptState::Offered),
+            (too_big.to_string(), ReceiptState::Queued),
+        ]
+    );
+
+    // The next turn does not show the offered body again.
+    let again = hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", "conv-a", &ws),
+    );
+    assert!(!again.stdout.contains(&format!("messageId: {fits}")));
+    assert!(
+        again.stdout.contains(&format!("messageId: {too_big}")),
+        "now it fits"
+    );
+
+    // Ending A's conversation closes its session with the client's reason; claims stay.
+    let mut end = payload("sessionEnd", "conv-a", &ws);
+    end["end_reason"] = "clear".into();
+    assert_eq!(hook(sb.settings(certified, &[]), &end).code, 0);
+    let closed = core.session(&a.session).unwrap().unwrap();
+    assert_eq!(closed.state, SessionState::Closed);
+    assert_eq!(closed.extensions["endReason"], "clear");
+    assert!(
+        core.binding(&acc_runtime::core::bindings::binding_key("conv-a"))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(core.live_claims().unwrap().len(), 1);
+}

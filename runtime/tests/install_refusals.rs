@@ -1,0 +1,222 @@
+//! What the installer refuses, and that a refusal writes nothing: malformed user configs
+//! (named by file, line and column), a corrupt install record, acc's wiring colliding with
+//! files acc did not write, unknown adapters and a missing hook runtime.
+
+#[path = "install_support/mod.rs"]
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+
+use support::{Sandbox, Tree};
+
+/// Each broken fixture home, the adapter that must refuse it, and the line:column named.
+const BROKEN: [(&str, &str, &str, &str); 6] = [
+    (
+        "claude-code-json",
+        "claude-code",
+        ".claude/settings.json",
+        ":3:3: not valid JSON",
+    ),
+    (
+        "gemini-cli-comments",
+        "gemini-cli",
+        ".gemini/settings.json",
+        ":2:3: not valid JSON",
+    ),
+    (
+        "codex-json",
+        "codex",
+        ".codex/hooks.json",
+        ":4:2: not valid JSON",
+    ),
+    (
+        "antigravity-json",
+        "antigravity",
+        ".gemini/config/hooks.json",
+        ":1:28: not valid JSON",
+    ),
+    (
+        "kimi-code-toml",
+        "kimi-code",
+        ".kimi-code/config.toml",
+        ":3:4: not valid TOML",
+    ),
+    (
+        "kimi-code-block",
+        "kimi-code",
+        ".kimi-code/config.toml",
+        ":4:1: broken acc block",
+    ),
+];
+
+#[test]
+fn malformed_configs_are_refused_naming_file_and_line_with_nothing_written() {
+    let mut messages = Vec::new();
+    for (home, adapter, file, position) in BROKEN {
+        let sandbox = Sandbox::with_homes(&[&format!("broken/{home}")]);
+        let before = sandbox.home_tree();
+        for extra in [&[][..], &["--dry-run"][..]] {
+            let mut args = vec!["install", "--adapter", adapter];
+            args.extend_from_slice(extra);
+            let run = sandbox.acc(&args);
+            assert_eq!(run.code, 4, "{home}: {}", run.stderr);
+            let expected = format!("{}{position}", sandbox.home.join(file).display());
+            assert!(run.stderr.starts_with(&expected), "{home}: {}", run.stderr);
+            assert_eq!(run.stderr.lines().count(), 1);
+            assert!(run.stdout.is_empty());
+            assert_eq!(sandbox.home_tree(), before, "{home}: the home is untouched");
+            assert!(!sandbox.data.exists(), "{home}: nothing in the data home");
+        }
+        let json = sandbox
+            .acc(&["install", "--adapter", adapter, "--json"])
+            .json();
+        assert_eq!(json["ok"], false);
+        assert_eq!(json["error"]["code"], 4);
+        assert_eq!(json["error"]["details"]["reason"], "malformed_user_file");
+        assert_eq!(json["error"]["details"]["adapter"], adapter);
+        let run = sandbox.acc(&["install", "--adapter", adapter]);
+        messages.push(sandbox.redact(run.stderr.trim_end()));
+    }
+    insta::assert_snapshot!("malformed_config_messages", messages.join("\n"));
+}
+
+#[test]
+fn one_broken_client_stops_the_whole_run_before_any_write() {
+    let sandbox = Sandbox::with_homes(&["claude-code", "codex", "broken/kimi-code-toml"]);
+    let before = sandbox.home_tree();
+    let run = sandbox.acc(&[
+        "install",
+        "--adapter",
+        "claude-code",
+        "--adapter",
+        "codex",
+        "--adapter",
+        "kimi-code",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert_eq!(sandbox.home_tree(), before);
+    assert!(!sandbox.data.exists());
+}
+
+#[test]
+fn uninstall_refuses_a_config_broken_since_install_before_touching_anything() {
+    let sandbox = Sandbox::with_homes(&["claude-code", "codex"]);
+    sandbox
+        .acc(&["install", "--adapter", "claude-code", "--adapter", "codex"])
+        .ok();
+    let settings = sandbox.home.join(".claude/settings.json");
+    let mut broken = std::fs::read(&settings).unwrap();
+    broken.extend_from_slice(b"\n}");
+    std::fs::write(&settings, &broken).unwrap();
+    let before = sandbox.home_tree();
+    let run = sandbox.acc(&["uninstall"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(run.stderr.starts_with(&format!("{}:", settings.display())));
+    assert_eq!(sandbox.home_tree(), before, "codex was not touched either");
+}
+
+#[test]
+fn a_corrupt_install_record_stops_every_command() {
+    let sandbox = Sandbox::with_homes(&["codex"]);
+    let record = sandbox.data.join("acc/installs.json");
+    for bytes in [
+        &b"{\"schemaVersion\": 1, \"installs\": ["[..],
+        &b"{\"schemaVersion\": 7, \"installs\": []}"[..],
+        &b"\x00\x01garbage"[..],
+    ] {
+        std::fs::create_dir_all(record.parent().unwrap()).unwrap();
+        std::fs::write(&record, bytes).unwrap();
+        let before = sandbox.home_tree();
+        let data_before = Tree::of(&sandbox.data);
+        for args in [
+            &["install", "--adapter", "codex"][..],
+            &["install", "--adapter", "codex", "--dry-run"][..],
+            &["uninstall"][..],
+            &["uninstall", "--adapter", "codex"][..],
+            &["doctor"][..],
+        ] {
+            let run = sandbox.acc(args);
+            assert_eq!(run.code, 4, "{args:?}: {}", run.stderr);
+            assert!(
+                run.stderr.contains(&*record.to_string_lossy()),
+                "{args:?}: {}",
+                run.stderr
+            );
+            assert!(
+                run.stderr
+                    .contains("will not treat the install record as empty")
+            );
+            assert_eq!(sandbox.home_tree(), before, "{args:?}");
+            assert_eq!(Tree::of(&sandbox.data), data_before, "{args:?}");
+        }
+        let json = sandbox.acc(&["doctor", "--json"]).json();
+        assert_eq!(json["error"]["details"]["reason"], "install_record_corrupt");
+    }
+}
+
+#[test]
+fn wiring_that_would_overwrite_someone_elses_file_is_a_conflict() {
+    // A hook file of the user's own named like acc's, and a skill of the user's named acc.
+    let sandbox = Sandbox::with_homes(&["grok"]);
+    let hooks = sandbox.home.join(".grok/hooks/acc.json");
+    std::fs::copy(sandbox.home.join(".grok/hooks/audit.json"), &hooks).unwrap();
+    let before = sandbox.home_tree();
+    let run = sandbox.acc(&["install", "--adapter", "grok"]);
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert!(run.stderr.contains("was not written by acc"));
+    assert_eq!(sandbox.home_tree(), before);
+
+    let sandbox = Sandbox::with_homes(&["claude-code"]);
+    let skill = sandbox.home.join(".claude/skills/acc/SKILL.md");
+    std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+    std::fs::write(
+        &skill,
+        "---\nname: acc\ndescription: my accounting helper\n---\n",
+    )
+    .unwrap();
+    let before = sandbox.home_tree();
+    let run = sandbox.acc(&["install", "--adapter", "claude-code", "--json"]);
+    assert_eq!(run.code, 5);
+    assert_eq!(run.json()["error"]["details"]["reason"], "install_conflict");
+    assert_eq!(sandbox.home_tree(), before);
+}
+
+#[test]
+fn unknown_adapters_are_usage_errors() {
+    let sandbox = Sandbox::new();
+    for args in [
+        &["install", "--adapter", "claude"][..],
+        &["uninstall", "--adapter", "cursor"][..],
+    ] {
+        let run = sandbox.acc(args);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains(
+            "the adapters are antigravity, claude-code, codex, gemini-cli, grok, kimi-code"
+        ));
+    }
+    assert!(!sandbox.data.exists());
+}
+
+#[test]
+fn a_missing_hook_runtime_is_refused_by_path() {
+    let sandbox = Sandbox::with_homes(&["codex"]);
+    // An acc with no acc-hook beside it.
+    let lonely = sandbox.tmp.path().join("lonely");
+    std::fs::create_dir(&lonely).unwrap();
+    let acc = lonely.join("acc");
+    std::fs::copy(support::acc_bin(), &acc).unwrap();
+    std::fs::set_permissions(&acc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let before = sandbox.home_tree();
+    let run = sandbox.acc_with(&acc, &["install", "--adapter", "codex"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    let expected = format!(
+        "refusing to install: the hook runtime {} does not exist",
+        lonely.canonicalize().unwrap().join("acc-hook").display()
+    );
+    assert!(run.stderr.starts_with(&expected), "{}", run.stderr);
+    assert_eq!(sandbox.home_tree(), before);
+    // Doctor still runs, and says what to do.
+    let doctor = sandbox.acc_with(&acc, &["doctor"]);
+    assert_eq!(doctor.code, 0);
+    assert!(doctor.stdout.contains("(missing or not executable)"));
+}
