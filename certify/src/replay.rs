@@ -68,8 +68,12 @@ pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
     let cert_file = format!("adapters/{id}/{CERTIFICATION_FILE}");
     let certification = match std::fs::read(dir.join(CERTIFICATION_FILE))
         .map_err(|e| e.to_string())
-        .and_then(|b| Certification::from_bytes(&b).map_err(|p| format!("{p:?}")))
-    {
+        .and_then(|b| {
+            Certification::from_bytes(&b).map_err(|problems| {
+                let lines: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+                lines.join("; ")
+            })
+        }) {
         Ok(c) => c,
         Err(e) => {
             return Outcome::fail(
@@ -154,4 +158,79 @@ pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
         }
     }
     problems.into_outcome()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn root_with_fixture(fixture: &Value) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("adapters/x");
+        std::fs::create_dir_all(dir.join("fixtures")).unwrap();
+        let row = json!({
+            "client": "x-cli", "version": "1.0.0", "platform": "linux-x64",
+            "observedAt": "2026-12-02", "capability": "lifecycle.sessionStart",
+            "fixture": "fixtures/capture.json", "provenance": "fixtures/certification-provenance.json",
+            "provenanceId": "p", "idleBehavior": "observed", "busyBehavior": "unobserved",
+            "authorityLevel": "advisory", "limitations": [], "result": "pass"
+        });
+        std::fs::write(
+            dir.join(CERTIFICATION_FILE),
+            json!({"evidence": [row]}).to_string(),
+        )
+        .unwrap();
+        std::fs::write(dir.join("fixtures/capture.json"), fixture.to_string()).unwrap();
+        root
+    }
+
+    fn failure(outcome: Outcome) -> String {
+        match outcome {
+            Outcome::Fail(f) => f.message,
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fixture_without_a_bundle_is_not_evidence() {
+        let root = root_with_fixture(&json!({"verdicts": []}));
+        let message = failure(replay_evidence(root.path(), "x"));
+        assert!(
+            message.contains("adapters/x/fixtures/capture.json names no raw bundle"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_bundle_outside_the_repository_or_missing_is_refused() {
+        let root =
+            root_with_fixture(&json!({"bundle": "../elsewhere", "observationsSha256": "00"}));
+        let message = failure(replay_evidence(root.path(), "x"));
+        assert!(
+            message.contains("not a path inside the repository"),
+            "{message}"
+        );
+        let root = root_with_fixture(
+            &json!({"bundle": "captures/x-1.0.0-linux-x64/lifecycle", "observationsSha256": "00"}),
+        );
+        let message = failure(replay_evidence(root.path(), "x"));
+        assert!(
+            message.contains("captures/x-1.0.0-linux-x64/lifecycle/observations.json (named by adapters/x/fixtures/capture.json) cannot be read"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn no_rows_is_not_applicable() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("adapters/y");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(CERTIFICATION_FILE), "{\"evidence\": []}").unwrap();
+        assert!(matches!(
+            replay_evidence(root.path(), "y"),
+            Outcome::NotApplicable(_)
+        ));
+        assert!(inside("captures/a/b") && !inside("/abs") && !inside("a/../b") && !inside(""));
+    }
 }

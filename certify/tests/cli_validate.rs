@@ -126,10 +126,10 @@ fn a_missing_directory_means_it_could_not_run() {
 
 #[test]
 fn usage_errors_exit_two_and_help_works_everywhere() {
-    let (code, _, err) = certify(&["validate"]);
+    let (code, _, err) = certify(&["validate", "--adapter"]);
     assert_eq!(code, 2);
     assert!(err.contains("--adapter <DIR>"), "{err}");
-    let (code, out, _) = certify(&["validate", "--json"]);
+    let (code, out, _) = certify(&["validate", "--bogus", "--json"]);
     assert_eq!(code, 2);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["error"]["code"], 2);
@@ -139,6 +139,11 @@ fn usage_errors_exit_two_and_help_works_everywhere() {
         &["validate", "--help"],
         &["explain", "--help"],
         &["native", "--help"],
+        &["record", "--help"],
+        &["diff-install", "--help"],
+        &["wire", "--help"],
+        &["gate", "--help"],
+        &["matrix", "--help"],
     ] {
         let (code, out, _) = certify(args);
         assert_eq!(code, 0, "{args:?}");

@@ -32,7 +32,10 @@ fn recorded_fixtures() -> Vec<(PathBuf, String)> {
 #[test]
 fn every_recorded_row_follows_from_its_bundle_judged_again() {
     let fixtures = recorded_fixtures();
-    assert!(!fixtures.is_empty(), "the repository carries no recorded evidence");
+    assert!(
+        !fixtures.is_empty(),
+        "the repository carries no recorded evidence"
+    );
     for (adapter, rel) in &fixtures {
         let fixture: Value = serde_json::from_slice(&fs::read(adapter.join(rel)).unwrap()).unwrap();
         let bundle = repo().join(fixture["bundle"].as_str().unwrap());

@@ -4,10 +4,11 @@
 //! - `PreToolUse` guard with 200 live guarded claims of a peer: a covered write (deny) and
 //!   an uncovered one (allow);
 //! - `UserPromptSubmit` with 1,000 queued notes (questions would each add an urgent
-//!   attention line that the projector shows before bodies): without evidence (bodies withheld, the
-//!   store is unchanged by a run) and under `ACC_CERTIFY_CANDIDATES=delivery.nextTurn`
-//!   (bodies rendered and offers committed; the store is restored before every run, outside
-//!   the timing, so each run sees 1,000 queued messages);
+//!   attention line that the projector shows before bodies), for a Claude Code older than
+//!   any evidence: bodies withheld (a run changes only the heartbeat), and the same under
+//!   `ACC_CERTIFY_CANDIDATES=delivery.nextTurn`: bodies rendered and offers committed (the
+//!   store is restored before every run, outside the timing, so each run sees 1,000 queued
+//!   messages);
 //! - `SessionStart` of a new conversation (client probe, open, bind).
 //!
 //! Run with `cargo bench -p acc-runtime --bench hook_bench`. Results belong in
@@ -155,6 +156,11 @@ fn main() {
         .unwrap()
         .unwrap()
         .participant_id;
+    // Pin the conversation to a client older than any evidence, so next-turn delivery is
+    // decided by the recorder's candidate alone, whatever evidence the adapter ships.
+    let owner = Owner::new(bound.session_id.clone(), bound.generation.clone());
+    core.put_binding(&key, &owner, &bound.client_name, Some("0.0.1"), None)
+        .unwrap();
     let mut req = OpenSession::new(ParticipantId::parse("peer").unwrap(), "bench", 60_000);
     req.enforcement = Enforcement::Guarded;
     let s = core.open_session(req).unwrap();

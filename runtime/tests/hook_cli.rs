@@ -1,7 +1,7 @@
 //! `acc-hook` as a client runs it: real captured payloads (fixtures/payloads) piped through
 //! the binary for Claude Code, Codex and Gemini CLI, with the client-shaped answers pinned:
-//! allow (silent), deny, and inject (bodies withheld without evidence; shown under a
-//! recorder's candidate).
+//! allow (silent), deny, and inject (bodies shown or withheld as each adapter's evidence
+//! decides; shown under a recorder's candidate).
 
 mod hook_support;
 
@@ -76,8 +76,27 @@ fn describe(r: &mut Redactor, step: &str, run: &HookRun) -> String {
     )
 }
 
+/// Whether the shipped adapter's own evidence grants next-turn delivery to the client the
+/// hook recorded at its start (name and version as stored in the binding).
+fn evidence_grants_next_turn(
+    adapter: &str,
+    binding: &acc_runtime::core::bindings::HookBinding,
+) -> bool {
+    let adapter = acc_runtime::registry::find(adapter).unwrap();
+    let primary = adapter.manifest().client.primary().to_string();
+    let facts = acc_sdk::resolution::ClientFacts {
+        client_version: binding.client_version.clone(),
+        platform: acc_runtime::hook::platform::current(),
+        client_name: Some(binding.client_name.clone()).filter(|n| *n != primary),
+    };
+    adapter
+        .effective_capabilities(&facts)
+        .get(acc_sdk::capabilities::Capability::NextTurn)
+}
+
 /// Start, an allowed write, a peer's guarded claim and the denied write, then a peer's
-/// message at the next turn: withheld (no evidence) and shown (recorder candidate).
+/// message at the next turn (shown or withheld as the adapter's evidence decides, and the
+/// receipt offered exactly when shown), then one more under a recorder's candidate.
 fn scenario(c: Client) -> String {
     let sb = Sandbox::new();
     let mut r = Redactor::new(&sb);
@@ -105,24 +124,34 @@ fn scenario(c: Client) -> String {
         &denied,
     );
 
-    send(
-        &mut core,
-        &peer,
-        participant.as_str(),
-        "hello.txt",
-        "I am rewriting hello.txt until noon; please leave it to me.",
-    );
-    let withheld = run(&sb, &c, c.turn, &[]);
-    assert_eq!(inbox(&mut core, &me)[0].receipt_state, ReceiptState::Queued);
-    transcript += &describe(&mut r, &format!("{} (no evidence)", c.turn), &withheld);
+    let body = "I am rewriting hello.txt until noon; please leave it to me.";
+    send(&mut core, &peer, participant.as_str(), "hello.txt", body);
+    let key = acc_runtime::core::bindings::binding_key(&c.session_id(&sb));
+    let binding = core.binding(&key).unwrap().unwrap();
+    let granted = evidence_grants_next_turn(c.adapter, &binding);
+    let turn = run(&sb, &c, c.turn, &[]);
+    let first = inbox(&mut core, &me)[0].receipt_state;
+    assert_eq!(turn.stdout.contains(body), granted, "{}", turn.stdout);
+    let expected = if granted {
+        ReceiptState::Offered
+    } else {
+        ReceiptState::Queued
+    };
+    assert_eq!(first, expected, "offered exactly when shown");
+    let label = if granted { "delivered" } else { "withheld" };
+    transcript += &describe(&mut r, &format!("{} (evidence: {label})", c.turn), &turn);
+
+    let second = "Done with hello.txt; it is yours.";
+    send(&mut core, &peer, participant.as_str(), "released", second);
     let shown = run(
         &sb,
         &c,
         c.turn,
         &[("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")],
     );
+    assert!(shown.stdout.contains(second), "{}", shown.stdout);
     assert_eq!(
-        inbox(&mut core, &me)[0].receipt_state,
+        inbox(&mut core, &me).last().unwrap().receipt_state,
         ReceiptState::Offered
     );
     transcript += &describe(
@@ -176,4 +205,48 @@ fn help_names_the_command_line_and_the_fail_open_rule() {
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty());
     insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
+}
+
+#[test]
+fn the_data_home_flag_wins_over_the_environment() {
+    let sb = Sandbox::new();
+    let pinned = sb.root().join("pinned-home");
+    let decoy = sb.root().join("env-home");
+    let c = Client {
+        adapter: "claude-code",
+        dir: "plain",
+        start: "SessionStart",
+        tool: "PreToolUse",
+        turn: "UserPromptSubmit",
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+        .env_clear()
+        .env("ACC_DATA_HOME", &decoy)
+        .arg("--data-home")
+        .arg(&pinned)
+        .args(["claude-code", "SessionStart"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(c.payload(&sb, "SessionStart").as_bytes())
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        pinned.join("acc/workspaces").is_dir(),
+        "the store lives under --data-home"
+    );
+    assert!(!decoy.exists());
 }

@@ -119,6 +119,12 @@ fn without_next_turn_evidence_bodies_are_withheld_with_a_visible_warning() {
     );
     assert!(!run.stderr.contains(secret));
     assert_eq!(states(&mut core, &me), vec![ReceiptState::Queued]);
+    let mut r = Redactor::new(&sb);
+    insta::assert_snapshot!(format!(
+        "--- stdout\n{}\n--- stderr\n{}",
+        r.apply(&run.stdout),
+        r.apply(&run.stderr)
+    ));
 }
 
 #[test]
@@ -167,6 +173,7 @@ fn recorder_candidates_grant_delivery_and_context_only_and_are_recorded() {
     );
     assert_eq!(run.stderr, "");
     assert_eq!(states(&mut core, &me), vec![ReceiptState::Offered]);
+    insta::assert_snapshot!(Redactor::new(&sb).apply(&run.stdout));
 }
 
 #[test]

@@ -57,10 +57,13 @@ pub fn manifest_valid(ctx: &CheckContext, adapter: &Adapter) -> Outcome {
                 "adapters/{id}/{MANIFEST_FILE} or {CERTIFICATION_FILE} differs from what this build embeds: rebuild (cargo build --workspace) so the binary carries the files on disk"
             ),
         ),
-        Err(problems) => Outcome::fail(
-            Some(ctx.adapter_file(id, MANIFEST_FILE)),
-            format!("adapters/{id} does not load: {problems:?}"),
-        ),
+        Err(problems) => {
+            let lines: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
+            Outcome::fail(
+                Some(ctx.adapter_file(id, MANIFEST_FILE)),
+                format!("adapters/{id} does not load: {}", lines.join("; ")),
+            )
+        }
     }
 }
 

@@ -29,6 +29,7 @@ mod tests {
     use super::*;
     use crate::ids::{Generation, SessionId};
 
+    #[cfg(unix)]
     #[test]
     fn quotes_survive_a_shell_round_trip() {
         assert_eq!(shell_single_quote("/w"), "'/w'");

@@ -12,9 +12,7 @@ use crate::cli::output::Output;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::installer::doctor::{ArtifactState, DoctorRun};
 use crate::installer::report::{AdapterOutcome, RunAction, RunReport};
-use crate::installer::{
-    self, ContextRequest, InstallError, InstallOptions, UninstallOptions,
-};
+use crate::installer::{self, ContextRequest, InstallError, InstallOptions, UninstallOptions};
 use acc_sdk::install::{DiagnosticLevel, InstallContext};
 
 pub const INSTALL_ABOUT: &str = "Wire acc's hooks and skill into the coding agents on this machine. Without --adapter, every client whose `<command> --version` answers is wired and every other one is named with the reason it was skipped. Each client's files are written where the real client reads them; user files keep their formatting and their original bytes are kept so `acc uninstall` can give them back exactly. Installing twice changes nothing. --dry-run prints every file it would create or edit and writes nothing. A malformed client config is refused, naming file and line, before anything is written (exit 4); acc's wiring colliding with something that is not acc's exits 5.";

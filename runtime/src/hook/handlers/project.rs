@@ -61,9 +61,8 @@ pub struct Projection {
     pub text: String,
     /// Exactly the messages whose complete blocks are in `text`.
     pub offered: Vec<MessageId>,
-    /// Queued bodies no invocation has shown yet (before rendering).
-    pub unshown_bodies: usize,
-    /// How many of `offered` are such bodies (the rest are repeats of live offers).
+    /// How many of `offered` are queued bodies no invocation had shown (the rest are
+    /// repeats of live offers).
     pub offered_unshown: usize,
     pub withheld: Option<Withheld>,
 }
@@ -77,7 +76,6 @@ pub fn project(
 ) -> Result<Projection, Failure> {
     let mut input = core.next_turn_delivery(owner)?.into_context_input();
     call.deadline.check()?;
-    let unshown_bodies = input.messages.len();
     let owner_line = owner_line(owner, &call.event.cwd);
     let mut budget =
         (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&owner_line));
@@ -132,7 +130,6 @@ pub fn project(
     Ok(Projection {
         text,
         offered,
-        unshown_bodies,
         offered_unshown,
         withheld,
     })
