@@ -1,7 +1,6 @@
 //! The `acc-hook` process: real stdin, stdout, stderr and environment.
 
 use super::hook_env::HookEnv;
-use super::runner;
 use super::settings::HookSettings;
 use std::io::{Read, Write};
 
@@ -25,7 +24,7 @@ pub fn main() -> i32 {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let (mut out, mut err) = (stdout.lock(), stderr.lock());
-    let code = runner::run(&argv, stdin, &mut out, &mut err, settings);
+    let code = super::capture::run(&argv, stdin, &mut out, &mut err, settings);
     let _ = out.flush();
     let _ = err.flush();
     code
