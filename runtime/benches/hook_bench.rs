@@ -12,7 +12,9 @@
 //! - `SessionStart` of a new conversation (client probe, open, bind).
 //!
 //! Run with `cargo bench -p acc-runtime --bench hook_bench`. Results belong in
-//! docs/PERFORMANCE.md ("Hook runtime").
+//! docs/PERFORMANCE.md ("Hook runtime"). With `ACC_BENCH_DIR=<dir>` the populated store
+//! (left as populated), its copy `template.db` and each case's payload
+//! (`payloads/{deny,allow,turn,start}.json`) are kept for profiling one process.
 
 use acc_runtime::core::claims::ClaimRequest;
 use acc_runtime::core::messages::SendMessage;
@@ -125,11 +127,22 @@ fn restore(store: &Path, template: &Path) {
     std::fs::copy(template, store).unwrap();
 }
 
+/// With `ACC_BENCH_DIR`, the payloads of every case go to `<dir>/payloads/` so one process
+/// can be profiled by hand (see docs/PERFORMANCE.md).
+fn keep_payloads(kept: Option<&Path>, payloads: &[(&str, &[u8])]) {
+    let Some(dir) = kept.map(|d| d.join("payloads")) else {
+        return;
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in payloads {
+        std::fs::write(dir.join(format!("{name}.json")), bytes).unwrap();
+    }
+}
+
 fn main() {
     let tmp = tempfile::tempdir().unwrap();
-    let base = std::env::var_os("ACC_BENCH_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| tmp.path().to_path_buf());
+    let kept = std::env::var_os("ACC_BENCH_DIR").map(PathBuf::from);
+    let base = kept.clone().unwrap_or_else(|| tmp.path().to_path_buf());
     let data = base.join("data");
     let ws = base.join("project");
     // Discovery reads .git files directly; a HEAD is all it needs.
@@ -241,6 +254,22 @@ fn main() {
         })
         .collect();
 
+    let fresh_start = payload(
+        &ws,
+        "profile-start",
+        "SessionStart",
+        serde_json::json!({"source": "startup"}),
+    );
+    keep_payloads(
+        kept.as_deref(),
+        &[
+            ("deny", &covered),
+            ("allow", &free),
+            ("turn", &turn),
+            ("start", &fresh_start),
+        ],
+    );
+
     let starts: Vec<Sample> = (0..RUNS)
         .map(|i| {
             let p = payload(
@@ -269,6 +298,11 @@ fn main() {
             }
         })
         .collect();
+
+    if kept.is_some() {
+        // Leave the kept store as populated, without the conversations the starts added.
+        restore(&store, &template);
+    }
 
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(

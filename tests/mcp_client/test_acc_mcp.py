@@ -198,6 +198,45 @@ async def scenario(binary, doc_path):
                   "bob's inbox resource lists the request")
             await call(bob, "acc_reply", {"messageId": req["message"]["messageId"], "body": "will do"})
 
+            # A room decision by alice, replaced by bob: the replacement names it, both show
+            # where they stand, and only the replacement is still on alice's inbox page.
+            first = await call(alice, "acc_message", {
+                "to": [], "kind": "decision", "subject": "one crate", "body": "simpler"})
+            root = first["message"]["messageId"]
+            check(first["message"]["decisionStatus"]["state"] == "current",
+                  f"a new decision is current: {first}")
+            second = await call(bob, "acc_message", {
+                "to": [], "kind": "decision", "subject": "two crates", "body": "faster builds",
+                "supersedes": [root]})
+            replacement = second["message"]["messageId"]
+            check(second["message"]["decisionChange"] == {"action": "replace", "messageIds": [root]},
+                  f"the replacement records its change: {second}")
+            status = second["message"]["decisionStatus"]
+            check(status["groupId"] == root and status["currentMessageId"] == replacement
+                  and not status["conflicted"], f"the replacement is the group's head: {status}")
+            old = await call(bob, "acc_inbox", {"messageId": root})
+            old_status = old["message"]["decisionStatus"]
+            check(old_status["state"] == "superseded" and old_status["currentMessageId"] == replacement,
+                  f"the original reads as superseded: {old_status}")
+            box = await call(alice, "acc_inbox")
+            listed = {i["messageId"]: i for i in box["items"]}
+            check(replacement in listed and root not in listed,
+                  f"alice's page lists the replacement only: {box}")
+            check(listed[replacement]["decisionStatus"]["state"] == "current",
+                  "the page shows the decision's status")
+            await call(alice, "acc_inbox", {"messageId": replacement})
+            full = await call(alice, "acc_sync", {"scope": "full"})
+            check([d["messageId"] for d in full["snapshot"]["decisions"]] == [replacement],
+                  f"the full sync lists the decision in force: {full['snapshot']['decisions']}")
+            await protocol_error(bob.call_tool("acc_message", {
+                "to": [], "kind": "decision", "subject": "s", "body": "b",
+                "supersedes": [root], "withdraws": [root]}), -32602, "supersedes with withdraws")
+            gone = await call(bob, "acc_message", {
+                "to": [], "kind": "decision", "subject": "s", "body": "b",
+                "withdraws": ["message_missing"]}, expect_error=True)
+            check(gone["error"]["code"] == 4 and gone["error"]["reason"] == "not_found",
+                  f"an unknown decision is a data error: {gone}")
+
             sync = await call(alice, "acc_sync")
             check(re.fullmatch(r"\d{16}", sync["cursor"]) is not None, "sync returns a cursor")
             kinds = {e["type"] for e in sync["events"]}

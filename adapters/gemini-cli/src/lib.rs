@@ -8,11 +8,13 @@ pub mod events;
 mod install;
 pub mod normalize;
 pub mod outcomes;
+pub mod package_version;
 pub mod tools;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use acc_sdk::adapter::{AdapterBehaviour, AdapterError, ToolGuard};
+use acc_sdk::adapter::{AdapterBehaviour, AdapterError, ProcessEntry, ToolGuard};
 use acc_sdk::context::{ContextInput, ContextResult};
 use acc_sdk::define::Adapter;
 use acc_sdk::error::DefineError;
@@ -85,6 +87,16 @@ impl AdapterBehaviour for Behaviour {
 
     fn inject_outcome(&self, event: &NormalizedEvent, text: &str) -> HookOutcome {
         outcomes::inject(event, text)
+    }
+
+    /// The running build, from the `package.json` of the script its `node` process runs.
+    fn client_version_of(
+        &self,
+        _pid: u32,
+        entry: &ProcessEntry,
+        _env: &BTreeMap<String, String>,
+    ) -> Option<String> {
+        package_version::version_from_args(&entry.args)
     }
 
     fn guard_write(&self) -> Option<&dyn ToolGuard> {

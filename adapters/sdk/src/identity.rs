@@ -113,8 +113,9 @@ pub fn resolve_client(
 ) -> Option<ResolvedClient> {
     let mut seen = BTreeSet::from([hook_pid]);
     let mut pid = hook_pid;
+    // Each process is read once: the parent read at one hop is the current one of the next.
+    let mut current = table.entry(pid)?;
     for _ in 0..MAX_HOPS {
-        let current = table.entry(pid)?;
         let parent = current.ppid;
         if parent <= 1 || parent == pid || !seen.insert(parent) {
             return None;
@@ -139,6 +140,7 @@ pub fn resolve_client(
             });
         }
         pid = parent;
+        current = entry;
     }
     None
 }

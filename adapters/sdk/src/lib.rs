@@ -28,5 +28,6 @@ pub mod projector;
 pub mod resolution;
 pub mod shell_targets;
 pub mod skill;
+mod text_forms;
 pub mod toml_block;
 pub mod version;

@@ -6,9 +6,6 @@
 //! fixed order (identity, certification, variants, evidence clients, native contract,
 //! capabilities).
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,14 +17,21 @@ use crate::error::{MANIFEST_FILE, Problem, ProblemCode};
 #[serde(transparent)]
 pub struct AdapterId(String);
 
-static PORTABLE_ID: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$").expect("valid pattern"));
+/// `^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`
+fn is_portable_id(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (1..=200).contains(&bytes.len())
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[1..]
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
 
 impl AdapterId {
     /// Accepts `^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$` without a trailing `.` and without a
     /// Windows device name as its stem, because ids become file names.
     pub fn parse(text: &str) -> Result<Self, String> {
-        if !PORTABLE_ID.is_match(text) {
+        if !is_portable_id(text) {
             return Err(
                 "use 1 to 200 letters, digits, '.', '_' or '-', starting with a letter or digit"
                     .into(),
@@ -522,6 +526,9 @@ mod tests {
             ("has space", false),
             ("slash/x", false),
             ("", false),
+            ("caf\u{e9}", false),
+            ("id\n", false),
+            ("9lives", true),
         ];
         for (id, ok) in cases {
             assert_eq!(AdapterId::parse(id).is_ok(), ok, "{id:?}");

@@ -33,6 +33,7 @@ pub use pieces::{PEER_FENCE_CLOSE, PEER_FENCE_OPEN};
 use crate::context::{ContextInput, ContextResult};
 use layout::{Layout, cost, lay_out};
 use neutralise::neutralise_inline;
+use pieces::Piece;
 
 /// The header when the projection has something to show.
 pub const HEADER: &str = "ACC (load the acc skill):";
@@ -43,7 +44,14 @@ pub const HEADER: &str = "ACC (load the acc skill):";
 /// `included_attention_ids` the source ids of the attention lines in it. Reminder counts and
 /// the closing line add no ids.
 pub fn project_context_result(input: &ContextInput, budget_bytes: usize) -> ContextResult {
-    let pieces = pieces::build_pieces(input);
+    project_pieces(
+        input,
+        &pieces::build_pieces(input, budget_bytes),
+        budget_bytes,
+    )
+}
+
+fn project_pieces(input: &ContextInput, pieces: &[Piece], budget_bytes: usize) -> ContextResult {
     if pieces.is_empty() {
         return presence_only(input, budget_bytes);
     }
@@ -54,7 +62,7 @@ pub fn project_context_result(input: &ContextInput, budget_bytes: usize) -> Cont
         let Some(budget) = budget_bytes.checked_sub(reserve) else {
             return ContextResult::default();
         };
-        let Some(layout) = lay_out(&pieces, HEADER, budget) else {
+        let Some(layout) = lay_out(pieces, HEADER, budget) else {
             return ContextResult::default();
         };
         let footer = footer_line(&layout);
@@ -117,5 +125,72 @@ fn finish(layout: Layout, footer: Option<String>) -> ContextResult {
         text,
         offered_message_ids: layout.offered_message_ids,
         included_attention_ids: layout.included_attention_ids,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::{AttentionItem, AttentionKind, PeerMessage, RepeatInfo};
+
+    fn message(i: usize, repeat: bool) -> PeerMessage {
+        PeerMessage {
+            message_id: format!("message_{i:03}"),
+            thread_id: format!("thread_{i:03}"),
+            kind: "note".into(),
+            sender_participant_id: "peer".into(),
+            sender_session_id: "session_peer".into(),
+            obligation: "none".into(),
+            subject: format!("subject {i}"),
+            // Sizes vary so that a smaller block may follow one that did not fit.
+            body: "body text ".repeat(1 + (i * 7) % 23),
+            repeat: repeat.then(|| RepeatInfo {
+                transport: "live-socket".into(),
+                at: "2026-12-02T10:00:00.000Z".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn leaving_unfitting_blocks_unrendered_changes_no_projection() {
+        let input = ContextInput {
+            peer_count: 2,
+            solo: false,
+            messages: (0..100).map(|i| message(i, false)).collect(),
+            repeats: (100..110).map(|i| message(i, true)).collect(),
+            attention: vec![
+                AttentionItem {
+                    kind: AttentionKind::ReplyRequired,
+                    source_id: "message_900".into(),
+                    summary: "question from peer: q".into(),
+                },
+                AttentionItem {
+                    kind: AttentionKind::ClaimExpired,
+                    source_id: "claim_1".into(),
+                    summary: "your lease on file:src/** ran out".into(),
+                },
+            ],
+            reminder_message_ids: vec!["message_901".into()],
+        };
+        let everything = pieces::build_pieces(&input, usize::MAX);
+        assert!(
+            everything
+                .iter()
+                .all(|p| !matches!(p, Piece::Unfitting { .. }))
+        );
+        let mut unrendered = 0;
+        for budget in (0..12_000).step_by(97).chain([6_000]) {
+            let lazy = pieces::build_pieces(&input, budget);
+            unrendered += lazy
+                .iter()
+                .filter(|p| matches!(p, Piece::Unfitting { .. }))
+                .count();
+            assert_eq!(
+                project_pieces(&input, &lazy, budget),
+                project_pieces(&input, &everything, budget),
+                "budget {budget}"
+            );
+        }
+        assert!(unrendered > 0, "the budgets tried left blocks unrendered");
     }
 }

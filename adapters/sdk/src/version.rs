@@ -5,9 +5,7 @@
 //! evidence applies forward from the version that recorded it and a build of 1.3.0 must not
 //! fall below 1.3.0's captures.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
+use crate::text_forms::{Scan, suffix, triple};
 
 /// The numeric release triple of a client version. Orders numerically, field by field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -19,22 +17,14 @@ impl std::fmt::Display for VersionTriple {
     }
 }
 
-static ORDERABLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.-]+)?$").expect("valid pattern")
-});
-
-static STABLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\+[0-9A-Za-z.-]+)?$")
-        .expect("valid pattern")
-});
-
-static STRICT_TRIPLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$").expect("valid pattern")
-});
-
-static IN_OUTPUT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"v?(\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?)").expect("valid pattern")
-});
+/// `^N.N.N(?:[<leads>][0-9A-Za-z.-]+)?$`, where `canonical` refuses leading zeros.
+fn is_whole_version(version: &str, canonical: bool, leads: &[u8]) -> bool {
+    let mut s = Scan::new(version);
+    triple(&mut s, canonical).is_some() && {
+        suffix(&mut s, leads);
+        s.at_end()
+    }
+}
 
 /// The release triple of `version`, or `None` when it cannot be read (`unknown` in any
 /// case, or text that is not `X.Y.Z` with an optional `-pre`/`+build` suffix). `None` sorts
@@ -43,9 +33,18 @@ pub fn version_order(version: &str) -> Option<VersionTriple> {
     if version.eq_ignore_ascii_case("unknown") {
         return None;
     }
-    let caps = ORDERABLE.captures(version)?;
-    let field = |i: usize| caps.get(i)?.as_str().parse::<u64>().ok();
-    Some(VersionTriple(field(1)?, field(2)?, field(3)?))
+    // ^(\d+)\.(\d+)\.(\d+)(?:[-+][0-9A-Za-z.-]+)?$
+    let mut s = Scan::new(version);
+    let [major, minor, patch] = triple(&mut s, false)?;
+    suffix(&mut s, b"-+");
+    if !s.at_end() {
+        return None;
+    }
+    Some(VersionTriple(
+        major.parse().ok()?,
+        minor.parse().ok()?,
+        patch.parse().ok()?,
+    ))
 }
 
 /// An exact client version as evidence rows record it: orderable and not `unknown`.
@@ -55,21 +54,40 @@ pub fn is_exact_version(version: &str) -> bool {
 
 /// The STABLE form native contracts use: no leading zeros, no prerelease, optional build.
 pub fn is_stable(version: &str) -> bool {
-    STABLE.is_match(version) && version_order(version).is_some()
+    is_whole_version(version, true, b"+") && version_order(version).is_some()
 }
 
 /// A stable triple with no suffix at all (native capture fixtures).
 pub fn is_strict_triple(version: &str) -> bool {
-    STRICT_TRIPLE.is_match(version) && version_order(version).is_some()
+    is_whole_version(version, true, b"") && version_order(version).is_some()
 }
 
-/// The first `v?X.Y.Z(suffix)` in a client's version output, without the `v`.
+/// `v?(N.N.N(?:[-+][0-9A-Za-z.-]+)?)` starting exactly at byte `start`: the version
+/// without its `v`, and where the match ends.
+fn version_at(output: &str, start: usize) -> Option<(&str, usize)> {
+    let mut s = Scan::at(output, start);
+    s.eat(b'v');
+    let from = s.pos();
+    triple(&mut s, false)?;
+    suffix(&mut s, b"-+");
+    Some((&output[from..s.pos()], s.pos()))
+}
+
+/// The first `v?X.Y.Z(suffix)` in a client's version output, without the `v`. Matches are
+/// taken leftmost first and never overlap: one that cannot be ordered (a field beyond
+/// `u64`) is skipped as a whole.
 pub fn extract_version(output: &str) -> Option<String> {
-    IN_OUTPUT
-        .captures_iter(output)
-        .filter_map(|caps| caps.get(1))
-        .map(|m| m.as_str().to_owned())
-        .find(|v| version_order(v).is_some())
+    let mut start = 0;
+    while start < output.len() {
+        match version_at(output, start) {
+            Some((version, _)) if version_order(version).is_some() => {
+                return Some(version.to_owned());
+            }
+            Some((_, end)) => start = end,
+            None => start += 1,
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -143,6 +161,17 @@ mod tests {
             ),
             ("build 12 of 2026", None),
             ("", None),
+            ("v1.2.3", Some("1.2.3")),
+            ("vv1.2.3", Some("1.2.3")),
+            ("tool 1.2.3- (dirty)", Some("1.2.3")),
+            ("1.2.3+build.7, node 22.1.0", Some("1.2.3+build.7")),
+            ("12.3 then 4.5.6", Some("4.5.6")),
+            ("1.2.3.4.5", Some("1.2.3")),
+            ("99999999999999999999.0.0 then 1.2.3", Some("1.2.3")),
+            // A skipped match is skipped whole: the search resumes after its end.
+            ("99999999999999999999.0.0", None),
+            ("\u{e9}t\u{e9} 2.0.1\u{e9}", Some("2.0.1")),
+            ("x1.2.3y", Some("1.2.3")),
         ];
         for (text, want) in cases {
             assert_eq!(

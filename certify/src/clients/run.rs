@@ -47,6 +47,16 @@ pub fn run_headless(
     )
 }
 
+/// Puts the client's own bin directory first on `path`, as an installed client is on its
+/// user's PATH: hooks probe `<command> --version` there when they cannot read the running
+/// client's version any other way.
+fn with_client_bin(program: &std::path::Path, path: &str) -> String {
+    match program.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => format!("{}:{path}", dir.display()),
+        None => path.to_owned(),
+    }
+}
+
 /// [`run_headless`] with extra environment variables, which win over the defaults.
 pub fn run_headless_with(
     client: &InstalledClient,
@@ -56,7 +66,10 @@ pub fn run_headless_with(
     timeout: Duration,
     extra_env: &BTreeMap<String, String>,
 ) -> Result<RunOutput, ClientError> {
-    let path = client_path(std::env::var_os("PATH").as_deref());
+    let path = with_client_bin(
+        &client.program,
+        &client_path(std::env::var_os("PATH").as_deref()),
+    );
     let env = headless_env(client.client, &path, &sandbox.env(), double_port, extra_env);
     let mut command = Command::new(&client.program);
     command
@@ -144,6 +157,12 @@ mod tests {
         );
         assert_eq!(env["ACC_DOUBLE_API_KEY"], "dummy");
         assert_eq!(env["ACC_PROBE"], "1");
+        // The client's own directory comes first, as it does on its user's PATH.
+        assert!(
+            env["PATH"].starts_with(&format!("{}:", bin.path().display())),
+            "{}",
+            env["PATH"]
+        );
         // Cargo sets these for the test process; env_clear keeps them from the client.
         assert!(!env.contains_key("CARGO_PKG_NAME"));
         assert!(!env.contains_key("CARGO_MANIFEST_DIR"));

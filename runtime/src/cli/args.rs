@@ -77,7 +77,7 @@ pub enum Command {
 
     /// Read what changed since a cursor.
     #[command(
-        long_about = "Read events since a cursor (the 16-digit sequence a previous sync returned), with the roster and attention. --scope delta (default) leaves out the calling session's own events, history includes them, full returns a snapshot at the current cursor instead. Silent when the session is alone; otherwise prints `N attention; M session(s); cursor C`. Never changes receipts.",
+        long_about = "Read events since a cursor (the 16-digit sequence a previous sync returned), with the roster and attention. --scope delta (default) leaves out the calling session's own events, history includes them, full returns a snapshot at the current cursor instead (sessions, live claims, protection, and the decisions in force that you may read). Silent when the session is alone; otherwise prints `N attention; M session(s); cursor C`. Never changes receipts.",
         after_help = "Examples:\n  acc sync\n  acc sync --cursor 0000000000000042 --json\n  acc sync --scope full --json"
     )]
     Sync(SyncArgs),
@@ -105,8 +105,8 @@ pub enum Command {
 
     /// Send a note, question, request or decision.
     #[command(
-        long_about = "Record a message to participants (--to, repeatable; a participant id, or a client name that exactly one live participant uses) or, without --to, to the whole room (every other participant with an open session). Questions and requests oblige a reply; a decision may oblige an acknowledgement. The message is durable: it waits in the recipient's inbox and is shown at its next turn. Prints `recorded <messageId>`.",
-        after_help = "Examples:\n  acc message --to bob --subject \"schema changed\" --body \"see migrations/0002\"\n  acc message --to bob --type question --subject \"which port?\" --body \"8080 or 9090?\"\n  acc message --subject \"main is frozen\" --body \"until the release is cut\""
+        long_about = "Record a message to participants (--to, repeatable; a participant id, or a client name that exactly one live participant uses) or, without --to, to the whole room (every other participant with an open session). Questions and requests oblige a reply; a decision may oblige an acknowledgement (a room decision obliges nothing). The message is durable: it waits in the recipient's inbox and is shown at its next turn. Prints `recorded <messageId>`.\n\nA decision can change earlier decisions, which are never edited: --supersedes ID (repeatable) replaces them with this one, --withdraws ID (repeatable) says they no longer hold. Name 1 to 16 distinct decisions that you sent or received, with one of the two flags. Where each decision stands (current, superseded or withdrawn; its group and the group's current decision; conflicted when the group has more than one latest decision) is shown wherever a decision is read.",
+        after_help = "Examples:\n  acc message --to bob --subject \"schema changed\" --body \"see migrations/0002\"\n  acc message --to bob --type question --subject \"which port?\" --body \"8080 or 9090?\"\n  acc message --subject \"main is frozen\" --body \"until the release is cut\"\n  acc message --type decision --subject \"port 9090\" --body \"8080 is taken\" --supersedes message_Ab9CpMJfn0pL6igB5AdYDQ\n  acc message --type decision --subject \"main is open\" --body \"release cut\" --withdraws message_Ab9CpMJfn0pL6igB5AdYDQ"
     )]
     Message(MessageArgs),
 
@@ -371,6 +371,14 @@ pub struct MessageArgs {
     /// none, acknowledge or reply (fixed by the type except for decisions).
     #[arg(long, value_name = "O")]
     pub obligation: Option<String>,
+
+    /// A decision this decision replaces (repeatable, 1 to 16; needs --type decision).
+    #[arg(long, value_name = "MESSAGE", conflicts_with = "withdraws")]
+    pub supersedes: Vec<String>,
+
+    /// A decision this decision withdraws (repeatable, 1 to 16; needs --type decision).
+    #[arg(long, value_name = "MESSAGE")]
+    pub withdraws: Vec<String>,
 
     /// Your id for this message; retrying with it never sends twice.
     #[arg(long, value_name = "ID")]

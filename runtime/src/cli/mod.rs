@@ -39,15 +39,12 @@ fn usage_error(e: &clap::Error, argv: &[OsString]) -> AccError {
     } else {
         head.to_string()
     };
-    let command = argv
-        .iter()
-        .skip(1)
-        .filter_map(|a| a.to_str())
-        .find(|a| !a.starts_with('-'))
-        .filter(|a| {
-            use clap::CommandFactory;
-            Cli::command().find_subcommand(a).is_some()
-        });
+    // The first word naming a subcommand: a global option's value (`--cwd DIR`) may come
+    // before it.
+    let command = argv.iter().skip(1).filter_map(|a| a.to_str()).find(|a| {
+        use clap::CommandFactory;
+        !a.starts_with('-') && Cli::command().find_subcommand(a).is_some()
+    });
     let help = match command {
         Some(c) => format!("acc {c} --help"),
         None => "acc --help".to_string(),
@@ -129,6 +126,13 @@ mod tests {
         assert_eq!(v["ok"], false);
         assert_eq!(v["error"]["code"], 2);
         assert_eq!(v["error"]["details"]["reason"], "invalid_argument");
+    }
+
+    #[test]
+    fn usage_errors_point_at_the_subcommand_after_global_options() {
+        let (code, _, err) = run_args(&["--cwd", "/tmp", "claim", "--bogus"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("see `acc claim --help`"), "{err}");
     }
 
     #[test]

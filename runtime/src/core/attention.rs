@@ -3,6 +3,7 @@
 
 use super::Ports;
 use super::claims::{self, ClaimRow};
+use super::decisions::HEAD_ONLY;
 use super::intents;
 use super::model::{IntentState, Presence};
 use super::sessions::{self, SessionRow};
@@ -29,13 +30,13 @@ fn item(kind: AttentionKind, source: &str, summary: String) -> AttentionItem {
 /// Obligations the participant owes: unacknowledged receipts of messages that need a reply
 /// or an acknowledgement.
 fn owed(conn: &Connection, me: &ParticipantId, out: &mut Vec<AttentionItem>) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT m.message_id, m.kind, m.obligation, m.from_participant_id, m.subject
          FROM receipts r JOIN messages m ON m.seq = r.message_seq
          WHERE r.recipient_participant_id = ?1 AND r.state <> 'acknowledged'
-           AND m.obligation <> 'none'
-         ORDER BY m.seq",
-    )?;
+           AND m.obligation <> 'none' AND {HEAD_ONLY}
+         ORDER BY m.seq"
+    ))?;
     let mut rows = stmt.query(params![me.as_str()])?;
     while let Some(r) = rows.next()? {
         let id: String = r.get(0)?;
@@ -65,12 +66,13 @@ fn unavailable(
     online: &HashSet<ParticipantId>,
     out: &mut Vec<AttentionItem>,
 ) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT m.message_id, m.subject, r.recipient_participant_id
          FROM messages m JOIN receipts r ON r.message_seq = m.seq
          WHERE m.from_participant_id = ?1 AND m.obligation <> 'none' AND r.state <> 'acknowledged'
-         ORDER BY m.seq, r.recipient_participant_id",
-    )?;
+           AND {HEAD_ONLY}
+         ORDER BY m.seq, r.recipient_participant_id"
+    ))?;
     let mut rows = stmt.query(params![me.as_str()])?;
     let mut waiting: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
     while let Some(r) = rows.next()? {
@@ -104,7 +106,17 @@ pub(crate) fn for_participant(
     now: i64,
     me: &ParticipantId,
 ) -> Result<Vec<AttentionItem>> {
-    let sessions = sessions::load_all(conn, false)?;
+    for_participant_among(conn, ports, now, me, &sessions::load_all(conn, false)?)
+}
+
+/// [`for_participant`] with every session (open and closed) already loaded.
+pub(crate) fn for_participant_among(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    me: &ParticipantId,
+    sessions: &[SessionRow],
+) -> Result<Vec<AttentionItem>> {
     let presence: Vec<(&SessionRow, Presence)> = sessions
         .iter()
         .map(|s| (s, s.presence(ports, now)))
@@ -129,21 +141,20 @@ pub(crate) fn for_participant(
     owed(conn, me, &mut out)?;
     unavailable(conn, me, &online, &mut out)?;
 
-    let all_claims: Vec<ClaimRow> = claims::all(conn)?;
-    let live_peer_claims: Vec<&ClaimRow> = all_claims
-        .iter()
-        .filter(|c| c.expires_at > now && !mine.contains(c.owner_session_id.as_str()))
-        .collect();
-    let my_claims: Vec<&ClaimRow> = all_claims
-        .iter()
-        .filter(|c| mine.contains(c.owner_session_id.as_str()))
-        .collect();
+    // Only the claims an item can name are read: a turn of a participant with no intent
+    // skips every peer claim (a hook reads this on every prompt).
+    let my_claims: Vec<ClaimRow> = claims::of_participant(conn, me)?;
+    let mut live_peer_claims: Option<Vec<ClaimRow>> = None;
     let intents = intents::load_all(conn)?;
     for intent in intents.iter().filter(|i| i.state != IntentState::Done) {
         let is_mine = mine.contains(intent.session_id.as_str());
         if !is_mine && !open_not_offline.contains(intent.session_id.as_str()) {
             continue;
         }
+        if is_mine && !intent.resource_hints.is_empty() && live_peer_claims.is_none() {
+            live_peer_claims = Some(claims::live_of_others(conn, me, now)?);
+        }
+        let live_peer_claims = live_peer_claims.as_deref().unwrap_or_default();
         for hint in &intent.resource_hints {
             if is_mine {
                 for c in live_peer_claims
@@ -286,5 +297,72 @@ mod tests {
         let alice = attention(&mut k, &a);
         assert_eq!(alice.len(), 1);
         assert_eq!(alice[0].kind, AttentionKind::ClaimExpired);
+    }
+
+    #[test]
+    fn claims_of_the_participants_other_sessions_are_its_own() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b1 = k.attach("bob");
+        let b2 = k.attach("bob");
+        let claim = |k: &mut crate::core::testkit::Kit, who: &Owner, r: &str| {
+            k.core
+                .claim(who, ClaimRequest::new(Resource::parse(r).unwrap()))
+                .unwrap()
+                .claim
+                .claim_id
+        };
+        let own = claim(&mut k, &b1, "file:docs/**");
+        let peer = claim(&mut k, &a, "file:lib/**");
+        k.core
+            .publish_intent(
+                &b2,
+                PublishIntent {
+                    summary: "docs and lib".into(),
+                    mode: IntentMode::Edit,
+                    state: IntentState::Active,
+                    hints: vec![
+                        Resource::parse("file:docs/a.md").unwrap(),
+                        Resource::parse("file:lib/x.rs").unwrap(),
+                    ],
+                },
+            )
+            .unwrap();
+        let kinds = |items: &[AttentionItem]| -> Vec<(AttentionKind, String)> {
+            items
+                .iter()
+                .map(|i| (i.kind, i.source_id.clone()))
+                .collect()
+        };
+        let bob = attention(&mut k, &b2);
+        assert_eq!(
+            kinds(&bob),
+            vec![(AttentionKind::ClaimConflict, peer.to_string())]
+        );
+        assert_eq!(
+            kinds(&attention(&mut k, &b1)),
+            kinds(&bob),
+            "one participant"
+        );
+        let alice = attention(&mut k, &a);
+        assert_eq!(
+            kinds(&alice),
+            vec![(AttentionKind::ClaimContended, peer.to_string())]
+        );
+
+        k.clock.advance_ms(1800 * 1000 + 1);
+        for who in [&a, &b1, &b2] {
+            k.core.heartbeat(who).unwrap();
+        }
+        // Expired: a peer's claim no longer conflicts; the participant's own is reported
+        // to each of its sessions.
+        assert_eq!(
+            kinds(&attention(&mut k, &b2)),
+            vec![(AttentionKind::ClaimExpired, own.to_string())]
+        );
+        assert_eq!(
+            kinds(&attention(&mut k, &a)),
+            vec![(AttentionKind::ClaimExpired, peer.to_string())]
+        );
     }
 }

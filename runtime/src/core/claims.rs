@@ -155,9 +155,29 @@ pub(crate) fn live(conn: &Connection, now: i64) -> Result<Vec<ClaimRow>> {
     )
 }
 
-/// Every stored claim, live or expired.
-pub(crate) fn all(conn: &Connection) -> Result<Vec<ClaimRow>> {
-    rows(conn, "ORDER BY c.acquired_at, c.rowid", [])
+/// Every stored claim (live or expired) of any session of `participant`, oldest first.
+pub(crate) fn of_participant(
+    conn: &Connection,
+    participant: &ParticipantId,
+) -> Result<Vec<ClaimRow>> {
+    rows(
+        conn,
+        "WHERE s.participant_id = ?1 ORDER BY c.acquired_at, c.rowid",
+        params![participant.as_str()],
+    )
+}
+
+/// Live claims of every session that is not `participant`'s, oldest first.
+pub(crate) fn live_of_others(
+    conn: &Connection,
+    participant: &ParticipantId,
+    now: i64,
+) -> Result<Vec<ClaimRow>> {
+    rows(
+        conn,
+        "WHERE c.expires_at > ?1 AND s.participant_id <> ?2 ORDER BY c.acquired_at, c.rowid",
+        params![now, participant.as_str()],
+    )
 }
 
 /// Live claims that may overlap `resource`, found through the resource index rather than a

@@ -3,11 +3,12 @@
 //! through [`Core::commit_offers`], called after the text reached the client.
 
 use super::attention;
+use super::decisions::HEAD_ONLY;
 use super::events::{self, EventType};
-use super::model::{Presence, ReceiptState};
+use super::model::{Presence, ReceiptState, SessionState};
 use super::receipts;
 use super::sessions::{self, check_owner, check_owner_for_write};
-use super::{Core, Owner};
+use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::{MessageId, ParticipantId};
@@ -80,37 +81,56 @@ const BODY_SELECT: &str = "SELECT m.message_id, m.thread_id, m.kind, m.from_part
     m.from_session_id, m.obligation, m.subject, m.body, r.offer_transport, r.offer_at
     FROM receipts r JOIN messages m ON m.seq = r.message_seq";
 
+/// The queued messages a turn shows, oldest first. Ordered by the receipt's copy of the
+/// sequence (equal to `m.seq` through the join) so SQLite walks `receipts_by_recipient` in
+/// order and stops at the limit, instead of joining and sorting every queued message.
+///
+/// Limits are written into the SQL: SQLite plans with the value of a bound `LIMIT ?`, so
+/// such a statement is compiled twice on its first run in every process.
+fn queued_where() -> String {
+    format!(
+        "WHERE r.recipient_participant_id = ?1 AND r.state = 'queued'
+           AND m.from_session_id <> ?2 AND {HEAD_ONLY} ORDER BY r.message_seq LIMIT {MAX_BODIES}"
+    )
+}
+
 fn queued_bodies(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<PeerMessage>> {
-    let sql = format!(
-        "{BODY_SELECT} WHERE r.recipient_participant_id = ?1 AND r.state = 'queued'
-           AND m.from_session_id <> ?2 ORDER BY m.seq LIMIT ?3"
-    );
+    let sql = format!("{BODY_SELECT} {}", queued_where());
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt
-        .query_map(
-            params![me.as_str(), owner.session.as_str(), MAX_BODIES as i64],
-            |r| peer_message(r, None),
-        )?
+        .query_map(params![me.as_str(), owner.session.as_str()], |r| {
+            peer_message(r, None)
+        })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
+}
+
+/// The ids of what [`queued_bodies`] would return, without reading any body.
+fn queued_ids(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<MessageId>> {
+    let sql = format!(
+        "SELECT m.message_id FROM receipts r JOIN messages m ON m.seq = r.message_seq {}",
+        queued_where()
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let ids = stmt
+        .query_map(params![me.as_str(), owner.session.as_str()], |r| {
+            Ok(MessageId::from_store(r.get(0)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(ids)
 }
 
 fn repeat_bodies(conn: &Connection, me: &ParticipantId, now: i64) -> Result<Vec<PeerMessage>> {
     let sql = format!(
         "{BODY_SELECT} WHERE r.recipient_participant_id = ?1 AND r.state = 'offered'
            AND r.offer_transport IS NOT NULL AND r.offer_transport <> ?2
-           AND r.offer_at <= ?3 AND r.offer_repeated_at IS NULL
-         ORDER BY m.seq LIMIT ?4"
+           AND r.offer_at <= ?3 AND r.offer_repeated_at IS NULL AND {HEAD_ONLY}
+         ORDER BY r.message_seq LIMIT {MAX_BODIES}"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt
         .query_map(
-            params![
-                me.as_str(),
-                NEXT_TURN,
-                now - REPEAT_AFTER_MS,
-                MAX_BODIES as i64
-            ],
+            params![me.as_str(), NEXT_TURN, now - REPEAT_AFTER_MS],
             |r| {
                 let transport: String = r.get(8)?;
                 let at: i64 = r.get(9)?;
@@ -128,11 +148,11 @@ fn repeat_bodies(conn: &Connection, me: &ParticipantId, now: i64) -> Result<Vec<
 }
 
 fn reminders(conn: &Connection, me: &ParticipantId) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT m.message_id FROM receipts r JOIN messages m ON m.seq = r.message_seq
          WHERE r.recipient_participant_id = ?1 AND r.state IN ('offered', 'retrieved')
-           AND m.obligation <> 'none' ORDER BY m.seq",
-    )?;
+           AND m.obligation <> 'none' AND {HEAD_ONLY} ORDER BY m.seq"
+    ))?;
     let ids = stmt
         .query_map(params![me.as_str()], |r| r.get::<_, String>(0))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -145,6 +165,46 @@ fn has_live_claims(conn: &Connection, now: i64) -> Result<bool> {
         .query_row(params![now], |r| r.get::<_, bool>(0))?)
 }
 
+/// Everything of a delivery but its bodies (`messages` and `repeats` are left empty).
+fn without_bodies(
+    c: &Connection,
+    ports: &Ports,
+    now: i64,
+    me: &ParticipantId,
+) -> Result<NextTurnDelivery> {
+    let reminder_message_ids = reminders(c, me)?;
+    // One read of every session serves both the peers and attention.
+    let all_sessions = sessions::load_all(c, false)?;
+    let peers: HashSet<&ParticipantId> = all_sessions
+        .iter()
+        .filter(|s| s.state == SessionState::Open && &s.participant_id != me)
+        .filter(|s| s.presence(ports, now) != Presence::Offline)
+        .map(|s| &s.participant_id)
+        .collect();
+    let attention = attention::for_participant_among(c, ports, now, me, &all_sessions)?;
+    let solo = peers.is_empty() && attention.is_empty() && !has_live_claims(c, now)?;
+    Ok(NextTurnDelivery {
+        messages: Vec::new(),
+        repeats: Vec::new(),
+        reminder_message_ids,
+        peer_count: peers.len(),
+        attention,
+        solo,
+    })
+}
+
+/// A next-turn delivery for a client that may not be shown bodies: everything a turn shows
+/// besides them, and what is queued, counted without reading a body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WithheldDelivery {
+    /// `messages` and `repeats` are empty.
+    pub delivery: NextTurnDelivery,
+    /// The ids [`NextTurnDelivery::messages`] would have carried, oldest first (at most
+    /// [`MAX_BODIES`]).
+    pub queued: Vec<MessageId>,
+}
+
 impl Core {
     /// What to show the owner's participant at its next turn. Reads only; nothing changes
     /// until [`Core::commit_offers`].
@@ -155,22 +215,25 @@ impl Core {
             let me = check_owner(c, owner)?;
             let messages = queued_bodies(c, &me.participant_id, owner)?;
             let repeats = repeat_bodies(c, &me.participant_id, now)?;
-            let reminder_message_ids = reminders(c, &me.participant_id)?;
-            let peers: HashSet<ParticipantId> = sessions::load_all(c, true)?
-                .into_iter()
-                .filter(|s| s.participant_id != me.participant_id)
-                .filter(|s| s.presence(ports, now) != Presence::Offline)
-                .map(|s| s.participant_id)
-                .collect();
-            let attention = attention::for_participant(c, ports, now, &me.participant_id)?;
-            let solo = peers.is_empty() && attention.is_empty() && !has_live_claims(c, now)?;
             Ok(NextTurnDelivery {
                 messages,
                 repeats,
-                reminder_message_ids,
-                peer_count: peers.len(),
-                attention,
-                solo,
+                ..without_bodies(c, ports, now, &me.participant_id)?
+            })
+        })
+    }
+
+    /// [`Core::next_turn_delivery`] for a client whose bodies are withheld: the same
+    /// reminders, attention, peers and solo flag, and only the ids of the queued bodies
+    /// (a turn that withholds 100 bodies need not read them). Reads only.
+    pub fn withheld_turn_delivery(&mut self, owner: &Owner) -> Result<WithheldDelivery> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let me = check_owner(c, owner)?;
+            Ok(WithheldDelivery {
+                queued: queued_ids(c, &me.participant_id, owner)?,
+                delivery: without_bodies(c, ports, now, &me.participant_id)?,
             })
         })
     }
@@ -191,6 +254,15 @@ impl Core {
         self.store.write(|tx| {
             let me = check_owner_for_write(tx, owner, now)?;
             let client = me.extensions.get("client").cloned().unwrap_or_default();
+            // The hook stores the adapter id beside the client's certification name (which
+            // may be a variant's, e.g. `codex-cli`); a session opened without one (the CLI,
+            // MCP) names its harness.
+            let adapter_id = me
+                .extensions
+                .get("adapterId")
+                .and_then(|v| v.as_str())
+                .unwrap_or(&me.harness)
+                .to_string();
             let mut changed = Vec::new();
             for id in message_ids {
                 let row = receipts::load(tx, id, &me.participant_id)?
@@ -210,19 +282,30 @@ impl Core {
                     }
                     _ => continue,
                 };
+                // Cached: a turn commits a few dozen offers, and parsing the statement
+                // again for each one cost more than the update.
                 if repeat {
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE receipts SET offer_repeated_at = ?3
                          WHERE message_id = ?1 AND recipient_participant_id = ?2",
-                        params![id.as_str(), me.participant_id.as_str(), now],
-                    )?;
+                    )?
+                    .execute(params![
+                        id.as_str(),
+                        me.participant_id.as_str(),
+                        now
+                    ])?;
                 } else {
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE receipts SET state = 'offered', updated_at = ?3,
                             offer_transport = ?4, offer_at = ?3
                          WHERE message_id = ?1 AND recipient_participant_id = ?2",
-                        params![id.as_str(), me.participant_id.as_str(), now, transport],
-                    )?;
+                    )?
+                    .execute(params![
+                        id.as_str(),
+                        me.participant_id.as_str(),
+                        now,
+                        transport
+                    ])?;
                 }
                 events::append(
                     tx,
@@ -236,7 +319,7 @@ impl Core {
                         "targetSessionId": owner.session.as_str(),
                         "targetGeneration": owner.generation.as_str(),
                         "transport": transport,
-                        "adapterId": client.get("name"),
+                        "adapterId": adapter_id,
                         "clientVersion": client.get("version"),
                         "repeat": repeat,
                     }),
@@ -289,6 +372,7 @@ mod tests {
     use super::*;
     use crate::core::messages::SendMessage;
     use crate::core::model::MessageKind;
+    use crate::core::sessions::OpenSession;
     use crate::core::testkit::kit;
     use crate::error::ErrorCode;
 
@@ -430,5 +514,131 @@ mod tests {
             k.count("SELECT count(*) FROM events WHERE type = 'message.offer_failed'"),
             1
         );
+    }
+
+    #[test]
+    fn a_withheld_delivery_is_the_full_one_with_queued_ids_instead_of_bodies() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let b2 = k.attach("bob");
+        send(
+            &mut k,
+            &b2,
+            &["bob"],
+            MessageKind::Note,
+            "from my other session",
+        );
+        for i in 0..MAX_BODIES + 5 {
+            send(&mut k, &a, &["bob"], MessageKind::Note, &format!("n{i}"));
+        }
+        let q = send(&mut k, &a, &["bob"], MessageKind::Question, "q");
+        k.core
+            .commit_offers(&b, std::slice::from_ref(&q), "live-socket")
+            .unwrap();
+        k.clock.advance_ms(REPEAT_AFTER_MS);
+        k.core.heartbeat(&a).unwrap();
+        k.core.heartbeat(&b).unwrap();
+
+        let full = k.core.next_turn_delivery(&b).unwrap();
+        assert_eq!(full.messages.len(), MAX_BODIES);
+        assert_eq!(full.repeats.len(), 1, "the live offer is due a repeat");
+        assert!(!full.attention.is_empty(), "the question is owed");
+        let held = k.core.withheld_turn_delivery(&b).unwrap();
+        let full_ids: Vec<&str> = full
+            .messages
+            .iter()
+            .map(|m| m.message_id.as_str())
+            .collect();
+        let held_ids: Vec<&str> = held.queued.iter().map(MessageId::as_str).collect();
+        assert_eq!(held_ids, full_ids, "same ids, same order, same cap");
+        assert_eq!(
+            held.delivery,
+            NextTurnDelivery {
+                messages: Vec::new(),
+                repeats: Vec::new(),
+                ..full
+            }
+        );
+        // The other session of the same participant sees the message bob's first one sent.
+        let other = k.core.withheld_turn_delivery(&b2).unwrap();
+        assert_eq!(other.queued.len(), MAX_BODIES);
+        assert_ne!(other.queued.first(), held.queued.first());
+    }
+
+    #[test]
+    fn peers_are_other_participants_with_an_open_session_that_is_not_offline() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        k.attach("alice");
+        k.attach("bob");
+        let c = k.attach("carol");
+        assert_eq!(k.core.next_turn_delivery(&a).unwrap().peer_count, 2);
+        k.core.close_session(&c, None).unwrap();
+        let d = k.core.next_turn_delivery(&a).unwrap();
+        assert_eq!(d.peer_count, 1, "a closed session is no peer");
+        assert_eq!(k.core.withheld_turn_delivery(&a).unwrap().delivery, d);
+        // Offline after the silence limit: no peer either, and alone the session is solo.
+        k.clock.advance_ms(31 * 60 * 1000);
+        k.core.heartbeat(&a).unwrap();
+        let d = k.core.next_turn_delivery(&a).unwrap();
+        assert_eq!(d.peer_count, 0);
+        assert!(d.solo);
+    }
+
+    fn offer_event_adapter(k: &mut crate::core::testkit::Kit) -> Option<String> {
+        k.core
+            .store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT json_extract(payload, '$.adapterId') FROM events
+                     WHERE type = 'message.offer_succeeded' ORDER BY sequence DESC LIMIT 1",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn an_offer_names_the_sessions_adapter_id_not_its_client_name() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let mut req = OpenSession::new(ParticipantId::parse("bob").unwrap(), "acc-hook", 30_000);
+        req.extensions = json!({
+            "client": {"name": "codex-cli", "version": "0.171.0"},
+            "adapterId": "codex",
+        })
+        .as_object()
+        .unwrap()
+        .clone();
+        let s = k.core.open_session(req).unwrap();
+        let hooked = Owner::new(s.session_id, s.generation);
+        let m = send(&mut k, &a, &["bob"], MessageKind::Note, "one");
+        k.core
+            .commit_offers(&hooked, std::slice::from_ref(&m), NEXT_TURN)
+            .unwrap();
+        assert_eq!(offer_event_adapter(&mut k).as_deref(), Some("codex"));
+        let version: String = k
+            .core
+            .store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT json_extract(payload, '$.clientVersion') FROM events
+                     WHERE type = 'message.offer_succeeded'",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(version, "0.171.0");
+
+        // A session without an adapter id (the CLI's) is named by its harness.
+        let c = k.attach("carol");
+        let m = send(&mut k, &a, &["carol"], MessageKind::Note, "two");
+        k.core
+            .commit_offers(&c, std::slice::from_ref(&m), NEXT_TURN)
+            .unwrap();
+        assert_eq!(offer_event_adapter(&mut k).as_deref(), Some("test"));
     }
 }

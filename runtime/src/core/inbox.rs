@@ -1,6 +1,7 @@
 //! The inbox: summary pages of unresolved messages (receipts untouched) and exact reads
 //! (which advance the reader's receipt to `retrieved`).
 
+use super::decisions::{self, DecisionStatus, HEAD_ONLY};
 use super::messages::{self, MessageRecord};
 use super::model::{MessageKind, Obligation, ReceiptState};
 use super::receipts::{self, ReceiptRecord};
@@ -32,6 +33,9 @@ pub struct InboxItem {
     pub sent_at: String,
     pub receipt_state: ReceiptState,
     pub room: bool,
+    /// Only on decisions (see `core::decisions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_status: Option<DecisionStatus>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,7 +54,7 @@ pub struct MessageRead {
 }
 
 /// The SQL condition for "unresolved": queued or offered, or retrieved while an obligation
-/// is still open.
+/// is still open. Decisions that were replaced or withdrawn are never listed.
 pub(crate) const UNRESOLVED: &str = "(r.state IN ('queued', 'offered')
     OR (r.state = 'retrieved' AND m.obligation <> 'none'))";
 
@@ -68,21 +72,26 @@ fn message_seq(conn: &Connection, id: &MessageId) -> Result<i64> {
 fn page(conn: &Connection, me: &ParticipantId, after: i64, limit: usize) -> Result<InboxPage> {
     let sql = format!(
         "SELECT m.message_id, m.thread_id, m.kind, m.obligation, m.from_participant_id,
-            m.from_session_id, m.subject, m.sent_at, r.state, m.to_participant_ids
+            m.from_session_id, m.subject, m.sent_at, r.state, m.to_participant_ids, m.seq
          FROM receipts r JOIN messages m ON m.seq = r.message_seq
-         WHERE r.recipient_participant_id = ?1 AND m.seq > ?2 AND {UNRESOLVED}
+         WHERE r.recipient_participant_id = ?1 AND m.seq > ?2 AND {UNRESOLVED} AND {HEAD_ONLY}
          ORDER BY m.seq LIMIT ?3"
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![me.as_str(), after, (limit + 1) as i64])?;
     let mut items = Vec::new();
+    let mut decision_seqs = Vec::new();
     while let Some(r) = rows.next()? {
         let subject: String = r.get(6)?;
         let to: String = r.get(9)?;
+        let kind = MessageKind::from_store(&r.get::<_, String>(2)?)?;
+        if kind == MessageKind::Decision {
+            decision_seqs.push((items.len(), r.get::<_, i64>(10)?));
+        }
         items.push(InboxItem {
             message_id: MessageId::from_store(r.get(0)?),
             thread_id: ThreadId::from_store(r.get(1)?),
-            kind: MessageKind::from_store(&r.get::<_, String>(2)?)?,
+            kind,
             obligation: Obligation::from_store(&r.get::<_, String>(3)?)?,
             from_participant_id: ParticipantId::from_store(r.get(4)?),
             from_session_id: SessionId::from_store(r.get(5)?),
@@ -90,7 +99,14 @@ fn page(conn: &Connection, me: &ParticipantId, after: i64, limit: usize) -> Resu
             sent_at: to_iso(r.get(7)?),
             receipt_state: ReceiptState::from_store(&r.get::<_, String>(8)?)?,
             room: to == "[]",
+            decision_status: None,
         });
+    }
+    drop(rows);
+    let seqs: Vec<i64> = decision_seqs.iter().map(|(_, seq)| *seq).collect();
+    let mut found = decisions::statuses(conn, &seqs)?;
+    for (i, seq) in decision_seqs {
+        items[i].decision_status = found.remove(&seq);
     }
     let mut more = items.len() > limit;
     items.truncate(limit);

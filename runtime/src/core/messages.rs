@@ -1,8 +1,9 @@
 //! Messages: durable, threaded, idempotent through `clientMessageId`. A send is one
-//! transaction: the message, one `queued` receipt per recipient, and `message.recorded`.
-//! Delivery happens only after the commit, so a crash never leaves a message without its
-//! receipts.
+//! transaction: the message, one `queued` receipt per recipient, the links of a decision
+//! change, and `message.recorded`. Delivery happens only after the commit, so a crash never
+//! leaves a message without its receipts.
 
+use super::decisions::{self, DecisionChange, DecisionStatus, ResolvedChange};
 use super::events::{self, EventType};
 use super::model::{MessageKind, Obligation, Presence};
 use super::receipts;
@@ -51,6 +52,12 @@ pub struct MessageRecord {
     pub in_reply_to: Option<MessageId>,
     pub handoff: Option<Value>,
     pub sent_at: String,
+    /// Only on a decision that replaces or withdraws earlier decisions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_change: Option<DecisionChange>,
+    /// Only on decisions: where this one stands now (derived at read time, never stored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_status: Option<DecisionStatus>,
 }
 
 /// What happened to one recipient's copy at send time.
@@ -103,12 +110,25 @@ pub(crate) fn from_row(r: &rusqlite::Row<'_>) -> Result<MessageRow> {
             in_reply_to: r.get::<_, Option<String>>(11)?.map(MessageId::from_store),
             handoff: handoff.and_then(|h| serde_json::from_str(&h).ok()),
             sent_at: to_iso(r.get(14)?),
+            decision_change: None,
+            decision_status: None,
         },
         digest: r.get(13)?,
     })
 }
 
-pub(crate) fn load(conn: &Connection, id: &str) -> Result<Option<MessageRow>> {
+/// A decision's change and derived status, filled in wherever a message is loaded so that
+/// every surface that shows a decision shows where it stands.
+fn with_decision(conn: &Connection, mut row: MessageRow) -> Result<MessageRow> {
+    if row.record.kind == MessageKind::Decision {
+        row.record.decision_change = decisions::change_of(conn, row.seq)?;
+        row.record.decision_status = decisions::statuses(conn, &[row.seq])?.remove(&row.seq);
+    }
+    Ok(row)
+}
+
+/// One message as stored, without the derived decision fields.
+pub(crate) fn load_row(conn: &Connection, id: &str) -> Result<Option<MessageRow>> {
     let sql = format!("{MESSAGE_SELECT} WHERE message_id = ?1");
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![id])?;
@@ -116,6 +136,13 @@ pub(crate) fn load(conn: &Connection, id: &str) -> Result<Option<MessageRow>> {
         Some(r) => Ok(Some(from_row(r)?)),
         None => Ok(None),
     }
+}
+
+/// One message, with a decision's change and status.
+pub(crate) fn load(conn: &Connection, id: &str) -> Result<Option<MessageRow>> {
+    load_row(conn, id)?
+        .map(|row| with_decision(conn, row))
+        .transpose()
 }
 
 pub(crate) fn load_required(conn: &Connection, id: &MessageId) -> Result<MessageRow> {
@@ -133,10 +160,11 @@ fn find_by_client_id(
     let sql = format!("{MESSAGE_SELECT} WHERE from_participant_id = ?1 AND client_message_id = ?2");
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![from.as_str(), cmid])?;
-    match rows.next()? {
-        Some(r) => Ok(Some(from_row(r)?)),
-        None => Ok(None),
-    }
+    let row = match rows.next()? {
+        Some(r) => from_row(r)?,
+        None => return Ok(None),
+    };
+    Ok(Some(with_decision(conn, row)?))
 }
 
 /// A digest of what the sender asked for, so an equal retry is recognised and a changed
@@ -307,6 +335,19 @@ pub(crate) fn record_in_tx(
     sender: &SessionRow,
     msg: NewMessage,
 ) -> Result<SendOutcome> {
+    record_change_in_tx(tx, ports, now, sender, msg, None)
+}
+
+/// [`record_in_tx`] for a decision that may carry a change: its links are written in the
+/// same transaction, before the event that announces them.
+fn record_change_in_tx(
+    tx: &Connection,
+    ports: &Ports,
+    now: i64,
+    sender: &SessionRow,
+    msg: NewMessage,
+    change: Option<&ResolvedChange>,
+) -> Result<SendOutcome> {
     let id = MessageId::from_store(ports.ids.next(IdKind::Message));
     let thread = msg.thread.unwrap_or_else(|| ThreadId::of_root(&id));
     let recipients = if msg.to.is_empty() {
@@ -341,18 +382,23 @@ pub(crate) fn record_in_tx(
     for r in &recipients {
         receipts::insert_queued(tx, seq, &id, r, now)?;
     }
+    let mut payload = json!({
+        "messageId": id.as_str(),
+        "threadId": thread.as_str(),
+        "kind": msg.kind.as_str(),
+        "recipientParticipantIds": recipients.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+    });
+    if let Some(change) = change {
+        decisions::write_links(tx, seq, change)?;
+        payload["decisionChange"] = json!(change.change);
+    }
     events::append(
         tx,
         ports.ids.as_ref(),
         now,
         Some(&sender.session_id),
         EventType::MessageRecorded,
-        json!({
-            "messageId": id.as_str(),
-            "threadId": thread.as_str(),
-            "kind": msg.kind.as_str(),
-            "recipientParticipantIds": recipients.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
-        }),
+        payload,
     )?;
     let row = load(tx, id.as_str())?.expect("the message was just written");
     Ok(SendOutcome {
@@ -417,6 +463,27 @@ impl Core {
     /// open session now). An equal retry with the same `client_message_id` returns the
     /// original; a changed one is a conflict.
     pub fn send(&mut self, owner: &Owner, req: SendMessage) -> Result<SendOutcome> {
+        self.send_with_change(owner, req, None)
+    }
+
+    /// [`Core::send`] for a decision that may replace or withdraw earlier decisions. The
+    /// targets must exist and be decisions (data error otherwise) that the sender's
+    /// participant sent or received, or room decisions (a conflict otherwise). Changing a
+    /// decision that was already replaced or withdrawn is recorded, and the group then
+    /// reports itself conflicted (see [`decisions`]); the outcome's message carries its
+    /// status so the sender sees that at once.
+    pub fn send_with_change(
+        &mut self,
+        owner: &Owner,
+        req: SendMessage,
+        change: Option<DecisionChange>,
+    ) -> Result<SendOutcome> {
+        if change.is_some() && req.kind != MessageKind::Decision {
+            return Err(AccError::usage(format!(
+                "only a decision can supersede or withdraw decisions; this message is a {}",
+                req.kind
+            )));
+        }
         let room = req.to.is_empty();
         if room && matches!(req.kind, MessageKind::Question | MessageKind::Request) {
             return Err(AccError::usage(format!(
@@ -429,13 +496,18 @@ impl Core {
         text::check_prose("body", &req.body)?;
         let ports = &self.ports;
         let cmid = client_message_id(ports, req.client_message_id.as_deref())?;
-        let digest = content_digest(&json!([
+        let mut parts = json!([
             req.kind.as_str(),
             obligation.as_str(),
             req.to,
             req.subject,
             req.body
-        ]));
+        ]);
+        // Appended only when present, so digests of every other message stay as they were.
+        if let (Some(c), Some(list)) = (&change, parts.as_array_mut()) {
+            list.push(json!(c));
+        }
+        let digest = content_digest(&parts);
         let now = ports.now();
         self.store.write(|tx| {
             let sender = check_owner_for_write(tx, owner, now)?;
@@ -443,7 +515,11 @@ impl Core {
                 return Ok(original);
             }
             let to = resolve_recipients(tx, ports, now, &sender, &req.to)?;
-            record_in_tx(
+            let change = change
+                .clone()
+                .map(|c| decisions::resolve(tx, &sender.participant_id, c))
+                .transpose()?;
+            record_change_in_tx(
                 tx,
                 ports,
                 now,
@@ -460,6 +536,7 @@ impl Core {
                     client_message_id: cmid.clone(),
                     digest: digest.clone(),
                 },
+                change.as_ref(),
             )
         })
     }

@@ -8,6 +8,7 @@
 pub mod attention;
 pub mod bindings;
 pub mod claims;
+pub mod decisions;
 pub mod delivery;
 pub mod events;
 pub mod finish;
@@ -33,6 +34,7 @@ use crate::workspace::WorkspaceDescriptor;
 use presence::{PidProbe, SystemPidProbe};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The injected ports: time, ids and the pid probe.
 #[derive(Clone)]
@@ -115,6 +117,19 @@ impl Core {
     /// True when a read-only open found no store: every read is empty and nothing is written.
     pub fn store_is_absent(&self) -> bool {
         self.store.is_ephemeral()
+    }
+
+    /// How long each later statement waits for another process's lock before failing with
+    /// `store_busy` (exit 3); [`crate::store::BUSY_TIMEOUT`] until set. A hook sets what is
+    /// left of its deadline, so a locked store cannot outlast the client's patience.
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<()> {
+        self.store.set_busy_timeout(timeout)
+    }
+
+    /// Reads up to `bytes` of the store through a memory map from now on (see
+    /// [`crate::store::Store::set_mmap_size`]; 0 turns it off).
+    pub fn set_mmap_size(&mut self, bytes: u64) -> Result<()> {
+        self.store.set_mmap_size(bytes)
     }
 
     pub fn now_ms(&self) -> i64 {

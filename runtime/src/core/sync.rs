@@ -3,6 +3,7 @@
 
 use super::attention;
 use super::claims::ClaimRecord;
+use super::decisions::{self, DecisionSummary};
 use super::events::{self, Event, EventType};
 use super::model::{Presence, Protection, SyncScope};
 use super::sessions::check_owner;
@@ -54,6 +55,8 @@ pub struct Snapshot {
     pub sessions: Vec<StatusSession>,
     pub claims: Vec<ClaimRecord>,
     pub protection: Protection,
+    /// The decisions in force the caller may read (see `core::decisions::in_force`).
+    pub decisions: Vec<DecisionSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -122,6 +125,7 @@ impl Core {
                         sessions: room.sessions.clone(),
                         claims: room.claims.clone(),
                         protection: room.protection,
+                        decisions: decisions::in_force(c, me.as_ref().map(|m| &m.participant_id))?,
                     }),
                 ),
                 SyncScope::Delta | SyncScope::History => {

@@ -65,6 +65,10 @@ fn corrupt(path: &Path, why: impl std::fmt::Display) -> AccError {
     .with("file", path.display().to_string())
 }
 
+/// A memory map large enough for any realistic store, for [`Store::set_mmap_size`]. Only
+/// address space is reserved; a larger store reads the rest the usual way.
+pub const MMAP_WHOLE_STORE: u64 = 256 * 1024 * 1024;
+
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     // NORMAL is durable against process crashes in WAL mode; only a power loss can roll
@@ -129,6 +133,27 @@ impl Store {
     /// True when the store does not exist on disk (read-only open of an absent store).
     pub fn is_ephemeral(&self) -> bool {
         self.ephemeral
+    }
+
+    /// Reads up to `bytes` of the store file through a memory map instead of one `pread`
+    /// per page (0, the default, reads every page). A process that reads a few hundred
+    /// scattered pages gains (a hook turn: about 0.4 ms of 4); one that scans most of a
+    /// large store loses about as much to page faults (`acc status` at 10,000 messages).
+    pub fn set_mmap_size(&mut self, bytes: u64) -> Result<()> {
+        let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+        // A batch, because an in-memory store answers this pragma with no row at all.
+        self.conn
+            .execute_batch(&format!("PRAGMA mmap_size = {bytes}"))?;
+        Ok(())
+    }
+
+    /// How long a statement waits for another process's lock before failing with
+    /// `store_busy` (exit 3), instead of [`BUSY_TIMEOUT`]. Beyond SQLite's limit (about 24
+    /// days of milliseconds) it is capped.
+    pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<()> {
+        let capped = timeout.min(Duration::from_millis(i32::MAX as u64));
+        self.conn.busy_timeout(capped)?;
+        Ok(())
     }
 
     fn empty(path: &Path, workspace: &WorkspaceId, genesis: Genesis) -> Result<Store> {
@@ -316,6 +341,8 @@ mod tests {
         let path = dir.path().join("acc/workspaces/ws1/acc.db");
         let mut store = Store::open(&path, &ws(), OpenMode::ReadOnly, genesis).unwrap();
         assert!(store.is_ephemeral());
+        store.set_mmap_size(MMAP_WHOLE_STORE).unwrap();
+        store.set_busy_timeout(Duration::from_millis(10)).unwrap();
         let n: i64 = store
             .read(|c| Ok(c.query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))?))
             .unwrap();
@@ -340,6 +367,17 @@ mod tests {
             .unwrap();
         assert_eq!(mode, "wal");
         assert_eq!(ty, "workspace.materialised");
+        let mapped = |s: &mut Store| -> i64 {
+            s.read(|c| Ok(c.query_row("PRAGMA mmap_size", [], |r| r.get(0))?))
+                .unwrap()
+        };
+        assert_eq!(
+            mapped(&mut store),
+            0,
+            "pages are read, not mapped, by default"
+        );
+        store.set_mmap_size(MMAP_WHOLE_STORE).unwrap();
+        assert_eq!(mapped(&mut store), MMAP_WHOLE_STORE as i64);
         drop(store);
         // No temporary files are left next to the store.
         let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
@@ -409,6 +447,34 @@ mod tests {
         let other = WorkspaceId::parse("ws2").unwrap();
         let err = Store::open(&path, &other, OpenMode::ReadOnly, genesis).unwrap_err();
         assert_eq!(err.code, ErrorCode::StoreForeign);
+    }
+
+    #[test]
+    fn the_busy_timeout_can_be_shortened_and_is_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        let mut store = Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap();
+        let timeout = |s: &mut Store| -> i64 {
+            s.read(|c| Ok(c.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?))
+                .unwrap()
+        };
+        assert_eq!(timeout(&mut store), BUSY_TIMEOUT.as_millis() as i64);
+        store.set_busy_timeout(Duration::from_millis(1234)).unwrap();
+        assert_eq!(timeout(&mut store), 1234);
+        store.set_busy_timeout(Duration::MAX).unwrap();
+        assert_eq!(timeout(&mut store), i64::from(i32::MAX));
+
+        // With no wait at all, a lock held by another connection fails the write at once
+        // as busy (exit 3) rather than waiting.
+        store.set_busy_timeout(Duration::ZERO).unwrap();
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let err = store
+            .write(|tx| Ok(tx.execute("INSERT INTO meta (key, value) VALUES ('k', 'v')", [])?))
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::StoreBusy, "{}", err.message);
+        assert_eq!(err.exit_code(), 3);
+        other.execute_batch("ROLLBACK").unwrap();
     }
 
     #[test]

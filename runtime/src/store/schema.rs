@@ -9,9 +9,10 @@ pub struct Migration {
 }
 
 /// Every migration, in order.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    sql: r#"
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        sql: r#"
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -127,7 +128,26 @@ CREATE TABLE hook_bindings (
     updated_at     INTEGER NOT NULL
 );
 "#,
-}];
+    },
+    Migration {
+        version: 2,
+        // Decision changes (`replace` / `withdraw`), one row per target, in the order the
+        // sender named them. Statuses are derived from these rows at read time and never
+        // stored; the index on the target answers "is this decision still a head?".
+        sql: r#"
+CREATE TABLE decision_links (
+    message_seq INTEGER NOT NULL REFERENCES messages (seq),
+    position    INTEGER NOT NULL CHECK (position >= 0),
+    action      TEXT NOT NULL CHECK (action IN ('replace', 'withdraw')),
+    target_seq  INTEGER NOT NULL REFERENCES messages (seq),
+    PRIMARY KEY (message_seq, position),
+    UNIQUE (message_seq, target_seq)
+) WITHOUT ROWID;
+CREATE INDEX decision_links_by_target ON decision_links (target_seq, message_seq);
+CREATE INDEX messages_by_kind ON messages (kind, seq);
+"#,
+    },
+];
 
 /// The schema version this build writes and understands.
 pub fn current_version() -> u32 {
@@ -159,6 +179,45 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(tables, 9);
+        assert_eq!(tables, 10);
+    }
+
+    #[test]
+    fn a_version_1_store_is_migrated_forward_on_open_keeping_its_messages() {
+        use crate::ids::WorkspaceId;
+        use crate::store::{Genesis, OpenMode, Store};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(MIGRATIONS[0].sql).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.execute_batch(
+                "INSERT INTO meta (key, value) VALUES ('workspace_id', 'ws1');
+                 INSERT INTO messages (message_id, thread_id, client_message_id,
+                     from_participant_id, from_session_id, to_participant_ids, kind, obligation,
+                     subject, body, content_digest, sent_at)
+                 VALUES ('message_old', 'message_old', 'c1', 'alice', 'session_a', '[]',
+                     'decision', 'none', 'kept', 'b', 'd', 1);",
+            )
+            .unwrap();
+        }
+        let ws = WorkspaceId::parse("ws1").unwrap();
+        let mut store = Store::open(&path, &ws, OpenMode::ReadOnly, || Genesis {
+            now_ms: 0,
+            event_id: "event_unused".into(),
+        })
+        .unwrap();
+        let (version, links, subject): (i64, i64, String) = store
+            .read(|c| {
+                Ok((
+                    c.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+                    c.query_row("SELECT count(*) FROM decision_links", [], |r| r.get(0))?,
+                    c.query_row("SELECT subject FROM messages", [], |r| r.get(0))?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(version as u32, current_version());
+        assert_eq!((links, subject.as_str()), (0, "kept"));
     }
 }

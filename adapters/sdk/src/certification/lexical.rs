@@ -1,37 +1,27 @@
 //! The exact text forms certification files use: platforms, ISO dates and timestamps,
 //! package-local fixture paths, digests.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde_json::Value;
 
-static EVIDENCE_PLATFORM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?:darwin|linux|win32)-(?:arm64|x64)$").expect("valid pattern"));
-static DATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\d{4})-(\d{2})-(\d{2})$").expect("valid pattern"));
-static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?Z$")
-        .expect("valid pattern")
-});
-static SHA256_HEX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[0-9a-f]{64}$").expect("valid pattern"));
+use crate::text_forms::{Scan, is_digit};
 
 /// `(darwin|linux|win32)-(arm64|x64)`: where an evidence row's capture was taken.
 pub fn is_evidence_platform(text: &str) -> bool {
-    EVIDENCE_PLATFORM.is_match(text)
+    text.split_once('-').is_some_and(|(os, arch)| {
+        matches!(os, "darwin" | "linux" | "win32") && matches!(arch, "arm64" | "x64")
+    })
 }
 
 /// Lowercase hex SHA-256.
 pub fn is_sha256_hex(text: &str) -> bool {
-    SHA256_HEX.is_match(text)
+    crate::text_forms::is_sha256_hex(text)
 }
 
 fn is_leap(year: u32) -> bool {
     (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
 }
 
-fn is_real_date(year: &str, month: &str, day: &str) -> bool {
+fn is_real_date([year, month, day]: [&str; 3]) -> bool {
     let (Ok(y), Ok(m), Ok(d)) = (
         year.parse::<u32>(),
         month.parse::<u32>(),
@@ -49,33 +39,82 @@ fn is_real_date(year: &str, month: &str, day: &str) -> bool {
     (1..=days).contains(&d)
 }
 
-fn is_real_time(caps: &regex::Captures<'_>) -> bool {
-    let field = |i: usize| {
-        caps.get(i)
-            .and_then(|m| m.as_str().parse::<u32>().ok())
-            .unwrap_or(99)
-    };
-    is_real_date(&caps[1], &caps[2], &caps[3]) && field(4) < 24 && field(5) < 60 && field(6) < 60
+/// `\d{4}-\d{2}-\d{2}`, not anchored at the end.
+fn date_fields<'a>(s: &mut Scan<'a>) -> Option<[&'a str; 3]> {
+    let year = s.exactly(4, is_digit)?;
+    s.require(b'-')?;
+    let month = s.exactly(2, is_digit)?;
+    s.require(b'-')?;
+    let day = s.exactly(2, is_digit)?;
+    Some([year, month, day])
+}
+
+/// `^\d{4}-\d{2}-\d{2}$`
+fn iso_date(text: &str) -> Option<[&str; 3]> {
+    let mut s = Scan::new(text);
+    let date = date_fields(&mut s)?;
+    s.at_end().then_some(date)
+}
+
+/// The fields of `^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?Z$`.
+struct Timestamp<'a> {
+    date: [&'a str; 3],
+    time: [&'a str; 3],
+    /// The fraction's digits, without the dot.
+    fraction: Option<&'a str>,
+}
+
+impl Timestamp<'_> {
+    fn parse(text: &str) -> Option<Timestamp<'_>> {
+        let mut s = Scan::new(text);
+        let date = date_fields(&mut s)?;
+        s.require(b'T')?;
+        let hour = s.exactly(2, is_digit)?;
+        s.require(b':')?;
+        let minute = s.exactly(2, is_digit)?;
+        s.require(b':')?;
+        let second = s.exactly(2, is_digit)?;
+        let fraction = if s.eat(b'.') {
+            let digits = s.run(is_digit);
+            if digits.is_empty() {
+                return None;
+            }
+            Some(digits)
+        } else {
+            None
+        };
+        (s.eat(b'Z') && s.at_end()).then_some(Timestamp {
+            date,
+            time: [hour, minute, second],
+            fraction,
+        })
+    }
+
+    fn is_real(&self) -> bool {
+        let field = |t: &str| t.parse::<u32>().unwrap_or(99);
+        let [hour, minute, second] = self.time;
+        is_real_date(self.date) && field(hour) < 24 && field(minute) < 60 && field(second) < 60
+    }
+
+    fn fraction_digits(&self) -> usize {
+        self.fraction.map_or(0, str::len)
+    }
 }
 
 /// An `observedAt`: a real `YYYY-MM-DD` UTC date, or a `YYYY-MM-DDTHH:MM:SS(.fff)?Z`
 /// timestamp exactly as an ISO serialiser prints it, where `.000Z` may be written `Z`. So a
 /// fraction has 3 digits or none.
 pub fn is_observed_at(text: &str) -> bool {
-    if let Some(caps) = DATE.captures(text) {
-        return is_real_date(&caps[1], &caps[2], &caps[3]);
+    if let Some(date) = iso_date(text) {
+        return is_real_date(date);
     }
-    match TIMESTAMP.captures(text) {
-        Some(caps) => is_real_time(&caps) && caps.get(7).is_none_or(|f| f.as_str().len() == 4),
-        None => false,
-    }
+    Timestamp::parse(text)
+        .is_some_and(|t| t.is_real() && (t.fraction.is_none() || t.fraction_digits() == 3))
 }
 
 /// A parseable UTC timestamp ending in `Z`, any fraction (a native lease's `leaseUntil`).
 pub fn is_utc_timestamp(text: &str) -> bool {
-    TIMESTAMP.captures(text).is_some_and(|caps| {
-        is_real_time(&caps) && caps.get(7).is_none_or(|f| f.as_str().len() <= 10)
-    })
+    Timestamp::parse(text).is_some_and(|t| t.is_real() && t.fraction_digits() <= 9)
 }
 
 /// A package-local JSON path: relative, `/`-separated, normalised (no empty, `.` or `..`
@@ -124,6 +163,12 @@ mod tests {
             ("macos-arm64", false),
             ("Linux-x64", false),
             ("linux-x64 ", false),
+            ("linux-x64-", false),
+            ("linux-", false),
+            ("-x64", false),
+            ("linux", false),
+            ("", false),
+            ("win32-arm64\n", false),
         ] {
             assert_eq!(is_evidence_platform(text), ok, "{text}");
         }
@@ -151,10 +196,30 @@ mod tests {
             ("2026-09-25T21:35:56+00:00", false),
             ("2026-09-25 21:35:56Z", false),
             ("yesterday", false),
+            ("", false),
+            ("2026-12-02\n", false),
+            ("2026-12-02T", false),
+            ("2026-09-25T21:35:56.Z", false),
+            ("2026-09-25T21:35:56.792", false),
+            ("2026-09-25T21:35:56.792z", false),
+            ("2026-09-25T21:35:56.792Zx", false),
+            ("2026-09-25T21:35Z", false),
+            ("20260-09-25", false),
+            ("2026-9-25T21:35:56Z", false),
+            ("2026-09-25T1:35:56Z", false),
+            ("0000-01-01", true),
+            ("2026-00-10", false),
+            ("2026-01-00", false),
         ] {
             assert_eq!(is_observed_at(text), ok, "{text}");
         }
         assert!(is_utc_timestamp("2026-12-02T10:00:00.123456Z"));
+        assert!(is_utc_timestamp("2026-12-02T10:00:00Z"));
+        assert!(is_utc_timestamp("2026-12-02T10:00:00.123456789Z"));
+        assert!(!is_utc_timestamp("2026-12-02T10:00:00.1234567890Z"));
+        assert!(!is_utc_timestamp("2026-12-02T10:00:00.Z"));
+        assert!(!is_utc_timestamp("2026-02-30T10:00:00Z"));
+        assert!(!is_utc_timestamp("2026-12-02T24:00:00Z"));
         assert!(!is_utc_timestamp("2026-12-02"));
         assert!(!is_utc_timestamp("2026-12-02T10:00:00"));
     }

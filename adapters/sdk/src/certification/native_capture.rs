@@ -2,13 +2,11 @@
 //! delivery experiment, every branch of which either shows its passing value or says
 //! `unobserved`.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde_json::Value;
 
 use super::lexical::{is_observed_at, is_sha256_hex, text_list};
 use crate::error::{Problem, ProblemCode};
+use crate::text_forms::{is_joined_words, is_lower_alnum};
 
 /// The fixture `capability` of a native capture.
 pub const NATIVE_DELIVERY: &str = "native_delivery";
@@ -63,8 +61,10 @@ const BRANCHES: [(&str, &[&str]); 5] = [
     ("fallback", &["queued"]),
 ];
 
-static FIXTURE_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$").expect("valid pattern"));
+/// `^[a-z0-9]+(?:[.-][a-z0-9]+)*$`
+fn is_fixture_name(text: &str) -> bool {
+    is_joined_words(text, is_lower_alnum, b".-")
+}
 
 /// The selected provenance record's product evidence, as far as it could be read.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -128,7 +128,7 @@ pub fn check_native_capture(
             "native capture observedAt must be an exact ISO date or timestamp".into(),
         );
     }
-    if text("fixture").is_some_and(|f| !FIXTURE_NAME.is_match(f)) {
+    if text("fixture").is_some_and(|f| !is_fixture_name(f)) {
         push(
             "fixture",
             "native capture fixture must match ^[a-z0-9]+(?:[.-][a-z0-9]+)*$".into(),
@@ -269,6 +269,27 @@ mod tests {
         let mut c = capture();
         c[key] = value;
         c
+    }
+
+    #[test]
+    fn fixture_names_are_lowercase_words_joined_by_dots_or_dashes() {
+        for (text, ok) in [
+            ("example-2.1.282", true),
+            ("a", true),
+            ("2", true),
+            ("a.b-c.d", true),
+            ("", false),
+            ("-a", false),
+            ("a-", false),
+            ("a.", false),
+            ("a..b", false),
+            ("a-.b", false),
+            ("Example", false),
+            ("a_b", false),
+            ("a/b", false),
+        ] {
+            assert_eq!(is_fixture_name(text), ok, "{text:?}");
+        }
     }
 
     #[test]

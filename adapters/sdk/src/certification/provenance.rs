@@ -3,18 +3,22 @@
 //! product evidence and earlier captures kept hashed beside it.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::EvidenceResult;
 use super::lexical::{is_package_local_json, is_sha256_hex, text_list};
 use crate::error::{Problem, ProblemCode};
+use crate::text_forms::is_lower_alnum;
 
-static RECORD_ID: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[a-z0-9][a-z0-9-]+$").expect("valid pattern"));
+/// `^[a-z0-9][a-z0-9-]+$`
+fn is_record_id(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 2
+        && is_lower_alnum(bytes[0])
+        && bytes[1..].iter().all(|&b| is_lower_alnum(b) || b == b'-')
+}
 
 /// The outcome kind of a failed native capture, which carries nothing else.
 pub const NATIVE_CAPTURE_FAILED: &str = "native-capture-failed";
@@ -230,7 +234,7 @@ fn read_record(r: &mut Reader<'_>, i: usize, entry: &Value) -> Option<Provenance
             .filter(|s| !s.trim().is_empty())
     };
     let id = text("id");
-    if !id.is_some_and(|id| RECORD_ID.is_match(id)) {
+    if !id.is_some_and(is_record_id) {
         r.push(
             ProblemCode::RecordInvalidField,
             at("id"),
@@ -441,4 +445,29 @@ fn read_outcome(obj: &Map<String, Value>) -> Result<ClaimOutcome, String> {
         limitations: text_list(obj.get("limitations"))
             .ok_or("outcome limitations must be an array of text")?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_record_id;
+
+    #[test]
+    fn record_ids_are_lowercase_words_of_two_or_more_bytes() {
+        for (text, ok) in [
+            ("claude-code-2-1-282", true),
+            ("ab", true),
+            ("0a", true),
+            ("a-", true),
+            ("a--b", true),
+            ("a", false),
+            ("", false),
+            ("-ab", false),
+            ("Ab", false),
+            ("a_b", false),
+            ("a.b", false),
+            ("ab\n", false),
+        ] {
+            assert_eq!(is_record_id(text), ok, "{text:?}");
+        }
+    }
 }

@@ -158,6 +158,27 @@ fn the_walk_finds_the_first_matching_ancestor() {
     );
 }
 
+/// Counts the reads of each pid (every read is several system calls under `/proc`).
+struct Counting(StaticTable, std::cell::RefCell<BTreeMap<u32, usize>>);
+
+impl ProcessTable for Counting {
+    fn entry(&self, pid: u32) -> Option<ProcessEntry> {
+        *self.1.borrow_mut().entry(pid).or_default() += 1;
+        self.0.entry(pid)
+    }
+}
+
+#[test]
+fn the_walk_reads_each_process_once() {
+    let table = Counting(chain(), Default::default());
+    let found = resolve_client(&table, 100, &client("example"), &TestBehaviour::new());
+    assert_eq!(found.map(|r| r.pid), Some(80));
+    assert_eq!(
+        table.1.into_inner(),
+        BTreeMap::from([(100, 1), (90, 1), (80, 1)])
+    );
+}
+
 #[test]
 fn the_walk_stops_at_missing_entries_cycles_init_and_sixteen_hops() {
     let missing = StaticTable::new([

@@ -1,19 +1,15 @@
 //! Validation of a manifest's `nativeDelivery`, in the order CERTIFICATION.md §3.1 gives.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::{ActivationKind, Anchor, KnownBad, NativeDelivery, OfferKind, PolicySource};
 use crate::capabilities::Capability;
 use crate::certification::Certification;
 use crate::error::{MANIFEST_FILE, Problem, ProblemCode};
+use crate::text_forms::is_contract_id;
 use crate::version::{is_stable, version_order};
-
-pub(crate) static CONTRACT_ID: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$").expect("valid pattern"));
 
 const FIELDS: [&str; 6] = [
     "minimum",
@@ -261,7 +257,7 @@ fn check_anchors(
         let Some(protocol) = a
             .get("protocolContract")
             .and_then(Value::as_str)
-            .filter(|p| CONTRACT_ID.is_match(p))
+            .filter(|p| is_contract_id(p))
         else {
             c.push(
                 ProblemCode::NativeAnchorProtocol,

@@ -1,23 +1,28 @@
 //! The runtime's native checks: the static version rule, the feature probe and the
 //! per-session handshake. None of them takes a platform.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::contract::CONTRACT_ID;
 use super::{NativeDelivery, ReasonCode};
 use crate::certification::lexical::is_utc_timestamp;
 use crate::error::{Problem, ProblemCode};
+use crate::text_forms::{is_contract_id, is_sha256_hex};
 use crate::version::version_order;
 
-static FINGERPRINT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^sha256:[0-9a-f]{64}$").expect("valid pattern"));
-static LAUNCH_OPTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^-(?:[a-z]|-[a-z][a-z0-9]*(?:-[a-z0-9]+)*)$").expect("valid pattern")
-});
+/// `^sha256:[0-9a-f]{64}$`
+fn is_fingerprint(text: &str) -> bool {
+    text.strip_prefix("sha256:").is_some_and(is_sha256_hex)
+}
+
+/// `^-(?:[a-z]|-[a-z][a-z0-9]*(?:-[a-z0-9]+)*)$`: `-x`, or `--` and a contract-id-shaped
+/// word list.
+fn is_launch_option(text: &str) -> bool {
+    match text.strip_prefix("--") {
+        Some(long) => is_contract_id(long),
+        None => text.len() == 2 && text.starts_with('-') && text.as_bytes()[1].is_ascii_lowercase(),
+    }
+}
 const LAUNCH_OPTION_MAX: usize = 40;
 
 /// A live delivery mode a probe or handshake reports, in canonical order.
@@ -189,7 +194,7 @@ fn read_reported(
     let protocol_contract = nullable_text("protocolContract")?;
     if protocol_contract
         .as_deref()
-        .is_some_and(|p| !CONTRACT_ID.is_match(p))
+        .is_some_and(|p| !is_contract_id(p))
     {
         return Err(shape_error(
             code,
@@ -278,7 +283,7 @@ pub fn evaluate_native_eligibility(
     let reported = read_reported(obj, "probe", code, &PROBE_FIELDS)?;
     match obj.get("executableFingerprint") {
         None | Some(Value::Null) => {}
-        Some(Value::String(f)) if FINGERPRINT.is_match(f) => {}
+        Some(Value::String(f)) if is_fingerprint(f) => {}
         Some(_) => {
             return Err(shape_error(
                 code,
@@ -420,7 +425,7 @@ pub fn validate_native_handshake(
     let launch_option = match launch_option {
         None => None,
         Some(v) => {
-            let text = v.as_str().filter(|t| t.len() <= LAUNCH_OPTION_MAX && LAUNCH_OPTION.is_match(t)).ok_or_else(|| {
+            let text = v.as_str().filter(|t| t.len() <= LAUNCH_OPTION_MAX && is_launch_option(t)).ok_or_else(|| {
                 shape_error(code, what, "launchOption", "must be a bare command-line option such as --search (at most 40 characters)")
             })?;
             Some(text.to_owned())
@@ -448,4 +453,45 @@ pub fn validate_native_handshake(
         lease_until: lease.and_then(Value::as_str).map(str::to_owned),
         launch_option: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_fingerprint, is_launch_option};
+
+    #[test]
+    fn launch_options_are_one_letter_or_a_long_word_list() {
+        for (text, ok) in [
+            ("-s", true),
+            ("--search", true),
+            ("--no-sandbox", true),
+            ("--v2-inbox", true),
+            ("-", false),
+            ("--", false),
+            ("-S", false),
+            ("-ab", false),
+            ("-1", false),
+            ("--2fa", false),
+            ("--search-", false),
+            ("--no--sandbox", false),
+            ("---search", false),
+            ("--Search", false),
+            ("--search=x", false),
+            ("search", false),
+            ("--search\n", false),
+        ] {
+            assert_eq!(is_launch_option(text), ok, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn fingerprints_are_prefixed_lowercase_sha256() {
+        let hex = "0123456789abcdef".repeat(4);
+        assert!(is_fingerprint(&format!("sha256:{hex}")));
+        assert!(!is_fingerprint(&hex));
+        assert!(!is_fingerprint(&format!("SHA256:{hex}")));
+        assert!(!is_fingerprint(&format!("sha256:{}", hex.to_uppercase())));
+        assert!(!is_fingerprint(&format!("sha256:{hex}0")));
+        assert!(!is_fingerprint("sha256:"));
+    }
 }

@@ -63,6 +63,10 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
                     out.dropped_messages.push(message_id.clone());
                 }
             }
+            Piece::Unfitting { message_id } => {
+                blocks_stopped = true;
+                out.dropped_messages.push(message_id.clone());
+            }
             Piece::Attention { source_id, line } => {
                 if cost(line) <= left {
                     out.used += cost(line);

@@ -1,8 +1,10 @@
 //! The groups a projection is made of, in display order, rendered once. The budget decides
-//! later which of them appear; nothing here knows about bytes left.
+//! later which of them appear; all this module knows of it is when the blocks before a
+//! message already outgrow it, so that message's block can never be shown.
 
 use std::collections::HashSet;
 
+use super::layout::cost;
 use super::neutralise::{neutralise_body, neutralise_inline};
 use crate::context::{AttentionItem, AttentionKind, ContextInput, PeerMessage};
 
@@ -25,6 +27,10 @@ pub enum Piece {
         message_id: String,
         lines: Vec<String>,
     },
+    /// A peer message block never rendered: the blocks before it alone outgrow the whole
+    /// budget, and blocks are shown in order, so it is dropped in every layout. A turn with
+    /// 100 queued bodies renders only the few that could fit.
+    Unfitting { message_id: String },
     /// Priority 3–6 attention, one whole line.
     Attention { source_id: String, line: String },
     /// A count of earlier messages whose obligation is unresolved; carries no id.
@@ -32,24 +38,41 @@ pub enum Piece {
 }
 
 /// Build every group in display order: urgent attention, new bodies, other attention,
-/// repeats, reminder counts.
-pub fn build_pieces(input: &ContextInput) -> Vec<Piece> {
+/// repeats, reminder counts. Blocks that cannot fit in `budget_bytes` are left unrendered
+/// ([`Piece::Unfitting`]).
+pub fn build_pieces(input: &ContextInput, budget_bytes: usize) -> Vec<Piece> {
     let reminders = unique(input.reminder_message_ids.iter().map(String::as_str));
     let reminder_set: HashSet<&str> = reminders.iter().copied().collect();
     let attention = sorted_attention(&input.attention, &reminder_set);
 
     let mut seen_messages = HashSet::new();
+    // What the blocks so far cost in display order (new blocks, then repeats). Once it is
+    // over the budget, some earlier block is dropped in every layout, and so is every
+    // later one.
+    let mut block_bytes = 0usize;
+    let mut render = |m: &PeerMessage, is_repeat: bool| {
+        if block_bytes > budget_bytes {
+            return Piece::Unfitting {
+                message_id: m.message_id.clone(),
+            };
+        }
+        let piece = block(m, is_repeat);
+        if let Piece::Block { lines, .. } = &piece {
+            block_bytes += lines.iter().map(|l| cost(l)).sum::<usize>();
+        }
+        piece
+    };
     let new_blocks: Vec<Piece> = input
         .messages
         .iter()
         .filter(|m| seen_messages.insert(m.message_id.as_str()))
-        .map(|m| block(m, false))
+        .map(|m| render(m, false))
         .collect();
     let repeat_blocks: Vec<Piece> = input
         .repeats
         .iter()
         .filter(|m| seen_messages.insert(m.message_id.as_str()))
-        .map(|m| block(m, true))
+        .map(|m| render(m, true))
         .collect();
 
     let mut pieces = Vec::new();

@@ -4,21 +4,62 @@ use crate::cli::args::{AckArgs, FinishArgs, InboxArgs, MessageArgs, ReplyArgs, R
 use crate::cli::context::Invocation;
 use crate::cli::output::Output;
 use crate::cli::owner;
+use crate::core::decisions::{DecisionAction, DecisionChange, DecisionStatus};
 use crate::core::finish::FinishRequest;
-use crate::core::messages::SendMessage;
+use crate::core::messages::{MessageRecord, SendMessage};
 use crate::core::model::{HandoffStatus, MessageKind, Obligation};
-use crate::error::Result;
+use crate::error::{AccError, Result};
 use crate::ids::MessageId;
 use crate::store::OpenMode;
 use crate::text::{self, escape_for_line};
 use serde_json::json;
 
+/// The `--supersedes` or `--withdraws` ids as a checked change; clap already refuses both.
+fn decision_change(a: &MessageArgs) -> Result<Option<DecisionChange>> {
+    let (action, raw) = match (a.supersedes.is_empty(), a.withdraws.is_empty()) {
+        (true, true) => return Ok(None),
+        (false, true) => (DecisionAction::Replace, &a.supersedes),
+        (true, false) => (DecisionAction::Withdraw, &a.withdraws),
+        (false, false) => {
+            return Err(AccError::usage(
+                "pass --supersedes or --withdraws, not both",
+            ));
+        }
+    };
+    let ids = raw
+        .iter()
+        .map(|id| MessageId::parse(id))
+        .collect::<Result<Vec<_>>>()?;
+    DecisionChange::new(action, ids).map(Some)
+}
+
+/// The kind as one human word, with a decision's standing: `decision [superseded; …]`.
+fn kind_label(kind: MessageKind, status: Option<&DecisionStatus>) -> String {
+    match status {
+        Some(st) => format!("{kind} [{}]", st.label()),
+        None => kind.to_string(),
+    }
+}
+
+/// `{messageId, clientMessageId}`, plus a decision's change and status.
+fn sent_json(m: &MessageRecord) -> serde_json::Value {
+    let mut v = json!({ "messageId": m.message_id, "clientMessageId": m.client_message_id });
+    if let Some(c) = &m.decision_change {
+        v["decisionChange"] = json!(c);
+    }
+    if let Some(st) = &m.decision_status {
+        v["decisionStatus"] = json!(st);
+    }
+    v
+}
+
 pub fn message(inv: &Invocation<'_>, a: MessageArgs) -> Result<Output> {
     let owner = owner::required(&a.owner, inv.env)?;
     let kind = MessageKind::parse(&a.kind)?;
     let obligation = a.obligation.as_deref().map(Obligation::parse).transpose()?;
+    let change = decision_change(&a)?;
     let mut core = inv.open(OpenMode::ReadOnly)?;
-    let out = core.send(
+    let out = core.send_with_change(
         &owner,
         SendMessage {
             to: a.to,
@@ -28,11 +69,24 @@ pub fn message(inv: &Invocation<'_>, a: MessageArgs) -> Result<Output> {
             body: a.body,
             client_message_id: a.client_message_id,
         },
+        change,
     )?;
+    let m = &out.message;
+    let mut line = format!("recorded {}", m.message_id);
+    if let Some(c) = &m.decision_change {
+        let ids: Vec<&str> = c.message_ids().iter().map(MessageId::as_str).collect();
+        line.push_str(&format!("; {} {}", c.action().field(), ids.join(", ")));
+    }
+    if let Some(st) = m.decision_status.as_ref().filter(|st| st.conflicted) {
+        line.push_str(&format!(
+            "; decision group {} is conflicted: {} heads",
+            st.group_id, st.head_count
+        ));
+    }
     Ok(Output::new(
-        format!("recorded {}", out.message.message_id),
+        line,
         json!({
-            "message": { "messageId": out.message.message_id, "clientMessageId": out.message.client_message_id },
+            "message": sent_json(m),
             "delivery": out.delivery,
             "duplicate": out.duplicate,
         }),
@@ -70,7 +124,7 @@ pub fn inbox(inv: &Invocation<'_>, a: InboxArgs) -> Result<Output> {
         let line = format!(
             "{} {} from {}: {} | {}",
             m.message_id,
-            m.kind,
+            kind_label(m.kind, m.decision_status.as_ref()),
             m.from_participant_id,
             escape_for_line(&m.subject),
             escape_for_line(&m.body)
@@ -83,7 +137,7 @@ pub fn inbox(inv: &Invocation<'_>, a: InboxArgs) -> Result<Output> {
         line.push_str(&format!(
             "; oldest {} {} from {}: {}",
             first.message_id,
-            first.kind,
+            kind_label(first.kind, first.decision_status.as_ref()),
             first.from_participant_id,
             escape_for_line(&first.subject)
         ));

@@ -20,7 +20,7 @@ use super::deadline::Deadline;
 use super::failure::Failure;
 use super::settings::HookSettings;
 use crate::core::Core;
-use crate::store::OpenMode;
+use crate::store::{MMAP_WHOLE_STORE, OpenMode};
 use crate::workspace;
 use acc_sdk::define::Adapter;
 use acc_sdk::event::{EventKind, NormalizedEvent};
@@ -47,16 +47,16 @@ pub struct Handled {
 }
 
 impl Call<'_> {
-    /// Opens the store of the workspace the payload's cwd belongs to.
+    /// Opens the store of the workspace the payload's cwd belongs to. A lock held by
+    /// another process is waited for only as long as the deadline leaves, and pages are
+    /// read through a memory map (a hook reads a few hundred scattered pages).
     pub fn open_core(&self, mode: OpenMode) -> Result<Core, Failure> {
         let ws = workspace::discover(Path::new(&self.event.cwd), self.settings.env.env())?;
         self.deadline.check()?;
-        Ok(Core::open(
-            ws,
-            &self.data_home,
-            mode,
-            self.settings.ports.clone(),
-        )?)
+        let mut core = Core::open(ws, &self.data_home, mode, self.settings.ports.clone())?;
+        core.set_busy_timeout(self.deadline.remaining())?;
+        core.set_mmap_size(MMAP_WHOLE_STORE)?;
+        Ok(core)
     }
 
     pub fn primary(&self) -> &str {

@@ -74,25 +74,24 @@ pub fn project(
     owner: &Owner,
     grants: &Grants,
 ) -> Result<Projection, Failure> {
-    let mut input = core.next_turn_delivery(owner)?.into_context_input();
+    let (input, withheld) = if grants.granted(Capability::NextTurn) {
+        (core.next_turn_delivery(owner)?.into_context_input(), None)
+    } else {
+        // An untracked body shown every turn would be quieter and dishonest about what was
+        // delivered; the warning says where to read it instead. So the bodies (and live
+        // offers due a repeat) are not even read, only the queued ones counted.
+        let held = core.withheld_turn_delivery(owner)?;
+        let withheld = held.queued.first().map(|first| Withheld {
+            count: held.queued.len(),
+            first_id: first.to_string(),
+            reason: grants.refusal(&call.adapter, Capability::NextTurn),
+        });
+        (held.delivery.into_context_input(), withheld)
+    };
     call.deadline.check()?;
     let owner_line = owner_line(owner, &call.event.cwd);
     let mut budget =
         (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&owner_line));
-    let withheld = if grants.granted(Capability::NextTurn) {
-        None
-    } else {
-        let first = input.messages.first().map(|m| Withheld {
-            count: input.messages.len(),
-            first_id: m.message_id.clone(),
-            reason: grants.refusal(&call.adapter, Capability::NextTurn),
-        });
-        // An untracked body shown every turn would be quieter and dishonest about what was
-        // delivered; the warning says where to read it instead.
-        input.messages.clear();
-        input.repeats.clear();
-        first
-    };
     let warning = withheld.as_ref().map(Withheld::context_line);
     budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
     let rendered = call

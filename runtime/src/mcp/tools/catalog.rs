@@ -3,6 +3,7 @@
 
 use super::Tool;
 use crate::core::claims::MAX_LEASE_SECONDS;
+use crate::core::decisions::MAX_DECISION_TARGETS;
 use crate::core::finish::MAX_LIST_ITEMS;
 use crate::core::inbox::MAX_PAGE_ITEMS;
 use crate::core::intents::MAX_HINTS;
@@ -101,6 +102,20 @@ fn lines(max_items: usize) -> Kind {
 
 fn id(name: &'static str, description: &'static str) -> Property {
     prop(name, text(ID), description)
+}
+
+/// The decisions a decision change names: 1..=16 distinct message ids.
+fn decisions(name: &'static str, description: &'static str) -> Property {
+    prop(
+        name,
+        Kind::TextList {
+            item: ID,
+            min_items: 1,
+            max_items: MAX_DECISION_TARGETS,
+            unique: true,
+        },
+        description,
+    )
 }
 
 fn client_message_id() -> Property {
@@ -256,7 +271,7 @@ pub fn entry(tool: Tool) -> Entry {
         },
         Tool::Message => Entry {
             title: "Send a message",
-            description: "Record a durable message. to lists participant ids (or a client name that exactly one live participant uses); an empty list sends to the whole room (every other participant with an open session). kind note (default) needs nothing back; question and request oblige a reply and must be addressed; decision may oblige an acknowledgement (obligation acknowledge). The message waits in each recipient's inbox.",
+            description: "Record a durable message. to lists participant ids (or a client name that exactly one live participant uses); an empty list sends to the whole room (every other participant with an open session). kind note (default) needs nothing back; question and request oblige a reply and must be addressed; decision may oblige an acknowledgement (obligation acknowledge), except to the whole room. A decision can change earlier decisions without editing them: supersedes replaces them with this one, withdraws says they no longer hold (one of the two, naming 1 to 16 decisions you sent or received). The result's message.decisionStatus says where the decision stands: state current, superseded or withdrawn, its groupId, the group's currentMessageId, and conflicted when the group has more than one latest decision. The message waits in each recipient's inbox.",
             schema: ObjectSchema {
                 properties: vec![
                     prop(
@@ -280,6 +295,14 @@ pub fn entry(tool: Tool) -> Entry {
                         "obligation",
                         choice(OBLIGATIONS),
                         "Follows from kind; only a decision may choose (none or acknowledge).",
+                    ),
+                    decisions(
+                        "supersedes",
+                        "Decisions (message ids) this decision replaces. Only with kind decision; not with withdraws.",
+                    ),
+                    decisions(
+                        "withdraws",
+                        "Decisions (message ids) this decision withdraws. Only with kind decision; not with supersedes.",
                     ),
                     client_message_id(),
                 ],

@@ -6,6 +6,7 @@ use super::input::{
     RequestArgs, SyncArgs, WorkArgs,
 };
 use crate::core::claims::ClaimRequest;
+use crate::core::decisions::{DecisionAction, DecisionChange};
 use crate::core::events::EventType;
 use crate::core::finish::FinishRequest;
 use crate::core::intents::PublishIntent;
@@ -62,6 +63,35 @@ fn resource(core: &Core, raw: &str) -> Result<Resource> {
 
 fn sent(message: &crate::core::messages::MessageRecord) -> Value {
     json!({ "messageId": message.message_id, "clientMessageId": message.client_message_id })
+}
+
+/// `sent`, plus a decision's change and derived status.
+fn sent_decision(message: &crate::core::messages::MessageRecord) -> Result<Value> {
+    let mut v = sent(message);
+    if let Some(c) = &message.decision_change {
+        v["decisionChange"] = to_value(c)?;
+    }
+    if let Some(st) = &message.decision_status {
+        v["decisionStatus"] = to_value(st)?;
+    }
+    Ok(v)
+}
+
+/// `supersedes` or `withdraws` as a checked change (the input check refused both at once).
+fn decision_change(a: &MessageArgs) -> Result<Option<DecisionChange>> {
+    let (action, raw) = match (&a.supersedes, &a.withdraws) {
+        (None, None) => return Ok(None),
+        (Some(ids), None) => (DecisionAction::Replace, ids),
+        (None, Some(ids)) => (DecisionAction::Withdraw, ids),
+        (Some(_), Some(_)) => {
+            return Err(AccError::usage("pass supersedes or withdraws, not both"));
+        }
+    };
+    let ids = raw
+        .iter()
+        .map(|id| MessageId::parse(id))
+        .collect::<Result<Vec<_>>>()?;
+    DecisionChange::new(action, ids).map(Some)
 }
 
 /// Runs `input` as `owner` on `core`.
@@ -188,7 +218,8 @@ fn release(core: &mut Core, owner: &Owner, a: ReleaseArgs) -> Result<Done> {
 fn message(core: &mut Core, owner: &Owner, a: MessageArgs) -> Result<Done> {
     let kind = MessageKind::parse(a.kind.as_deref().unwrap_or("note"))?;
     let obligation = a.obligation.as_deref().map(Obligation::parse).transpose()?;
-    let out = core.send(
+    let change = decision_change(&a)?;
+    let out = core.send_with_change(
         owner,
         SendMessage {
             to: a.to,
@@ -198,9 +229,10 @@ fn message(core: &mut Core, owner: &Owner, a: MessageArgs) -> Result<Done> {
             body: a.body,
             client_message_id: a.client_message_id,
         },
+        change,
     )?;
     Ok(done(json!({
-        "message": sent(&out.message),
+        "message": sent_decision(&out.message)?,
         "delivery": to_value(&out.delivery)?,
         "duplicate": out.duplicate,
     })))

@@ -55,6 +55,8 @@ pub struct MessageArgs {
     pub body: String,
     pub kind: Option<String>,
     pub obligation: Option<String>,
+    pub supersedes: Option<Vec<String>>,
+    pub withdraws: Option<Vec<String>>,
     pub client_message_id: Option<String>,
 }
 
@@ -206,6 +208,27 @@ fn conditional(tool: Tool, args: &Value) -> Vec<Violation> {
             &["cursor", "limit"],
             "with messageId",
         )),
+        Tool::Message => {
+            out.extend(exclusive(
+                args,
+                "supersedes",
+                &["withdraws"],
+                "with supersedes",
+            ));
+            let changes = args.get("supersedes").is_some() || args.get("withdraws").is_some();
+            let kind = args.get("kind").and_then(Value::as_str).unwrap_or("note");
+            if changes && kind != "decision" {
+                let field = if args.get("supersedes").is_some() {
+                    "supersedes"
+                } else {
+                    "withdraws"
+                };
+                out.push(Violation::new(
+                    format!("/{field}"),
+                    format!("is allowed only with kind decision, not {kind}"),
+                ));
+            }
+        }
         _ => {}
     }
     out
@@ -304,6 +327,54 @@ mod tests {
             message(Tool::Inbox, json!({"messageId": "m", "limit": 3})),
             "invalid arguments for acc_inbox: /limit is not allowed with messageId"
         );
+    }
+
+    #[test]
+    fn decision_changes_are_one_of_two_and_only_on_decisions() {
+        let Input::Message(m) = parse(
+            Tool::Message,
+            Some(
+                &json!({"to": [], "subject": "s", "body": "b", "kind": "decision",
+                         "supersedes": ["message_a", "message_b"]}),
+            ),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(m.supersedes.unwrap(), ["message_a", "message_b"]);
+        assert_eq!(
+            message(
+                Tool::Message,
+                json!({"to": [], "subject": "s", "body": "b", "kind": "decision",
+                       "supersedes": ["message_a"], "withdraws": ["message_b"]})
+            ),
+            "invalid arguments for acc_message: /withdraws is not allowed with supersedes"
+        );
+        assert_eq!(
+            message(
+                Tool::Message,
+                json!({"to": [], "subject": "s", "body": "b", "withdraws": ["message_a"]})
+            ),
+            "invalid arguments for acc_message: /withdraws is allowed only with kind decision, not note"
+        );
+        let seventeen: Vec<String> = (0..17).map(|i| format!("message_{i}")).collect();
+        let e = message(
+            Tool::Message,
+            json!({"to": [], "subject": "s", "body": "b", "kind": "decision",
+                   "supersedes": seventeen}),
+        );
+        assert!(e.contains("/supersedes"), "{e}");
+        let e = message(
+            Tool::Message,
+            json!({"to": [], "subject": "s", "body": "b", "kind": "decision",
+                   "withdraws": ["message_a", "message_a"]}),
+        );
+        assert!(e.contains("/withdraws"), "{e}");
+        let e = message(
+            Tool::Message,
+            json!({"to": [], "subject": "s", "body": "b", "kind": "decision", "supersedes": []}),
+        );
+        assert!(e.contains("/supersedes"), "{e}");
     }
 
     #[test]
