@@ -18,44 +18,122 @@ use std::path::{Path, PathBuf};
 use acc_sdk::adapter::{AdapterError, AdapterErrorKind};
 use acc_sdk::hook_command::{HookCommand, runs_acc_hook};
 use acc_sdk::hook_config::{self, FoundHandler, HookHandler};
-use acc_sdk::install::{
-    Artifact, ArtifactKind, ChangeAction, Detection, DoctorReport, FileChange, InstallContext,
-    InstallPlan, InstallReport,
-};
+use acc_sdk::install::{ArtifactKind, ChangeAction, Diagnostic, FileChange, InstallContext};
 use acc_sdk::install_files::read_json;
-use acc_sdk::probe::{DETECT_TIMEOUT, detect_command};
-use acc_sdk::skill::{self, SKILL_NAME};
+use acc_sdk::install_layout::{HookFileClient, HookFileLayout, HookSpec, HookWiring};
 use serde_json::{Map, Value, json};
 
-use crate::ID;
-
-const COMMAND: &str = "agy";
-const VERSION_ARGS: [&str; 1] = ["--version"];
 const TIMEOUT_SECONDS: u64 = 10;
 /// The hook set acc owns in `hooks.json`.
 const SET: &str = "acc";
-/// The events that load in Antigravity and that acc uses.
-const EVENTS: [&str; 3] = ["SessionStart", "PreInvocation", "Stop"];
 
-/// Every path install writes; `plan` and `install` both use it.
-struct Layout {
-    hooks: PathBuf,
-    skill: PathBuf,
-}
+/// acc's hook set in `~/.gemini/config/hooks.json`, and the skill tree beside it.
+pub struct Install;
 
-fn layout(ctx: &InstallContext) -> Layout {
-    let config = ctx.home.join(".gemini").join("config");
-    Layout {
-        hooks: config.join("hooks.json"),
-        skill: config.join("skills").join(SKILL_NAME),
+impl HookFileClient for Install {
+    const ADAPTER_ID: &'static str = crate::ID;
+    const COMMAND: &'static str = "agy";
+    /// The events that load in Antigravity and that acc uses.
+    const HOOKS: &'static [HookSpec] = &[
+        HookSpec::new("SessionStart", TIMEOUT_SECONDS),
+        HookSpec::new("PreInvocation", TIMEOUT_SECONDS),
+        HookSpec::new("Stop", TIMEOUT_SECONDS),
+    ];
+    const WIRING: &'static dyn HookWiring = &NamedHookSet;
+
+    fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
+        HookFileLayout::in_dir(&ctx.home.join(".gemini").join("config"), "hooks.json")
     }
 }
 
-fn handlers(ctx: &InstallContext) -> Vec<HookHandler> {
-    EVENTS
-        .iter()
-        .map(|event| HookHandler::new(ctx, ID, event, TIMEOUT_SECONDS))
-        .collect()
+/// The named hook set `acc` in a `hooks.json` whose other sets are the user's.
+#[derive(Debug, Clone, Copy)]
+struct NamedHookSet;
+
+impl HookWiring for NamedHookSet {
+    fn kind(&self) -> ArtifactKind {
+        ArtifactKind::Merge
+    }
+
+    fn check(&self, path: &Path, _handlers: &[HookHandler]) -> Result<(), AdapterError> {
+        check_set(path, &read_json(path)?.value)
+    }
+
+    fn install(&self, path: &Path, handlers: &[HookHandler]) -> Result<FileChange, AdapterError> {
+        let doc = read_json(path)?;
+        check_set(path, &doc.value)?;
+        let mut value = doc.value.clone();
+        value
+            .as_object_mut()
+            .expect("read_json yields an object")
+            .insert(SET.to_owned(), set(handlers));
+        Ok(FileChange {
+            action: doc.save(&value)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Removes the `acc` set only when acc wrote it; a set of that name that is not acc's
+    /// stays and is reported kept.
+    fn uninstall(
+        &self,
+        path: &Path,
+        _keep: &[PathBuf],
+    ) -> Result<Option<FileChange>, AdapterError> {
+        let doc = read_json(path)?;
+        if !doc.existed || doc.value.get(SET).is_none() {
+            return Ok(None);
+        }
+        if check_set(path, &doc.value).is_err() {
+            return Ok(Some(FileChange {
+                path: path.to_path_buf(),
+                action: ChangeAction::Kept,
+            }));
+        }
+        let mut value = doc.value.clone();
+        value
+            .as_object_mut()
+            .expect("read_json yields an object")
+            .shift_remove(SET);
+        Ok(Some(FileChange {
+            action: doc.save(&value)?,
+            path: path.to_path_buf(),
+        }))
+    }
+
+    fn diagnose(&self, path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
+        let doc = match read_json(path) {
+            Ok(doc) if doc.existed => doc,
+            Ok(_) => {
+                return vec![hook_config::error(format!(
+                    "{} does not exist, so no acc hook runs",
+                    path.display()
+                ))];
+            }
+            Err(e) => return vec![hook_config::error(e.message)],
+        };
+        let found: Vec<FoundHandler> = doc
+            .value
+            .get(SET)
+            .map(commands)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (event, command))| {
+                Some(FoundHandler {
+                    event,
+                    group: i,
+                    index: 0,
+                    command: command.filter(|c| runs_acc_hook(c))?.to_owned(),
+                    matcher: None,
+                    timeout: None,
+                })
+            })
+            .collect();
+        let mut diagnostics = hook_config::diagnose_handlers(path, &found, expected);
+        diagnostics.extend(found.iter().filter_map(event_argument_mismatch));
+        diagnostics
+    }
 }
 
 /// acc's hook set.
@@ -105,125 +183,9 @@ fn check_set(path: &Path, doc: &Value) -> Result<(), AdapterError> {
     .at(path))
 }
 
-pub fn detect(ctx: &InstallContext) -> Detection {
-    detect_command(ctx, COMMAND, &VERSION_ARGS, DETECT_TIMEOUT)
-}
-
-pub fn plan(ctx: &InstallContext) -> Result<InstallPlan, AdapterError> {
-    let layout = layout(ctx);
-    check_set(&layout.hooks, &read_json(&layout.hooks)?.value)?;
-    skill::check_owned(&layout.skill)?;
-    let mut artifacts = vec![
-        Artifact {
-            path: layout.hooks,
-            kind: ArtifactKind::Merge,
-        },
-        Artifact {
-            path: layout.skill,
-            kind: ArtifactKind::Tree,
-        },
-    ];
-    artifacts.sort();
-    Ok(InstallPlan {
-        artifacts,
-        needs_action: Vec::new(),
-    })
-}
-
-pub fn install(ctx: &InstallContext) -> Result<InstallReport, AdapterError> {
-    let layout = layout(ctx);
-    let doc = read_json(&layout.hooks)?;
-    check_set(&layout.hooks, &doc.value)?;
-    skill::check_owned(&layout.skill)?;
-    let mut value = doc.value.clone();
-    value
-        .as_object_mut()
-        .expect("read_json yields an object")
-        .insert(SET.to_owned(), set(&handlers(ctx)));
-    let hooks = FileChange {
-        action: doc.save(&value)?,
-        path: layout.hooks.clone(),
-    };
-    let mut changes = vec![hooks, skill::install(&layout.skill, &ctx.acc_executable)?];
-    changes.sort();
-    Ok(InstallReport {
-        changes,
-        needs_action: Vec::new(),
-    })
-}
-
-/// Removes the `acc` set (only when acc wrote it) and the skill tree unless it is in `keep`.
-pub fn uninstall(ctx: &InstallContext, keep: &[PathBuf]) -> Result<InstallReport, AdapterError> {
-    let layout = layout(ctx);
-    let doc = read_json(&layout.hooks)?;
-    let mut changes = Vec::new();
-    if doc.existed && doc.value.get(SET).is_some() {
-        if check_set(&layout.hooks, &doc.value).is_ok() {
-            let mut value = doc.value.clone();
-            value
-                .as_object_mut()
-                .expect("read_json yields an object")
-                .shift_remove(SET);
-            let action = doc.save(&value)?;
-            changes.push(FileChange {
-                path: layout.hooks.clone(),
-                action,
-            });
-        } else {
-            changes.push(FileChange {
-                path: layout.hooks.clone(),
-                action: ChangeAction::Kept,
-            });
-        }
-    }
-    changes.extend(skill::uninstall(&layout.skill, keep)?);
-    changes.sort();
-    Ok(InstallReport {
-        changes,
-        needs_action: Vec::new(),
-    })
-}
-
-pub fn doctor(ctx: &InstallContext) -> DoctorReport {
-    let layout = layout(ctx);
-    let expected = handlers(ctx);
-    let mut diagnostics = match read_json(&layout.hooks) {
-        Ok(doc) if doc.existed => {
-            let found: Vec<FoundHandler> = doc
-                .value
-                .get(SET)
-                .map(commands)
-                .unwrap_or_default()
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, (event, command))| {
-                    Some(FoundHandler {
-                        event,
-                        group: i,
-                        index: 0,
-                        command: command.filter(|c| runs_acc_hook(c))?.to_owned(),
-                        matcher: None,
-                        timeout: None,
-                    })
-                })
-                .collect();
-            let mut diags = hook_config::diagnose_handlers(&layout.hooks, &found, &expected);
-            diags.extend(found.iter().filter_map(event_argument_mismatch));
-            diags
-        }
-        Ok(_) => vec![hook_config::error(format!(
-            "{} does not exist, so no acc hook runs",
-            layout.hooks.display()
-        ))],
-        Err(e) => vec![hook_config::error(e.message)],
-    };
-    diagnostics.push(skill::diagnose(&layout.skill, &ctx.acc_executable));
-    hook_config::doctor_report(diagnostics)
-}
-
 /// The event argument is the only way the hook learns its event here, so a command filed
 /// under one event that names another is an error.
-fn event_argument_mismatch(found: &FoundHandler) -> Option<acc_sdk::install::Diagnostic> {
+fn event_argument_mismatch(found: &FoundHandler) -> Option<Diagnostic> {
     let parsed = HookCommand::parse(&found.command)?;
     (parsed.event != found.event).then(|| {
         hook_config::error(format!(
@@ -237,33 +199,23 @@ fn event_argument_mismatch(found: &FoundHandler) -> Option<acc_sdk::install::Dia
 mod tests {
     use super::*;
     use acc_sdk::install::DiagnosticLevel;
+    use acc_sdk::install_layout::{doctor, install, plan, uninstall};
+    use acc_sdk::testing::install::{assert_probe_is_the_manifests, context};
 
     fn ctx(home: &Path) -> InstallContext {
-        InstallContext {
-            home: home.to_path_buf(),
-            acc_data_dir: home.join("data/acc"),
-            hook_executable: PathBuf::from("/opt/acc/bin/acc-hook"),
-            acc_executable: PathBuf::from("/opt/acc/bin/acc"),
-            pinned_data_home: None,
-            env: Default::default(),
-            platform: "linux-x64".to_owned(),
-            receiver_sockets: Vec::new(),
-            acc_version: "0.1.0".to_owned(),
-        }
+        context(home, &[])
     }
 
     #[test]
     fn the_probe_is_the_manifests() {
-        let manifest: Value = serde_json::from_str(include_str!("../adapter.json")).unwrap();
-        assert_eq!(manifest["client"]["command"], COMMAND);
-        assert_eq!(manifest["client"]["versionArgs"], json!(VERSION_ARGS));
+        assert_probe_is_the_manifests::<Install>(include_str!("../adapter.json"));
     }
 
     #[test]
     fn each_command_names_its_event_last() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ctx(dir.path());
-        install(&ctx).unwrap();
+        install(&Install, &ctx).unwrap();
         let written: Value = serde_json::from_str(
             &std::fs::read_to_string(dir.path().join(".gemini/config/hooks.json")).unwrap(),
         )
@@ -286,21 +238,24 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let original = "{\n\t\"mine\": {\n\t\t\"Stop\": [\n\t\t\t{\n\t\t\t\t\"type\": \"command\",\n\t\t\t\t\"command\": \"say done\"\n\t\t\t}\n\t\t]\n\t}\n}";
         std::fs::write(&path, original).unwrap();
-        install(&ctx).unwrap();
+        install(&Install, &ctx).unwrap();
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(
             doc.as_object().unwrap().keys().collect::<Vec<_>>(),
             ["mine", "acc"]
         );
-        uninstall(&ctx, &[]).unwrap();
+        uninstall(&Install, &ctx, &[]).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
         std::fs::write(
             &path,
             r#"{"acc": {"Stop": [{"type": "command", "command": "say hi"}]}}"#,
         )
         .unwrap();
-        assert_eq!(plan(&ctx).unwrap_err().kind, AdapterErrorKind::Conflict);
-        let report = uninstall(&ctx, &[]).unwrap();
+        assert_eq!(
+            plan(&Install, &ctx).unwrap_err().kind,
+            AdapterErrorKind::Conflict
+        );
+        let report = uninstall(&Install, &ctx, &[]).unwrap();
         assert_eq!(report.changes[0].action, ChangeAction::Kept);
     }
 
@@ -315,7 +270,7 @@ mod tests {
             r#"{"acc": {"Stop": [{"type": "command", "command": "/opt/acc/bin/acc-hook antigravity SessionStart"}]}}"#,
         )
         .unwrap();
-        let report = doctor(&ctx);
+        let report = doctor(&Install, &ctx);
         assert!(!report.ok);
         assert!(
             report

@@ -3,7 +3,7 @@
 //! events, so there is never a tool or a target.
 
 use acc_sdk::event::{NormalizeError, NormalizedEvent};
-use acc_sdk::payload;
+use acc_sdk::{envelope, payload};
 use serde_json::Value;
 
 use crate::events::ClientEvent;
@@ -14,9 +14,7 @@ const FOREIGN_EVENT_KEYS: [&str; 2] = ["hook_event_name", "hookEventName"];
 
 pub fn normalize(raw: &Value, args: &[String]) -> Result<NormalizedEvent, NormalizeError> {
     let obj = payload::object(raw)?;
-    let name = args.first().map(String::as_str).unwrap_or_default();
-    let event =
-        ClientEvent::parse(name).ok_or_else(|| NormalizeError::UnknownEvent(name.to_owned()))?;
+    let event = envelope::known_event(args.first().map(String::as_str), ClientEvent::parse)?;
     if let Some(key) = FOREIGN_EVENT_KEYS.iter().find(|k| obj.contains_key(**k)) {
         return Err(NormalizeError::ForeignShape(format!(
             "an Antigravity envelope names no event, but this payload has {key}"

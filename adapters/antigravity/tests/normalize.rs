@@ -4,6 +4,8 @@
 use acc_adapter_antigravity::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent};
+use acc_sdk::testing::payloads::{assert_marks_dropped, assert_nothing_leaks, with, without};
+use acc_sdk::testing::refusals::{Refusal, assert_non_objects_are_foreign, assert_refused};
 use serde_json::{Value, json};
 
 fn normalize(payload: &Value, event: &str) -> Result<NormalizedEvent, NormalizeError> {
@@ -13,16 +15,6 @@ fn normalize(payload: &Value, event: &str) -> Result<NormalizedEvent, NormalizeE
 fn envelope() -> Value {
     json!({"conversationId": "conv-1", "workspacePaths": ["/w", "/other"],
         "modelName": "gemini-3-pro", "executionNum": 0})
-}
-
-fn without(mut v: Value, key: &str) -> Value {
-    v.as_object_mut().unwrap().remove(key);
-    v
-}
-
-fn with(mut v: Value, key: &str, value: Value) -> Value {
-    v[key] = value;
-    v
 }
 
 #[test]
@@ -51,69 +43,59 @@ fn the_event_comes_from_the_command_argument() {
 
 #[test]
 fn unrecognised_input_is_refused_never_invented() {
-    let cases: Vec<(&str, Value, &str, NormalizeError)> = vec![
-        (
-            "unknown event",
+    let unknown = |what: &str, event: &str| {
+        Refusal::new(
+            what,
             envelope(),
-            "Teleport",
-            NormalizeError::UnknownEvent("Teleport".into()),
-        ),
-        (
-            "a tool event it never sends",
-            envelope(),
-            "PreToolUse",
-            NormalizeError::UnknownEvent("PreToolUse".into()),
-        ),
-        (
-            "session end it never sends",
-            envelope(),
-            "SessionEnd",
-            NormalizeError::UnknownEvent("SessionEnd".into()),
-        ),
-        (
-            "missing conversation id",
-            without(envelope(), "conversationId"),
-            "Stop",
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "blank conversation id",
-            with(envelope(), "conversationId", json!(" ")),
-            "Stop",
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "missing workspace",
-            without(envelope(), "workspacePaths"),
-            "Stop",
-            NormalizeError::MissingCwd,
-        ),
-        (
-            "empty workspace list",
-            with(envelope(), "workspacePaths", json!([])),
-            "Stop",
-            NormalizeError::MissingCwd,
-        ),
-        (
-            "blank workspace",
-            with(envelope(), "workspacePaths", json!([""])),
-            "Stop",
-            NormalizeError::MissingCwd,
-        ),
-        (
-            "workspace not a list",
-            with(envelope(), "workspacePaths", json!("/w")),
-            "Stop",
-            NormalizeError::MissingCwd,
-        ),
-    ];
-    for (what, payload, arg, want) in cases {
-        assert_eq!(normalize(&payload, arg).unwrap_err(), want, "{what}");
-    }
-    assert_eq!(
-        Behaviour.normalize_hook(&envelope(), &[]).unwrap_err(),
-        NormalizeError::UnknownEvent(String::new()),
-        "no argument"
+            NormalizeError::UnknownEvent(event.to_owned()),
+        )
+        .with_event_arg(event)
+    };
+    let at_stop = |what: &str, payload: Value, want: NormalizeError| {
+        Refusal::new(what, payload, want).with_event_arg("Stop")
+    };
+    assert_refused(
+        &Behaviour,
+        [
+            unknown("unknown event", "Teleport"),
+            unknown("a tool event it never sends", "PreToolUse"),
+            unknown("session end it never sends", "SessionEnd"),
+            Refusal::new(
+                "no argument",
+                envelope(),
+                NormalizeError::UnknownEvent(String::new()),
+            ),
+            at_stop(
+                "missing conversation id",
+                without(envelope(), "conversationId"),
+                NormalizeError::MissingSessionId,
+            ),
+            at_stop(
+                "blank conversation id",
+                with(envelope(), "conversationId", json!(" ")),
+                NormalizeError::MissingSessionId,
+            ),
+            at_stop(
+                "missing workspace",
+                without(envelope(), "workspacePaths"),
+                NormalizeError::MissingCwd,
+            ),
+            at_stop(
+                "empty workspace list",
+                with(envelope(), "workspacePaths", json!([])),
+                NormalizeError::MissingCwd,
+            ),
+            at_stop(
+                "blank workspace",
+                with(envelope(), "workspacePaths", json!([""])),
+                NormalizeError::MissingCwd,
+            ),
+            at_stop(
+                "workspace not a list",
+                with(envelope(), "workspacePaths", json!("/w")),
+                NormalizeError::MissingCwd,
+            ),
+        ],
     );
 }
 
@@ -134,15 +116,7 @@ fn other_clients_payloads_and_garbage_are_refused() {
         normalize(&grok, "SessionStart"),
         Err(NormalizeError::ForeignShape(_))
     ));
-    for garbage in [json!(null), json!([envelope()]), json!("conv-1"), json!(7)] {
-        assert!(
-            matches!(
-                normalize(&garbage, "Stop"),
-                Err(NormalizeError::ForeignShape(_))
-            ),
-            "{garbage}"
-        );
-    }
+    assert_non_objects_are_foreign(&Behaviour, &["Stop".to_owned()], &envelope());
 }
 
 #[test]
@@ -154,16 +128,8 @@ fn the_whitelist_drops_every_field_it_does_not_name() {
         "executionNum": 3
     });
     let event = normalize(&payload, "PreInvocation").unwrap();
-    let shown = format!("{event:?}\n{}", serde_json::to_string(&event).unwrap());
-    for mark in [
-        "PROMPT-MARK",
-        "USER-MARK",
-        "TRANSCRIPT-MARK",
-        "CONTENT-MARK",
-        "/other",
-    ] {
-        assert!(!shown.contains(mark), "{mark} leaked into {shown}");
-    }
+    assert_marks_dropped(&payload, &event);
+    assert_nothing_leaks("the second workspace", &payload, &event, &[], &["/other"]);
 }
 
 #[test]

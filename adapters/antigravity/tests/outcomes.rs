@@ -2,28 +2,10 @@
 
 use acc_adapter_antigravity::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
-use acc_sdk::event::{EventKind, NormalizedEvent};
+use acc_sdk::event::EventKind;
 use acc_sdk::outcome::HookOutcome;
-use serde_json::{Value, json};
-
-fn event(kind: EventKind) -> NormalizedEvent {
-    NormalizedEvent {
-        kind,
-        session_id: "conv-1".into(),
-        cwd: "/w".into(),
-        model: None,
-        parent_session_id: None,
-        tool: None,
-        permission_mode: None,
-        end_reason: None,
-    }
-}
-
-fn json_line(outcome: &HookOutcome) -> Value {
-    assert!(outcome.stdout.ends_with('\n'), "{:?}", outcome.stdout);
-    assert_eq!(outcome.stdout.matches('\n').count(), 1);
-    serde_json::from_str(&outcome.stdout).unwrap()
-}
+use acc_sdk::testing::outcomes::{assert_inject_silent_outside, event, json_line};
+use serde_json::json;
 
 #[test]
 fn deny_is_unreachable_so_it_only_notes_it_and_allows() {
@@ -54,17 +36,7 @@ fn empty_or_unmeasured_inject_is_silent() {
     let empty = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");
     assert_eq!(empty, HookOutcome::silent());
     insta::assert_json_snapshot!("inject_empty", empty);
-    for kind in [
-        EventKind::SessionStart,
-        EventKind::TurnEnd,
-        EventKind::Other,
-    ] {
-        assert_eq!(
-            Behaviour.inject_outcome(&event(kind), "text"),
-            HookOutcome::silent(),
-            "{kind:?}"
-        );
-    }
+    assert_inject_silent_outside(&Behaviour, &[EventKind::BeforeTurn]);
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! Claude Code's tools, by guard family. Normalisation and the guards read targets through
 //! the same tables, so what the guard checks is what the event says.
 
-use acc_sdk::adapter::ToolGuard;
-use acc_sdk::event::{ToolCall, ToolClass};
-use acc_sdk::payload::{ShellTools, WriteTools, payload_tool};
+use acc_sdk::envelope;
+use acc_sdk::event::ToolCall;
+use acc_sdk::payload::{ShellTools, WriteTools};
 use serde_json::{Map, Value};
 
 /// File-writing tools. `NotebookEdit` names its file `notebook_path`.
@@ -19,7 +19,5 @@ pub static SHELL: ShellTools = ShellTools {
 
 /// The tool call a tool event's payload names, if any.
 pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    let families: [(ToolClass, &dyn ToolGuard); 2] =
-        [(ToolClass::Write, &WRITE), (ToolClass::Shell, &SHELL)];
-    payload_tool(obj, &["tool_name"], "tool_input", &families)
+    envelope::guarded_tool(obj, &["tool_name"], "tool_input", &WRITE, &SHELL)
 }

@@ -1,17 +1,7 @@
 //! The process walk finds Claude Code in the ancestry a real 2.1.332 hook had.
 
-use acc_sdk::adapter::ProcessEntry;
 use acc_sdk::identity::StaticTable;
-
-fn entry(pid: u32, ppid: u32, comm: &str, args: &[&str]) -> ProcessEntry {
-    ProcessEntry {
-        pid,
-        ppid,
-        comm: comm.into(),
-        args: args.iter().map(|a| a.to_string()).collect(),
-        exe: None,
-    }
-}
+use acc_sdk::testing::process::entry;
 
 #[test]
 fn the_walk_finds_the_native_binary_above_the_hook_shell() {

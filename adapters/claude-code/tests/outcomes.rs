@@ -2,28 +2,11 @@
 
 use acc_adapter_claude_code::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
-use acc_sdk::event::{EventKind, NormalizedEvent};
+use acc_sdk::event::EventKind;
 use acc_sdk::outcome::HookOutcome;
-use serde_json::Value;
-
-fn event(kind: EventKind) -> NormalizedEvent {
-    NormalizedEvent {
-        kind,
-        session_id: "s-1".into(),
-        cwd: "/w".into(),
-        model: None,
-        parent_session_id: None,
-        tool: None,
-        permission_mode: None,
-        end_reason: None,
-    }
-}
-
-fn json_line(outcome: &HookOutcome) -> Value {
-    assert!(outcome.stdout.ends_with('\n'), "{:?}", outcome.stdout);
-    assert_eq!(outcome.stdout.matches('\n').count(), 1);
-    serde_json::from_str(&outcome.stdout).unwrap()
-}
+use acc_sdk::testing::outcomes::{
+    assert_inject_silent_outside, context_envelope, event, json_line,
+};
 
 #[test]
 fn deny_is_a_permission_decision_on_stdout() {
@@ -39,24 +22,28 @@ fn deny_is_a_permission_decision_on_stdout() {
 
 #[test]
 fn inject_uses_the_clients_own_event_name() {
-    let turn = Behaviour.inject_outcome(
-        &event(EventKind::BeforeTurn),
-        "ACC: 1 peer\n```acc-peer-message\nx\n```",
-    );
-    assert_eq!(
-        json_line(&turn)["hookSpecificOutput"]["hookEventName"],
-        "UserPromptSubmit"
-    );
-    insta::assert_json_snapshot!("inject_before_turn", turn);
-    let start = Behaviour.inject_outcome(
-        &event(EventKind::SessionStart),
-        "ACC: 2 peer participant(s) present.",
-    );
-    assert_eq!(
-        json_line(&start)["hookSpecificOutput"]["hookEventName"],
-        "SessionStart"
-    );
-    insta::assert_json_snapshot!("inject_session_start", start);
+    for (kind, text, name, snapshot) in [
+        (
+            EventKind::BeforeTurn,
+            "ACC: 1 peer\n```acc-peer-message\nx\n```",
+            "UserPromptSubmit",
+            "inject_before_turn",
+        ),
+        (
+            EventKind::SessionStart,
+            "ACC: 2 peer participant(s) present.",
+            "SessionStart",
+            "inject_session_start",
+        ),
+    ] {
+        let out = Behaviour.inject_outcome(&event(kind), text);
+        assert_eq!(
+            context_envelope(&out),
+            (name.into(), text.into()),
+            "{kind:?}"
+        );
+        insta::assert_json_snapshot!(snapshot, out);
+    }
 }
 
 #[test]
@@ -64,15 +51,8 @@ fn empty_or_unmeasured_inject_is_silent() {
     let empty = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");
     assert_eq!(empty, HookOutcome::silent());
     insta::assert_json_snapshot!("inject_empty", empty);
-    for kind in [
-        EventKind::TurnEnd,
-        EventKind::AfterTool,
-        EventKind::SessionEnd,
-    ] {
-        assert_eq!(
-            Behaviour.inject_outcome(&event(kind), "text"),
-            HookOutcome::silent(),
-            "{kind:?}"
-        );
-    }
+    assert_inject_silent_outside(
+        &Behaviour,
+        &[EventKind::SessionStart, EventKind::BeforeTurn],
+    );
 }

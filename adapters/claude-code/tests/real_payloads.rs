@@ -1,27 +1,14 @@
 //! Every real Claude Code 2.1.332 payload copied into `fixtures/payloads/claude-code/`
 //! normalises to the event it was captured as.
 
-use std::path::PathBuf;
+use acc_adapter_claude_code::{Behaviour, ID};
+use acc_sdk::event::{EventKind, NormalizedEvent, ToolClass};
+use acc_sdk::testing::payloads::{
+    PayloadCase, PayloadFixtures, assert_nothing_leaks, in_sandbox, tool_call,
+};
 
-use acc_adapter_claude_code::Behaviour;
-use acc_sdk::adapter::AdapterBehaviour;
-use acc_sdk::event::{EventKind, NormalizedEvent, Targets, ToolClass};
-use serde_json::Value;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/payloads/claude-code")
-}
-
-fn payloads(rel: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(fixtures().join(rel)).unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn normalize(payload: &Value) -> NormalizedEvent {
-    Behaviour.normalize_hook(payload, &[]).unwrap()
+fn fixtures() -> PayloadFixtures {
+    PayloadFixtures::of(env!("CARGO_MANIFEST_DIR"), ID)
 }
 
 const PLAIN: &str = "153704b0-6669-46cb-920a-2ce9f19c6b34";
@@ -34,163 +21,70 @@ const DRIVE_SHELL: &str = "92cbcb77-927d-4eec-94a3-c4db6ff753ea";
 
 /// The tool a run's tool events name: `Write` of an absolute path, or `Bash` writing a
 /// relative one.
-#[derive(Clone, Copy)]
-enum RunTool {
-    Write,
-    Bash,
-}
+type RunTool = (&'static str, ToolClass, &'static str);
+const WRITE: RunTool = ("Write", ToolClass::Write, "/sandbox/ws/hello.txt");
+const BASH: RunTool = ("Bash", ToolClass::Shell, "src/y");
 
-/// (file, kind, session, permission mode, end reason, tool)
-type Row = (
-    &'static str,
-    EventKind,
-    &'static str,
-    Option<&'static str>,
-    Option<&'static str>,
-    Option<RunTool>,
-);
-
-fn table() -> Vec<Row> {
-    let edits = Some("acceptEdits");
-    let mut rows = Vec::new();
-    for (dir, session, has_post, tool) in [
-        ("plain", PLAIN, true, RunTool::Write),
-        ("deny", DENY, false, RunTool::Write),
-        ("deny_exit2", DENY_EXIT2, false, RunTool::Write),
-        ("ctx_json", CTX_JSON, true, RunTool::Write),
-        ("ctx_plain", CTX_PLAIN, true, RunTool::Write),
-        ("drive-shell", DRIVE_SHELL, true, RunTool::Bash),
+fn table() -> Vec<PayloadCase> {
+    let mut cases = Vec::new();
+    for (dir, session, has_post, (name, class, target)) in [
+        ("plain", PLAIN, true, WRITE),
+        ("deny", DENY, false, WRITE),
+        ("deny_exit2", DENY_EXIT2, false, WRITE),
+        ("ctx_json", CTX_JSON, true, WRITE),
+        ("ctx_plain", CTX_PLAIN, true, WRITE),
+        ("drive-shell", DRIVE_SHELL, true, BASH),
     ] {
-        let hello = Some(tool);
-        let file = |event: &str| -> &'static str { format!("{dir}/{event}.jsonl").leak() };
-        rows.push((
-            file("SessionStart"),
-            EventKind::SessionStart,
-            session,
-            None,
-            None,
-            None,
-        ));
-        rows.push((
-            file("UserPromptSubmit"),
-            EventKind::BeforeTurn,
-            session,
-            edits,
-            None,
-            None,
-        ));
-        rows.push((
-            file("PreToolUse"),
-            EventKind::BeforeTool,
-            session,
-            edits,
-            None,
-            hello,
-        ));
+        // (event, kind, sent in `acceptEdits` mode, names the tool)
+        let mut events = vec![
+            ("SessionStart", EventKind::SessionStart, false, false),
+            ("UserPromptSubmit", EventKind::BeforeTurn, true, false),
+            ("PreToolUse", EventKind::BeforeTool, true, true),
+        ];
         if has_post {
-            rows.push((
-                file("PostToolUse"),
-                EventKind::AfterTool,
-                session,
-                edits,
-                None,
-                hello,
-            ));
+            events.push(("PostToolUse", EventKind::AfterTool, true, true));
         }
-        rows.push((file("Stop"), EventKind::TurnEnd, session, edits, None, None));
-        rows.push((
-            file("SessionEnd"),
-            EventKind::SessionEnd,
-            session,
-            None,
-            Some("other"),
-            None,
-        ));
+        events.push(("Stop", EventKind::TurnEnd, true, false));
+        events.push(("SessionEnd", EventKind::SessionEnd, false, false));
+        for (event, kind, edits, names_tool) in events {
+            // `-p` runs send no model.
+            let expected = NormalizedEvent {
+                permission_mode: edits.then(|| "acceptEdits".into()),
+                end_reason: (kind == EventKind::SessionEnd).then(|| "other".into()),
+                tool: names_tool.then(|| tool_call(name, class, target)),
+                ..in_sandbox(kind, session)
+            };
+            cases.push(PayloadCase::new(format!("{dir}/{event}.jsonl"), expected));
+        }
     }
-    rows
+    cases
 }
 
 #[test]
 fn every_real_payload_normalises_to_its_event() {
-    for (file, kind, session, mode, reason, target) in table() {
-        let all = payloads(file);
-        assert!(!all.is_empty(), "{file}");
-        for payload in &all {
-            let event = normalize(payload);
-            assert_eq!(event.kind, kind, "{file}");
-            assert_eq!(event.session_id, session, "{file}");
-            assert_eq!(event.cwd, "/sandbox/ws", "{file}");
-            assert_eq!(event.permission_mode.as_deref(), mode, "{file}");
-            assert_eq!(event.end_reason.as_deref(), reason, "{file}");
-            assert_eq!(event.model, None, "{file}: -p runs send no model");
-            assert_eq!(event.parent_session_id, None, "{file}");
-            let want = target.map(|t| match t {
-                RunTool::Write => ("Write", ToolClass::Write, "/sandbox/ws/hello.txt"),
-                RunTool::Bash => ("Bash", ToolClass::Shell, "src/y"),
-            });
-            match want {
-                Some((name, class, path)) => {
-                    let tool = event.tool.as_ref().expect(file);
-                    assert_eq!((tool.name.as_str(), tool.class), (name, class), "{file}");
-                    assert_eq!(tool.targets, Targets::Paths(vec![path.into()]), "{file}");
-                }
-                None => assert_eq!(event.tool, None, "{file}"),
-            }
-        }
-    }
+    fixtures().assert_normalise(&Behaviour, &table());
 }
 
 #[test]
 fn the_table_covers_every_copied_payload() {
-    let listed: Vec<&str> = table().iter().map(|r| r.0).collect();
-    for entry in walk(&fixtures()) {
-        let rel = entry
-            .strip_prefix(fixtures())
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        if rel.ends_with(".jsonl") {
-            assert!(listed.contains(&rel.as_str()), "{rel} is not in the table");
-        }
-    }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
+    fixtures().assert_all_cased(&table());
 }
 
 #[test]
 fn nothing_the_adapter_does_not_read_survives_a_real_payload() {
-    for (file, ..) in table() {
-        for payload in payloads(file) {
-            let event = normalize(&payload);
-            let shown = format!("{event:?}\n{}", serde_json::to_string(&event).unwrap());
-            for key in [
-                "transcript_path",
-                "prompt",
-                "prompt_id",
-                "last_assistant_message",
-            ] {
-                if let Some(v) = payload.get(key).and_then(Value::as_str) {
-                    assert!(!shown.contains(v), "{file}: {key} leaked");
-                }
-            }
-            assert!(
-                !shown.contains("hello from the fake model"),
-                "{file}: content leaked"
-            );
-            assert!(
-                !shown.contains("toolu_fake000001"),
-                "{file}: tool_use_id leaked"
+    for case in table() {
+        for (payload, event) in fixtures().normalised(&Behaviour, &case.file) {
+            assert_nothing_leaks(
+                &case.file,
+                &payload,
+                &event,
+                &[
+                    "transcript_path",
+                    "prompt",
+                    "prompt_id",
+                    "last_assistant_message",
+                ],
+                &["hello from the fake model", "toolu_fake000001"],
             );
         }
     }

@@ -3,6 +3,10 @@
 use acc_adapter_claude_code::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::{EventKind, NormalizeError, Targets, ToolClass};
+use acc_sdk::testing::payloads::{PayloadFixtures, assert_marks_dropped, with};
+use acc_sdk::testing::refusals::{
+    SNAKE_CASE_ENVELOPE, assert_non_objects_are_foreign, assert_refused, envelope_refusals,
+};
 use serde_json::{Value, json};
 
 fn normalize(payload: &Value) -> Result<acc_sdk::event::NormalizedEvent, NormalizeError> {
@@ -13,79 +17,17 @@ fn base(event: &str) -> Value {
     json!({"session_id": "s-1", "cwd": "/w", "hook_event_name": event})
 }
 
-fn without(mut v: Value, key: &str) -> Value {
-    v.as_object_mut().unwrap().remove(key);
-    v
-}
-
-fn with(mut v: Value, key: &str, value: Value) -> Value {
-    v[key] = value;
-    v
-}
-
 #[test]
 fn unrecognised_payloads_are_refused_never_invented() {
-    let cases: Vec<(&str, Value, NormalizeError)> = vec![
-        (
-            "unknown event",
-            base("Teleport"),
-            NormalizeError::UnknownEvent("Teleport".into()),
-        ),
-        (
-            "lower-case event",
-            base("stop"),
-            NormalizeError::UnknownEvent("stop".into()),
-        ),
-        (
-            "no event",
-            without(base("Stop"), "hook_event_name"),
-            NormalizeError::UnknownEvent(String::new()),
-        ),
-        (
-            "missing session id",
-            without(base("Stop"), "session_id"),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "blank session id",
-            with(base("Stop"), "session_id", json!("  ")),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "numeric session id",
-            with(base("Stop"), "session_id", json!(7)),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "missing cwd",
-            without(base("Stop"), "cwd"),
-            NormalizeError::MissingCwd,
-        ),
-        (
-            "blank cwd",
-            with(base("Stop"), "cwd", json!("")),
-            NormalizeError::MissingCwd,
-        ),
-    ];
-    for (what, payload, want) in cases {
-        assert_eq!(normalize(&payload).unwrap_err(), want, "{what}");
-    }
+    assert_refused(
+        &Behaviour,
+        envelope_refusals(base, SNAKE_CASE_ENVELOPE, "Stop", &["Teleport", "stop"]),
+    );
 }
 
 #[test]
 fn non_objects_and_garbage_are_foreign() {
-    for payload in [
-        json!(null),
-        json!([base("Stop")]),
-        json!("Stop"),
-        json!(42),
-        json!(true),
-    ] {
-        assert!(
-            matches!(normalize(&payload), Err(NormalizeError::ForeignShape(_))),
-            "{payload}"
-        );
-    }
+    assert_non_objects_are_foreign(&Behaviour, &[], &base("Stop"));
 }
 
 #[test]
@@ -113,17 +55,18 @@ fn other_clients_payloads_are_refused() {
 /// Code is wired, Grok sessions call this adapter too. Every real Grok payload is refused.
 #[test]
 fn grok_payloads_arriving_through_claude_settings_are_refused() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/payloads/grok/write");
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let payload: Value = serde_json::from_str(line).unwrap();
+    let grok = PayloadFixtures::of(env!("CARGO_MANIFEST_DIR"), "grok");
+    let write_run: Vec<String> = grok
+        .files()
+        .into_iter()
+        .filter(|f| f.starts_with("write/"))
+        .collect();
+    assert!(!write_run.is_empty());
+    for file in write_run {
+        for payload in grok.lines(&file) {
             assert!(
                 matches!(normalize(&payload), Err(NormalizeError::ForeignShape(_))),
-                "{}",
-                path.display()
+                "{file}"
             );
         }
     }
@@ -154,18 +97,7 @@ fn the_whitelist_drops_every_field_it_does_not_name() {
         "unknown_future_field": "FUTURE-MARK"
     });
     let event = normalize(&payload).unwrap();
-    let shown = format!("{event:?}\n{}", serde_json::to_string(&event).unwrap());
-    for mark in [
-        "TRANSCRIPT-MARK",
-        "PROMPT-MARK",
-        "CONTENT-MARK",
-        "RESPONSE-MARK",
-        "ORIGINAL-MARK",
-        "ASSISTANT-MARK",
-        "FUTURE-MARK",
-    ] {
-        assert!(!shown.contains(mark), "{mark} leaked into {shown}");
-    }
+    assert_marks_dropped(&payload, &event);
     assert_eq!(
         event.tool.unwrap().targets,
         Targets::Paths(vec!["/w/a.txt".into()])

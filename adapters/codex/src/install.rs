@@ -16,52 +16,63 @@
 use std::path::{Path, PathBuf};
 
 use acc_sdk::adapter::AdapterError;
-use acc_sdk::hook_config::{self, FoundHandler, HookHandler};
-use acc_sdk::install::{
-    Artifact, ArtifactKind, Detection, Diagnostic, DoctorReport, InstallContext, InstallPlan,
-    InstallReport,
-};
+use acc_sdk::hook_config::{self, FoundHandler};
+use acc_sdk::install::{Diagnostic, InstallContext};
 use acc_sdk::install_files::{read_json, read_toml};
-use acc_sdk::probe::{DETECT_TIMEOUT, detect_command};
-use acc_sdk::skill::{self, SKILL_NAME};
+use acc_sdk::install_layout::{
+    HookFileClient, HookFileLayout, HookSpec, HookWiring, MergedJsonHooks,
+};
 
-use crate::ID;
-
-const COMMAND: &str = "codex";
-const VERSION_ARGS: [&str; 1] = ["--version"];
 const TIMEOUT_SECONDS: u64 = 10;
 /// Codex clamps a longer SessionEnd timeout to this.
 const SESSION_END_TIMEOUT_SECONDS: u64 = 3;
 /// Codex reports its patch tool as `apply_patch` and `exec_command` as `Bash`.
 const WRITE_TOOLS: &str = "apply_patch|Bash";
 
-/// Every path install writes (and the config doctor reads); `plan` and `install` both use it.
-struct Layout {
-    hooks: PathBuf,
-    skill: PathBuf,
-    config: PathBuf,
+fn codex_home(ctx: &InstallContext) -> PathBuf {
+    ctx.dir_from_env("CODEX_HOME", ".codex")
 }
 
-fn layout(ctx: &InstallContext) -> Layout {
-    let codex_home = ctx.dir_from_env("CODEX_HOME", ".codex");
-    Layout {
-        hooks: codex_home.join("hooks.json"),
-        skill: codex_home.join("skills").join(SKILL_NAME),
-        config: codex_home.join("config.toml"),
+/// The config doctor reads trust from; derived from the same home as the layout.
+fn config_path(ctx: &InstallContext) -> PathBuf {
+    codex_home(ctx).join("config.toml")
+}
+
+/// acc's handlers merged into `hooks.json`, the skill tree beside it, and the user's trust
+/// in them, which only the user can give.
+pub struct Install;
+
+impl HookFileClient for Install {
+    const ADAPTER_ID: &'static str = crate::ID;
+    const COMMAND: &'static str = "codex";
+    const HOOKS: &'static [HookSpec] = &[
+        HookSpec::new("SessionStart", TIMEOUT_SECONDS),
+        HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
+        HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
+        HookSpec::new("Stop", TIMEOUT_SECONDS),
+        HookSpec::new("SessionEnd", SESSION_END_TIMEOUT_SECONDS),
+    ];
+    const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
+
+    fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
+        HookFileLayout::in_dir(&codex_home(ctx), "hooks.json")
     }
-}
 
-fn handlers(ctx: &InstallContext) -> Vec<HookHandler> {
-    let hook = |event| HookHandler::new(ctx, ID, event, TIMEOUT_SECONDS);
-    let mut session_end = hook("SessionEnd");
-    session_end.timeout = SESSION_END_TIMEOUT_SECONDS;
-    vec![
-        hook("SessionStart"),
-        hook("UserPromptSubmit"),
-        hook("PreToolUse").with_matcher(WRITE_TOOLS),
-        hook("Stop"),
-        session_end,
-    ]
+    fn plan_needs_action(&self, _ctx: &InstallContext, layout: &HookFileLayout) -> Vec<String> {
+        vec![trust_steps(&layout.hooks)]
+    }
+
+    /// Nothing to do once every acc hook is trusted.
+    fn install_needs_action(&self, ctx: &InstallContext, layout: &HookFileLayout) -> Vec<String> {
+        match trust_state(&layout.hooks, &config_path(ctx)) {
+            Ok(TrustState { trusted, total }) if trusted == total && total > 0 => Vec::new(),
+            _ => vec![trust_steps(&layout.hooks)],
+        }
+    }
+
+    fn more_diagnostics(&self, ctx: &InstallContext, layout: &HookFileLayout) -> Vec<Diagnostic> {
+        vec![trust_diagnostic(&layout.hooks, &config_path(ctx))]
+    }
 }
 
 fn trust_steps(hooks: &Path) -> String {
@@ -71,74 +82,6 @@ fn trust_steps(hooks: &Path) -> String {
     )
 }
 
-pub fn detect(ctx: &InstallContext) -> Detection {
-    detect_command(ctx, COMMAND, &VERSION_ARGS, DETECT_TIMEOUT)
-}
-
-pub fn plan(ctx: &InstallContext) -> Result<InstallPlan, AdapterError> {
-    let layout = layout(ctx);
-    hook_config::check_file(&layout.hooks, &handlers(ctx))?;
-    skill::check_owned(&layout.skill)?;
-    let mut artifacts = vec![
-        Artifact {
-            path: layout.hooks.clone(),
-            kind: ArtifactKind::Merge,
-        },
-        Artifact {
-            path: layout.skill,
-            kind: ArtifactKind::Tree,
-        },
-    ];
-    artifacts.sort();
-    Ok(InstallPlan {
-        artifacts,
-        needs_action: vec![trust_steps(&layout.hooks)],
-    })
-}
-
-pub fn install(ctx: &InstallContext) -> Result<InstallReport, AdapterError> {
-    let layout = layout(ctx);
-    let handlers = handlers(ctx);
-    hook_config::check_file(&layout.hooks, &handlers)?;
-    skill::check_owned(&layout.skill)?;
-    let mut changes = vec![
-        hook_config::install_file(&layout.hooks, &handlers)?,
-        skill::install(&layout.skill, &ctx.acc_executable)?,
-    ];
-    changes.sort();
-    let needs_action = match trust_state(&layout) {
-        Ok(TrustState { trusted, total }) if trusted == total && total > 0 => Vec::new(),
-        _ => vec![trust_steps(&layout.hooks)],
-    };
-    Ok(InstallReport {
-        changes,
-        needs_action,
-    })
-}
-
-/// `keep` names trees changed since install; `hooks.json` is the user's and always loses
-/// exactly acc's entries. Trust tables in `config.toml` are never touched.
-pub fn uninstall(ctx: &InstallContext, keep: &[PathBuf]) -> Result<InstallReport, AdapterError> {
-    let layout = layout(ctx);
-    let mut changes: Vec<_> = hook_config::uninstall_file(&layout.hooks)?
-        .into_iter()
-        .chain(skill::uninstall(&layout.skill, keep)?)
-        .collect();
-    changes.sort();
-    Ok(InstallReport {
-        changes,
-        needs_action: Vec::new(),
-    })
-}
-
-pub fn doctor(ctx: &InstallContext) -> DoctorReport {
-    let layout = layout(ctx);
-    let mut diagnostics = hook_config::diagnose_file(&layout.hooks, &handlers(ctx));
-    diagnostics.push(skill::diagnose(&layout.skill, &ctx.acc_executable));
-    diagnostics.push(trust_diagnostic(&layout));
-    hook_config::doctor_report(diagnostics)
-}
-
 /// How many of acc's hooks in `hooks.json` have a trust table in `config.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct TrustState {
@@ -146,9 +89,9 @@ struct TrustState {
     total: usize,
 }
 
-fn trust_state(layout: &Layout) -> Result<TrustState, AdapterError> {
-    let found = hook_config::find(&read_json(&layout.hooks)?.value);
-    let config = read_toml(&layout.config)?;
+fn trust_state(hooks: &Path, config: &Path) -> Result<TrustState, AdapterError> {
+    let found = hook_config::find(&read_json(hooks)?.value);
+    let config = read_toml(config)?;
     let state = config
         .as_ref()
         .and_then(|c| c.get("hooks"))
@@ -156,7 +99,7 @@ fn trust_state(layout: &Layout) -> Result<TrustState, AdapterError> {
         .and_then(|s| s.as_object());
     let trusted = found
         .iter()
-        .filter(|h| state.is_some_and(|s| s.contains_key(&trust_key(&layout.hooks, h))))
+        .filter(|h| state.is_some_and(|s| s.contains_key(&trust_key(hooks, h))))
         .count();
     Ok(TrustState {
         trusted,
@@ -190,21 +133,20 @@ fn snake_case(event: &str) -> String {
     out
 }
 
-fn trust_diagnostic(layout: &Layout) -> Diagnostic {
-    match trust_state(layout) {
+fn trust_diagnostic(hooks: &Path, config: &Path) -> Diagnostic {
+    match trust_state(hooks, config) {
         Err(e) => hook_config::error(e.message),
-        Ok(TrustState { total: 0, .. }) => hook_config::warn(format!(
-            "no acc hook in {} to trust",
-            layout.hooks.display()
-        )),
+        Ok(TrustState { total: 0, .. }) => {
+            hook_config::warn(format!("no acc hook in {} to trust", hooks.display()))
+        }
         Ok(TrustState { trusted, total }) if trusted == total => hook_config::ok(format!(
             "{}: trust recorded for all {total} acc hook(s) (Codex asks again whenever a hook's command changes)",
-            layout.config.display()
+            config.display()
         )),
         Ok(TrustState { trusted, total }) => hook_config::warn(format!(
             "{}: trust recorded for {trusted} of {total} acc hook(s). {}",
-            layout.config.display(),
-            trust_steps(&layout.hooks)
+            config.display(),
+            trust_steps(hooks)
         )),
     }
 }
@@ -213,48 +155,42 @@ fn trust_diagnostic(layout: &Layout) -> Diagnostic {
 mod tests {
     use super::*;
     use acc_sdk::install::DiagnosticLevel;
-    use serde_json::Value;
+    use acc_sdk::install_layout::{install, uninstall};
+    use acc_sdk::testing::install::{assert_probe_is_the_manifests, context, layout_paths};
 
+    /// Codex tests run with a pinned data home, which every hook command must carry.
     fn ctx(home: &Path, env: &[(&str, &str)]) -> InstallContext {
         InstallContext {
-            home: home.to_path_buf(),
-            acc_data_dir: home.join("data/acc"),
-            hook_executable: PathBuf::from("/opt/acc/bin/acc-hook"),
-            acc_executable: PathBuf::from("/opt/acc/bin/acc"),
             pinned_data_home: Some(PathBuf::from("/data")),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            platform: "linux-x64".to_owned(),
-            receiver_sockets: Vec::new(),
-            acc_version: "0.1.0".to_owned(),
+            ..context(home, env)
         }
     }
 
     #[test]
     fn the_probe_is_the_manifests() {
-        let manifest: Value = serde_json::from_str(include_str!("../adapter.json")).unwrap();
-        assert_eq!(manifest["client"]["command"], COMMAND);
-        assert_eq!(
-            manifest["client"]["versionArgs"],
-            serde_json::json!(VERSION_ARGS)
-        );
+        assert_probe_is_the_manifests::<Install>(include_str!("../adapter.json"));
     }
 
     #[test]
     fn codex_home_moves_everything() {
-        let l = layout(&ctx(Path::new("/home/u"), &[("CODEX_HOME", "/srv/codex")]));
-        assert_eq!(l.hooks, PathBuf::from("/srv/codex/hooks.json"));
-        assert_eq!(l.skill, PathBuf::from("/srv/codex/skills/acc"));
-        assert_eq!(l.config, PathBuf::from("/srv/codex/config.toml"));
-        let l = layout(&ctx(Path::new("/home/u"), &[]));
-        assert_eq!(l.hooks, PathBuf::from("/home/u/.codex/hooks.json"));
+        let moved = [("CODEX_HOME", "/srv/codex")];
+        assert_eq!(
+            layout_paths(&Install, &moved),
+            ["/srv/codex/hooks.json", "/srv/codex/skills/acc"]
+        );
+        assert_eq!(
+            config_path(&ctx(Path::new("/home/u"), &moved)),
+            PathBuf::from("/srv/codex/config.toml")
+        );
+        assert_eq!(
+            layout_paths(&Install, &[]),
+            ["/home/u/.codex/hooks.json", "/home/u/.codex/skills/acc"]
+        );
     }
 
     #[test]
     fn hooks_pin_the_data_home_and_respect_codex_clamps() {
-        let hs = handlers(&ctx(Path::new("/h"), &[]));
+        let hs = Install.handlers(&ctx(Path::new("/h"), &[]));
         let events: Vec<(&str, u64)> = hs.iter().map(|h| (h.event.as_str(), h.timeout)).collect();
         assert_eq!(
             events,
@@ -277,23 +213,27 @@ mod tests {
     fn trust_is_reported_per_hook_and_never_written() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ctx(dir.path(), &[]);
-        let report = install(&ctx).unwrap();
+        let report = install(&Install, &ctx).unwrap();
         assert_eq!(report.needs_action.len(), 1);
         assert!(report.needs_action[0].contains("/hooks"));
-        let layout = layout(&ctx);
-        assert!(!layout.config.exists());
-        let diag = trust_diagnostic(&layout);
+        let hooks_path = Install.layout(&ctx).hooks;
+        let config_path = config_path(&ctx);
+        assert!(!config_path.exists());
+        let diag = trust_diagnostic(&hooks_path, &config_path);
         assert_eq!(diag.level, DiagnosticLevel::Warn);
         assert!(diag.message.contains("0 of 5"), "{}", diag.message);
-        let hooks = layout.hooks.display().to_string();
+        let hooks = hooks_path.display().to_string();
         let config = format!(
             "model = \"x\"\n[hooks.state.\"{hooks}:session_start:0:0\"]\ntrusted_hash = \"sha256:1\"\n[hooks.state.\"{hooks}:user_prompt_submit:0:0\"]\ntrusted_hash = \"sha256:2\"\n[hooks.state.\"{hooks}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:3\"\n[hooks.state.\"{hooks}:stop:0:0\"]\ntrusted_hash = \"sha256:4\"\n[hooks.state.\"{hooks}:session_end:0:0\"]\ntrusted_hash = \"sha256:5\"\n"
         );
-        std::fs::write(&layout.config, &config).unwrap();
-        assert_eq!(trust_diagnostic(&layout).level, DiagnosticLevel::Ok);
-        assert!(install(&ctx).unwrap().needs_action.is_empty());
-        uninstall(&ctx, &[]).unwrap();
-        assert_eq!(std::fs::read_to_string(&layout.config).unwrap(), config);
+        std::fs::write(&config_path, &config).unwrap();
+        assert_eq!(
+            trust_diagnostic(&hooks_path, &config_path).level,
+            DiagnosticLevel::Ok
+        );
+        assert!(install(&Install, &ctx).unwrap().needs_action.is_empty());
+        uninstall(&Install, &ctx, &[]).unwrap();
+        assert_eq!(std::fs::read_to_string(&config_path).unwrap(), config);
     }
 
     #[test]

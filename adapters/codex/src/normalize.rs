@@ -4,7 +4,7 @@
 //! non-blank of a few spellings.
 
 use acc_sdk::event::{NormalizeError, NormalizedEvent};
-use acc_sdk::payload;
+use acc_sdk::{envelope, payload};
 use serde_json::Value;
 
 use crate::events::ClientEvent;
@@ -18,19 +18,13 @@ const PARENT_KEYS: [&str; 3] = ["parent_thread_id", "parentSessionId", "parent_s
 
 pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
     let obj = payload::object(raw)?;
-    let name = payload::first_text(obj, &EVENT_KEYS).unwrap_or_default();
-    let event =
-        ClientEvent::parse(name).ok_or_else(|| NormalizeError::UnknownEvent(name.to_owned()))?;
+    let event = envelope::known_event(payload::first_text(obj, &EVENT_KEYS), ClientEvent::parse)?;
     let session_id = payload::session_id(obj, &SESSION_KEYS)?;
     let cwd = payload::cwd(obj, &CWD_KEYS)?;
-    let tool = if event.has_tool() {
-        Some(tools::tool_call(obj).ok_or(NormalizeError::InvalidField {
-            field: "tool_name",
-            reason: format!("a {} payload must name its tool", event.name()),
-        })?)
-    } else {
-        None
-    };
+    let tool = event
+        .has_tool()
+        .then(|| envelope::required_tool(tools::tool_call(obj), "tool_name", event.name()))
+        .transpose()?;
     Ok(NormalizedEvent {
         kind: event.kind(),
         session_id,

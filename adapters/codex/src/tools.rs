@@ -5,8 +5,9 @@
 //! `apply_patch`, or as a `Bash` command whose text is a patch body.
 
 use acc_sdk::adapter::ToolGuard;
-use acc_sdk::event::{Targets, ToolCall, ToolClass};
-use acc_sdk::payload::{self, payload_tool};
+use acc_sdk::envelope;
+use acc_sdk::event::{Targets, ToolCall};
+use acc_sdk::payload;
 use serde_json::{Map, Value};
 
 const PATCH_TOOLS: [&str; 1] = ["apply_patch"];
@@ -56,12 +57,11 @@ pub static WRITE: PatchWrites = PatchWrites;
 pub static SHELL: ShellCommands = ShellCommands;
 
 pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    let families: [(ToolClass, &dyn ToolGuard); 2] =
-        [(ToolClass::Write, &WRITE), (ToolClass::Shell, &SHELL)];
-    payload_tool(
+    envelope::guarded_tool(
         obj,
         &["tool_name", "toolName", "tool"],
         "tool_input",
-        &families,
+        &WRITE,
+        &SHELL,
     )
 }

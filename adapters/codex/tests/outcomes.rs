@@ -2,21 +2,9 @@
 
 use acc_adapter_codex::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
-use acc_sdk::event::{EventKind, NormalizedEvent};
+use acc_sdk::event::EventKind;
 use acc_sdk::outcome::HookOutcome;
-
-fn event(kind: EventKind) -> NormalizedEvent {
-    NormalizedEvent {
-        kind,
-        session_id: "s-1".into(),
-        cwd: "/w".into(),
-        model: None,
-        parent_session_id: None,
-        tool: None,
-        permission_mode: None,
-        end_reason: None,
-    }
-}
+use acc_sdk::testing::outcomes::{assert_inject_silent_outside, event};
 
 #[test]
 fn deny_is_exit_2_with_the_reason_on_stderr_only() {
@@ -36,10 +24,9 @@ fn inject_is_plain_stdout() {
     let turn = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), text);
     assert_eq!(turn, HookOutcome::stdout(text));
     insta::assert_json_snapshot!("inject_before_turn", turn);
-    let start = Behaviour.inject_outcome(
-        &event(EventKind::SessionStart),
-        "ACC: 1 peer participant(s) present.",
-    );
+    let text = "ACC: 1 peer participant(s) present.";
+    let start = Behaviour.inject_outcome(&event(EventKind::SessionStart), text);
+    assert_eq!(start, HookOutcome::stdout(text));
     insta::assert_json_snapshot!("inject_session_start", start);
 }
 
@@ -48,15 +35,8 @@ fn empty_or_unmeasured_inject_is_silent() {
     let empty = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");
     assert_eq!(empty, HookOutcome::silent());
     insta::assert_json_snapshot!("inject_empty", empty);
-    for kind in [
-        EventKind::TurnEnd,
-        EventKind::BeforeTool,
-        EventKind::AfterTool,
-    ] {
-        assert_eq!(
-            Behaviour.inject_outcome(&event(kind), "text"),
-            HookOutcome::silent(),
-            "{kind:?}"
-        );
-    }
+    assert_inject_silent_outside(
+        &Behaviour,
+        &[EventKind::SessionStart, EventKind::BeforeTurn],
+    );
 }

@@ -3,6 +3,10 @@
 use acc_adapter_codex::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent, Targets, ToolClass};
+use acc_sdk::testing::payloads::{assert_marks_dropped, with};
+use acc_sdk::testing::refusals::{
+    Refusal, SNAKE_CASE_ENVELOPE, assert_non_objects_are_foreign, assert_refused, envelope_refusals,
+};
 use serde_json::{Value, json};
 
 fn normalize(payload: &Value) -> Result<NormalizedEvent, NormalizeError> {
@@ -13,82 +17,40 @@ fn base(event: &str) -> Value {
     json!({"session_id": "s-1", "cwd": "/w", "hook_event_name": event, "model": "gpt-5.5"})
 }
 
-fn without(mut v: Value, key: &str) -> Value {
-    v.as_object_mut().unwrap().remove(key);
-    v
-}
-
-fn with(mut v: Value, key: &str, value: Value) -> Value {
-    v[key] = value;
-    v
-}
-
 #[test]
 fn unrecognised_payloads_are_refused_never_invented() {
-    let cases: Vec<(&str, Value, NormalizeError)> = vec![
-        (
-            "unknown event",
-            base("Teleport"),
-            NormalizeError::UnknownEvent("Teleport".into()),
-        ),
-        (
-            "no event",
-            without(base("Stop"), "hook_event_name"),
-            NormalizeError::UnknownEvent(String::new()),
-        ),
-        (
-            "missing session id",
-            without(base("Stop"), "session_id"),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "blank session id",
-            with(base("Stop"), "session_id", json!("")),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "missing cwd",
-            without(base("Stop"), "cwd"),
-            NormalizeError::MissingCwd,
-        ),
-        (
-            "blank cwd",
-            with(base("Stop"), "cwd", json!(" ")),
-            NormalizeError::MissingCwd,
-        ),
-    ];
-    for (what, payload, want) in cases {
-        assert_eq!(normalize(&payload).unwrap_err(), want, "{what}");
-    }
+    assert_refused(
+        &Behaviour,
+        envelope_refusals(base, SNAKE_CASE_ENVELOPE, "Stop", &["Teleport"]),
+    );
 }
 
 #[test]
 fn non_objects_and_garbage_are_foreign() {
-    for payload in [json!(null), json!([]), json!("PreToolUse"), json!(1.5)] {
-        assert!(
-            matches!(normalize(&payload), Err(NormalizeError::ForeignShape(_))),
-            "{payload}"
-        );
-    }
+    assert_non_objects_are_foreign(&Behaviour, &[], &base("PreToolUse"));
 }
 
 #[test]
 fn other_clients_payloads_are_refused() {
-    let gemini =
-        json!({"session_id": "g", "cwd": "/w", "hook_event_name": "BeforeAgent", "prompt": "x"});
-    assert_eq!(
-        normalize(&gemini).unwrap_err(),
-        NormalizeError::UnknownEvent("BeforeAgent".into())
-    );
-    let antigravity = json!({"conversationId": "c", "workspacePaths": ["/w"]});
-    assert_eq!(
-        normalize(&antigravity).unwrap_err(),
-        NormalizeError::UnknownEvent(String::new())
-    );
-    let grok = json!({"hookEventName": "session_start", "sessionId": "x", "cwd": "/w"});
-    assert_eq!(
-        normalize(&grok).unwrap_err(),
-        NormalizeError::UnknownEvent(String::new())
+    assert_refused(
+        &Behaviour,
+        [
+            Refusal::new(
+                "gemini's BeforeAgent",
+                json!({"session_id": "g", "cwd": "/w", "hook_event_name": "BeforeAgent", "prompt": "x"}),
+                NormalizeError::UnknownEvent("BeforeAgent".into()),
+            ),
+            Refusal::new(
+                "antigravity's envelope",
+                json!({"conversationId": "c", "workspacePaths": ["/w"]}),
+                NormalizeError::UnknownEvent(String::new()),
+            ),
+            Refusal::new(
+                "grok's envelope",
+                json!({"hookEventName": "session_start", "sessionId": "x", "cwd": "/w"}),
+                NormalizeError::UnknownEvent(String::new()),
+            ),
+        ],
     );
 }
 
@@ -135,17 +97,7 @@ fn the_whitelist_drops_every_field_it_does_not_name() {
         "unknown_future_field": {"nested": "FUTURE-MARK"}
     });
     let event = normalize(&payload).unwrap();
-    let shown = format!("{event:?}\n{}", serde_json::to_string(&event).unwrap());
-    for mark in [
-        "TRANSCRIPT-MARK",
-        "PROMPT-MARK",
-        "TURN-MARK",
-        "CONTENT-MARK",
-        "RESPONSE-MARK",
-        "FUTURE-MARK",
-    ] {
-        assert!(!shown.contains(mark), "{mark} leaked into {shown}");
-    }
+    assert_marks_dropped(&payload, &event);
     assert_eq!(
         event.tool.unwrap().targets,
         Targets::Paths(vec!["a.txt".into()])

@@ -4,7 +4,7 @@
 //! `llm_request` is deliberately not read, because that object is the conversation.
 
 use acc_sdk::event::{NormalizeError, NormalizedEvent};
-use acc_sdk::payload;
+use acc_sdk::{envelope, payload};
 use serde_json::Value;
 
 use crate::events::ClientEvent;
@@ -12,19 +12,13 @@ use crate::tools;
 
 pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
     let obj = payload::object(raw)?;
-    let name = payload::text(obj, "hook_event_name").unwrap_or_default();
-    let event =
-        ClientEvent::parse(name).ok_or_else(|| NormalizeError::UnknownEvent(name.to_owned()))?;
+    let event = envelope::known_event(payload::text(obj, "hook_event_name"), ClientEvent::parse)?;
     let session_id = payload::session_id(obj, &["session_id"])?;
     let cwd = payload::cwd(obj, &["cwd"])?;
-    let tool = if event.has_tool() {
-        Some(tools::tool_call(obj).ok_or(NormalizeError::InvalidField {
-            field: "tool_name",
-            reason: format!("a {} payload must name its tool", event.name()),
-        })?)
-    } else {
-        None
-    };
+    let tool = event
+        .has_tool()
+        .then(|| envelope::required_tool(tools::tool_call(obj), "tool_name", event.name()))
+        .transpose()?;
     Ok(NormalizedEvent {
         kind: event.kind(),
         session_id,

@@ -1,8 +1,8 @@
 //! Gemini CLI's tools, by guard family (tool names as 0.61.0 offers them to the model).
 
-use acc_sdk::adapter::ToolGuard;
-use acc_sdk::event::{ToolCall, ToolClass};
-use acc_sdk::payload::{ShellTools, WriteTools, payload_tool};
+use acc_sdk::envelope;
+use acc_sdk::event::ToolCall;
+use acc_sdk::payload::{ShellTools, WriteTools};
 use serde_json::{Map, Value};
 
 /// `replace` edits a file in place; `write_file` creates or overwrites one.
@@ -17,7 +17,5 @@ pub static SHELL: ShellTools = ShellTools {
 };
 
 pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    let families: [(ToolClass, &dyn ToolGuard); 2] =
-        [(ToolClass::Write, &WRITE), (ToolClass::Shell, &SHELL)];
-    payload_tool(obj, &["tool_name"], "tool_input", &families)
+    envelope::guarded_tool(obj, &["tool_name"], "tool_input", &WRITE, &SHELL)
 }

@@ -1,17 +1,7 @@
 //! The process walk finds Gemini CLI in the ancestry a real 0.61.0 hook had.
 
-use acc_sdk::adapter::ProcessEntry;
 use acc_sdk::identity::StaticTable;
-
-fn entry(pid: u32, ppid: u32, comm: &str, args: &[&str]) -> ProcessEntry {
-    ProcessEntry {
-        pid,
-        ppid,
-        comm: comm.into(),
-        args: args.iter().map(|a| a.to_string()).collect(),
-        exe: None,
-    }
-}
+use acc_sdk::testing::process::entry;
 
 #[test]
 fn the_walk_stops_at_the_relaunched_node_child() {

@@ -3,6 +3,10 @@
 use acc_adapter_gemini_cli::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent, Targets, ToolClass};
+use acc_sdk::testing::payloads::{assert_marks_dropped, with};
+use acc_sdk::testing::refusals::{
+    Refusal, SNAKE_CASE_ENVELOPE, assert_non_objects_are_foreign, assert_refused, envelope_refusals,
+};
 use serde_json::{Value, json};
 
 fn normalize(payload: &Value) -> Result<NormalizedEvent, NormalizeError> {
@@ -13,82 +17,46 @@ fn base(event: &str) -> Value {
     json!({"session_id": "s-1", "cwd": "/w", "hook_event_name": event, "timestamp": "2026-12-02T09:09:39.926Z"})
 }
 
-fn without(mut v: Value, key: &str) -> Value {
-    v.as_object_mut().unwrap().remove(key);
-    v
-}
-
-fn with(mut v: Value, key: &str, value: Value) -> Value {
-    v[key] = value;
-    v
-}
-
 #[test]
 fn unrecognised_payloads_are_refused_never_invented() {
-    let cases: Vec<(&str, Value, NormalizeError)> = vec![
-        (
-            "unknown event",
-            base("BeforeEverything"),
-            NormalizeError::UnknownEvent("BeforeEverything".into()),
+    assert_refused(
+        &Behaviour,
+        envelope_refusals(
+            base,
+            SNAKE_CASE_ENVELOPE,
+            "AfterAgent",
+            &["BeforeEverything"],
         ),
-        (
-            "no event",
-            without(base("AfterAgent"), "hook_event_name"),
-            NormalizeError::UnknownEvent(String::new()),
-        ),
-        (
-            "missing session id",
-            without(base("AfterAgent"), "session_id"),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "blank session id",
-            with(base("AfterAgent"), "session_id", json!("\t")),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "missing cwd",
-            without(base("AfterAgent"), "cwd"),
-            NormalizeError::MissingCwd,
-        ),
-    ];
-    for (what, payload, want) in cases {
-        assert_eq!(normalize(&payload).unwrap_err(), want, "{what}");
-    }
+    );
 }
 
 #[test]
 fn non_objects_and_garbage_are_foreign() {
-    for payload in [
-        json!(null),
-        json!([1, 2]),
-        json!("BeforeAgent"),
-        json!(false),
-    ] {
-        assert!(
-            matches!(normalize(&payload), Err(NormalizeError::ForeignShape(_))),
-            "{payload}"
-        );
-    }
+    assert_non_objects_are_foreign(&Behaviour, &[], &base("BeforeAgent"));
 }
 
 #[test]
 fn other_clients_payloads_are_refused() {
-    let claude = json!({"session_id": "c", "cwd": "/w", "hook_event_name": "PreToolUse",
-        "tool_name": "Write", "tool_input": {"file_path": "/w/a"}});
-    assert_eq!(
-        normalize(&claude).unwrap_err(),
-        NormalizeError::UnknownEvent("PreToolUse".into())
-    );
-    let codex = with(base("UserPromptSubmit"), "turn_id", json!("t"));
-    assert_eq!(
-        normalize(&codex).unwrap_err(),
-        NormalizeError::UnknownEvent("UserPromptSubmit".into())
-    );
-    let antigravity = json!({"conversationId": "c", "workspacePaths": ["/w"]});
-    assert_eq!(
-        normalize(&antigravity).unwrap_err(),
-        NormalizeError::UnknownEvent(String::new())
+    assert_refused(
+        &Behaviour,
+        [
+            Refusal::new(
+                "claude's PreToolUse",
+                json!({"session_id": "c", "cwd": "/w", "hook_event_name": "PreToolUse",
+                    "tool_name": "Write", "tool_input": {"file_path": "/w/a"}}),
+                NormalizeError::UnknownEvent("PreToolUse".into()),
+            ),
+            Refusal::new(
+                "codex's UserPromptSubmit",
+                with(base("UserPromptSubmit"), "turn_id", json!("t")),
+                NormalizeError::UnknownEvent("UserPromptSubmit".into()),
+            ),
+            Refusal::new(
+                "antigravity's envelope",
+                json!({"conversationId": "c", "workspacePaths": ["/w"]}),
+                NormalizeError::UnknownEvent(String::new()),
+            ),
+        ],
     );
 }
 
@@ -104,18 +72,7 @@ fn the_whitelist_drops_every_field_it_does_not_name() {
         "tool_response": {"llmContent": "RESPONSE-MARK", "returnDisplay": {"newContent": "DISPLAY-MARK"}}
     });
     let event = normalize(&payload).unwrap();
-    let shown = format!("{event:?}\n{}", serde_json::to_string(&event).unwrap());
-    for mark in [
-        "TRANSCRIPT-MARK",
-        "PROMPT-MARK",
-        "MODEL-MARK",
-        "LLM-MARK",
-        "CONTENT-MARK",
-        "RESPONSE-MARK",
-        "DISPLAY-MARK",
-    ] {
-        assert!(!shown.contains(mark), "{mark} leaked into {shown}");
-    }
+    assert_marks_dropped(&payload, &event);
 }
 
 #[test]

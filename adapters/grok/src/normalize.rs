@@ -4,7 +4,7 @@
 //! `toolInputTruncated`, and `toolName` with the target fields of `toolInput`.
 
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent, Targets, ToolClass};
-use acc_sdk::payload;
+use acc_sdk::{envelope, payload};
 use serde_json::Value;
 
 use crate::events::ClientEvent;
@@ -16,19 +16,13 @@ const TURN_END_REASON: &str = "end_turn";
 
 pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
     let obj = payload::object(raw)?;
-    let name = payload::text(obj, "hookEventName").unwrap_or_default();
-    let event =
-        ClientEvent::parse(name).ok_or_else(|| NormalizeError::UnknownEvent(name.to_owned()))?;
+    let event = envelope::known_event(payload::text(obj, "hookEventName"), ClientEvent::parse)?;
     let session_id = payload::session_id(obj, &["sessionId"])?;
     let cwd = payload::cwd(obj, &["cwd"])?;
-    let mut tool = if event.has_tool() {
-        Some(tools::tool_call(obj).ok_or(NormalizeError::InvalidField {
-            field: "toolName",
-            reason: format!("a {} payload must name its tool", event.wire_name()),
-        })?)
-    } else {
-        None
-    };
+    let mut tool = event
+        .has_tool()
+        .then(|| envelope::required_tool(tools::tool_call(obj), "toolName", event.wire_name()))
+        .transpose()?;
     // A cut command may have lost its write positions; a cut write may still name its file.
     let truncated = obj.get("toolInputTruncated").and_then(Value::as_bool) == Some(true);
     if let Some(call) = tool

@@ -2,9 +2,9 @@
 //! `run_terminal_command` for the shell; Claude-style names are only matcher aliases and
 //! never appear in payloads).
 
-use acc_sdk::adapter::ToolGuard;
-use acc_sdk::event::{ToolCall, ToolClass};
-use acc_sdk::payload::{ShellTools, WriteTools, payload_tool};
+use acc_sdk::envelope;
+use acc_sdk::event::ToolCall;
+use acc_sdk::payload::{ShellTools, WriteTools};
 use serde_json::{Map, Value};
 
 pub static WRITE: WriteTools = WriteTools {
@@ -18,7 +18,5 @@ pub static SHELL: ShellTools = ShellTools {
 };
 
 pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    let families: [(ToolClass, &dyn ToolGuard); 2] =
-        [(ToolClass::Write, &WRITE), (ToolClass::Shell, &SHELL)];
-    payload_tool(obj, &["toolName"], "toolInput", &families)
+    envelope::guarded_tool(obj, &["toolName"], "toolInput", &WRITE, &SHELL)
 }

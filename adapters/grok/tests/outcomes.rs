@@ -2,22 +2,9 @@
 
 use acc_adapter_grok::Behaviour;
 use acc_sdk::adapter::{AdapterBehaviour, OwnerLine};
-use acc_sdk::event::{EventKind, NormalizedEvent};
-use acc_sdk::outcome::HookOutcome;
-use serde_json::{Value, json};
-
-fn event(kind: EventKind) -> NormalizedEvent {
-    NormalizedEvent {
-        kind,
-        session_id: "g-1".into(),
-        cwd: "/w".into(),
-        model: None,
-        parent_session_id: None,
-        tool: None,
-        permission_mode: None,
-        end_reason: None,
-    }
-}
+use acc_sdk::event::EventKind;
+use acc_sdk::testing::outcomes::{assert_inject_silent_outside, event, json_line};
+use serde_json::json;
 
 #[test]
 fn deny_is_a_deny_decision_on_stdout() {
@@ -26,8 +13,7 @@ fn deny_is_a_deny_decision_on_stdout() {
         "src/a.rs is claimed by codex-x1",
     );
     assert_eq!((out.exit_code, out.stderr.as_str()), (0, ""));
-    assert!(out.stdout.ends_with('\n'));
-    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let v = json_line(&out);
     assert_eq!(
         (v["decision"].as_str(), v["reason"].as_str()),
         (Some("deny"), Some("src/a.rs is claimed by codex-x1"))
@@ -37,18 +23,7 @@ fn deny_is_a_deny_decision_on_stdout() {
 
 #[test]
 fn inject_is_silent_because_nothing_reaches_grok_s_model() {
-    for kind in [
-        EventKind::SessionStart,
-        EventKind::BeforeTurn,
-        EventKind::BeforeTool,
-        EventKind::AfterTool,
-    ] {
-        assert_eq!(
-            Behaviour.inject_outcome(&event(kind), "ACC: context"),
-            HookOutcome::silent(),
-            "{kind:?}"
-        );
-    }
+    assert_inject_silent_outside(&Behaviour, &[]);
     let turn = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "ACC: context");
     insta::assert_json_snapshot!("inject_before_turn", turn);
     let empty = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");

@@ -3,25 +3,26 @@
 use acc_adapter_grok::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent, Targets, ToolClass};
+use acc_sdk::testing::payloads::{assert_marks_dropped, with};
+use acc_sdk::testing::refusals::{
+    EnvelopeKeys, Refusal, assert_non_objects_are_foreign, assert_refused, envelope_refusals,
+};
 use serde_json::{Value, json};
 
 fn normalize(payload: &Value) -> Result<NormalizedEvent, NormalizeError> {
     Behaviour.normalize_hook(payload, &[])
 }
 
+/// Grok's envelope is camelCase.
+const ENVELOPE: EnvelopeKeys = EnvelopeKeys {
+    event: "hookEventName",
+    session: "sessionId",
+    cwd: "cwd",
+};
+
 fn base(event: &str) -> Value {
     json!({"hookEventName": event, "sessionId": "g-1", "cwd": "/w", "workspaceRoot": "/w/",
         "permissionMode": "default", "timestamp": "2026-12-02T12:43:06Z"})
-}
-
-fn without(mut v: Value, key: &str) -> Value {
-    v.as_object_mut().unwrap().remove(key);
-    v
-}
-
-fn with(mut v: Value, key: &str, value: Value) -> Value {
-    v[key] = value;
-    v
 }
 
 #[test]
@@ -58,58 +59,27 @@ fn a_stop_fired_because_the_session_closed_is_not_a_turn_end() {
 
 #[test]
 fn unrecognised_payloads_are_refused_never_invented() {
-    let cases: Vec<(&str, Value, NormalizeError)> = vec![
-        (
-            "unknown event",
-            base("teleport"),
-            NormalizeError::UnknownEvent("teleport".into()),
-        ),
-        (
-            "no event",
-            without(base("stop"), "hookEventName"),
-            NormalizeError::UnknownEvent(String::new()),
-        ),
-        (
-            "missing session id",
-            without(base("stop"), "sessionId"),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "blank session id",
-            with(base("stop"), "sessionId", json!("")),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "missing cwd",
-            without(base("stop"), "cwd"),
-            NormalizeError::MissingCwd,
-        ),
+    let mut cases = envelope_refusals(base, ENVELOPE, "stop", &["teleport"]);
+    cases.extend([
         // Claude Code's snake_case keys, as Grok itself never sends them.
-        (
+        Refusal::new(
             "claude's payload",
             json!({"hook_event_name": "PreToolUse", "session_id": "c", "cwd": "/w", "tool_name": "Write"}),
             NormalizeError::UnknownEvent(String::new()),
         ),
-        (
+        Refusal::new(
             "gemini's BeforeTool",
             json!({"hookEventName": "BeforeTool", "sessionId": "x", "cwd": "/w"}),
             NormalizeError::UnknownEvent("BeforeTool".into()),
         ),
-        (
+        Refusal::new(
             "antigravity's envelope",
             json!({"conversationId": "c", "workspacePaths": ["/w"]}),
             NormalizeError::UnknownEvent(String::new()),
         ),
-    ];
-    for (what, payload, want) in cases {
-        assert_eq!(normalize(&payload).unwrap_err(), want, "{what}");
-    }
-    for garbage in [json!(null), json!([]), json!("stop"), json!(-1)] {
-        assert!(
-            matches!(normalize(&garbage), Err(NormalizeError::ForeignShape(_))),
-            "{garbage}"
-        );
-    }
+    ]);
+    assert_refused(&Behaviour, cases);
+    assert_non_objects_are_foreign(&Behaviour, &[], &base("stop"));
     assert!(matches!(
         normalize(&base("pre_tool_use")),
         Err(NormalizeError::InvalidField {
@@ -132,18 +102,7 @@ fn the_whitelist_drops_every_field_it_does_not_name() {
         "backgroundTasks": [{"command": "TASK-MARK"}]
     });
     let event = normalize(&payload).unwrap();
-    let shown = format!("{event:?}\n{}", serde_json::to_string(&event).unwrap());
-    for mark in [
-        "TRANSCRIPT-MARK",
-        "PROMPT-MARK",
-        "TOOLUSE-MARK",
-        "CONTENT-MARK",
-        "RESULT-MARK",
-        "ASSISTANT-MARK",
-        "TASK-MARK",
-    ] {
-        assert!(!shown.contains(mark), "{mark} leaked into {shown}");
-    }
+    assert_marks_dropped(&payload, &event);
 }
 
 fn tool(name: &str, input: Value, truncated: bool) -> (ToolClass, Targets) {

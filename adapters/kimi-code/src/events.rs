@@ -4,111 +4,32 @@
 //! kimi-antigravity.md). The reference adapter, written against 0.36.1, also names
 //! `SessionHeartbeat` and `TurnStarted`; both stay known so an older build is not refused.
 
-use acc_sdk::event::EventKind;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientEvent {
-    SessionStart,
-    UserPromptSubmit,
-    PreToolUse,
-    PermissionRequest,
-    PermissionResult,
-    PostToolUse,
-    PostToolUseFailure,
-    Stop,
-    StopFailure,
-    Interrupt,
-    SubagentStart,
-    SubagentStop,
-    PreCompact,
-    PostCompact,
-    Notification,
-    /// Accepted in configuration; did not fire in a `-p` run of 2.1.0, and the reference
-    /// records that it never fired on 0.36.1.
-    SessionEnd,
-    /// 0.36.1 only (fires every 60 s there).
-    SessionHeartbeat,
-    /// 0.36.1 only.
-    TurnStarted,
-}
-
-impl ClientEvent {
-    pub const ALL: [ClientEvent; 18] = [
-        ClientEvent::SessionStart,
-        ClientEvent::UserPromptSubmit,
-        ClientEvent::PreToolUse,
-        ClientEvent::PermissionRequest,
-        ClientEvent::PermissionResult,
-        ClientEvent::PostToolUse,
-        ClientEvent::PostToolUseFailure,
-        ClientEvent::Stop,
-        ClientEvent::StopFailure,
-        ClientEvent::Interrupt,
-        ClientEvent::SubagentStart,
-        ClientEvent::SubagentStop,
-        ClientEvent::PreCompact,
-        ClientEvent::PostCompact,
-        ClientEvent::Notification,
-        ClientEvent::SessionEnd,
-        ClientEvent::SessionHeartbeat,
-        ClientEvent::TurnStarted,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ClientEvent::SessionStart => "SessionStart",
-            ClientEvent::UserPromptSubmit => "UserPromptSubmit",
-            ClientEvent::PreToolUse => "PreToolUse",
-            ClientEvent::PermissionRequest => "PermissionRequest",
-            ClientEvent::PermissionResult => "PermissionResult",
-            ClientEvent::PostToolUse => "PostToolUse",
-            ClientEvent::PostToolUseFailure => "PostToolUseFailure",
-            ClientEvent::Stop => "Stop",
-            ClientEvent::StopFailure => "StopFailure",
-            ClientEvent::Interrupt => "Interrupt",
-            ClientEvent::SubagentStart => "SubagentStart",
-            ClientEvent::SubagentStop => "SubagentStop",
-            ClientEvent::PreCompact => "PreCompact",
-            ClientEvent::PostCompact => "PostCompact",
-            ClientEvent::Notification => "Notification",
-            ClientEvent::SessionEnd => "SessionEnd",
-            ClientEvent::SessionHeartbeat => "SessionHeartbeat",
-            ClientEvent::TurnStarted => "TurnStarted",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|e| e.name() == name)
-    }
-
-    pub fn kind(self) -> EventKind {
-        match self {
-            ClientEvent::SessionStart => EventKind::SessionStart,
-            ClientEvent::SessionEnd => EventKind::SessionEnd,
-            ClientEvent::SessionHeartbeat => EventKind::Heartbeat,
-            ClientEvent::UserPromptSubmit => EventKind::BeforeTurn,
-            ClientEvent::PreToolUse => EventKind::BeforeTool,
-            ClientEvent::PostToolUse | ClientEvent::PostToolUseFailure => EventKind::AfterTool,
-            ClientEvent::Stop | ClientEvent::StopFailure => EventKind::TurnEnd,
-            ClientEvent::SubagentStart => EventKind::ChildStart,
-            ClientEvent::SubagentStop => EventKind::ChildEnd,
-            ClientEvent::PermissionRequest
-            | ClientEvent::PermissionResult
-            | ClientEvent::Interrupt
-            | ClientEvent::PreCompact
-            | ClientEvent::PostCompact
-            | ClientEvent::Notification
-            | ClientEvent::TurnStarted => EventKind::Other,
-        }
-    }
-
-    /// The events whose payload must name a tool; the permission events are `other` and
-    /// their tool is not read.
-    pub fn has_tool(self) -> bool {
-        matches!(
-            self,
-            ClientEvent::PreToolUse | ClientEvent::PostToolUse | ClientEvent::PostToolUseFailure
-        )
+acc_sdk::client_events! {
+    /// `[tool]` marks the events whose payload must name a tool; the permission events are
+    /// `Other` and their tool is not read.
+    pub enum ClientEvent {
+        SessionStart => SessionStart,
+        UserPromptSubmit => BeforeTurn,
+        PreToolUse => BeforeTool [tool],
+        PermissionRequest => Other,
+        PermissionResult => Other,
+        PostToolUse => AfterTool [tool],
+        PostToolUseFailure => AfterTool [tool],
+        Stop => TurnEnd,
+        StopFailure => TurnEnd,
+        Interrupt => Other,
+        SubagentStart => ChildStart,
+        SubagentStop => ChildEnd,
+        PreCompact => Other,
+        PostCompact => Other,
+        Notification => Other,
+        /// Accepted in configuration; did not fire in a `-p` run of 2.1.0, and the reference
+        /// records that it never fired on 0.36.1.
+        SessionEnd => SessionEnd,
+        /// 0.36.1 only (fires every 60 s there).
+        SessionHeartbeat => Heartbeat,
+        /// 0.36.1 only.
+        TurnStarted => Other,
     }
 }
 

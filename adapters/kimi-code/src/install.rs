@@ -18,48 +18,84 @@ use std::path::{Path, PathBuf};
 
 use acc_sdk::adapter::{AdapterError, AdapterErrorKind};
 use acc_sdk::hook_config::{self, FoundHandler, HookHandler};
-use acc_sdk::install::{
-    Artifact, ArtifactKind, ChangeAction, Detection, Diagnostic, DoctorReport, FileChange,
-    InstallContext, InstallPlan, InstallReport,
-};
+use acc_sdk::install::{ArtifactKind, ChangeAction, Diagnostic, FileChange, InstallContext};
 use acc_sdk::install_files::{parse_toml, read_optional, toml_string, write_if_changed};
-use acc_sdk::probe::{DETECT_TIMEOUT, detect_command};
-use acc_sdk::skill::{self, SKILL_NAME};
+use acc_sdk::install_layout::{HookFileClient, HookFileLayout, HookSpec, HookWiring};
 use acc_sdk::toml_block::{
     self, ACC_BLOCK_MARKERS, BlockError, BlockState, remove_block, upsert_block, validate_toml,
 };
 
-use crate::ID;
-
-const COMMAND: &str = "kimi";
-const VERSION_ARGS: [&str; 1] = ["--version"];
 const TIMEOUT_SECONDS: u64 = 10;
 const WRITE_TOOLS: &str = "Write|Edit|Bash";
 
-/// Every path install writes; `plan` and `install` both use it.
-struct Layout {
-    config: PathBuf,
-    skill: PathBuf,
-}
+/// acc's `[[hooks]]` block in `config.toml`, and the skill tree beside it.
+pub struct Install;
 
-fn layout(ctx: &InstallContext) -> Layout {
-    let kimi = ctx.dir_from_env("KIMI_CODE_HOME", ".kimi-code");
-    Layout {
-        config: kimi.join("config.toml"),
-        skill: kimi.join("skills").join(SKILL_NAME),
+impl HookFileClient for Install {
+    const ADAPTER_ID: &'static str = crate::ID;
+    const COMMAND: &'static str = "kimi";
+    const HOOKS: &'static [HookSpec] = &[
+        HookSpec::new("SessionStart", TIMEOUT_SECONDS),
+        HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
+        HookSpec::new("SessionHeartbeat", TIMEOUT_SECONDS),
+        HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
+        HookSpec::new("Stop", TIMEOUT_SECONDS),
+        HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
+    ];
+    const WIRING: &'static dyn HookWiring = &TomlHookBlock;
+
+    fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
+        let kimi = ctx.dir_from_env("KIMI_CODE_HOME", ".kimi-code");
+        HookFileLayout::in_dir(&kimi, "config.toml")
     }
 }
 
-fn handlers(ctx: &InstallContext) -> Vec<HookHandler> {
-    let hook = |event| HookHandler::new(ctx, ID, event, TIMEOUT_SECONDS);
-    vec![
-        hook("SessionStart"),
-        hook("UserPromptSubmit"),
-        hook("SessionHeartbeat"),
-        hook("PreToolUse").with_matcher(WRITE_TOOLS),
-        hook("Stop"),
-        hook("SessionEnd"),
-    ]
+/// acc's `[[hooks]]` tables between acc's markers in the user's `config.toml`; the rest of
+/// the file is never rewritten.
+#[derive(Debug, Clone, Copy)]
+struct TomlHookBlock;
+
+impl HookWiring for TomlHookBlock {
+    fn kind(&self) -> ArtifactKind {
+        ArtifactKind::Merge
+    }
+
+    fn check(&self, path: &Path, handlers: &[HookHandler]) -> Result<(), AdapterError> {
+        let text = read_config(path)?.unwrap_or_default();
+        merged(path, &text, &block_body(handlers)).map(drop)
+    }
+
+    fn install(&self, path: &Path, handlers: &[HookHandler]) -> Result<FileChange, AdapterError> {
+        let text = read_config(path)?.unwrap_or_default();
+        let out = merged(path, &text, &block_body(handlers))?;
+        Ok(FileChange {
+            action: write_if_changed(path, out.as_bytes())?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Takes acc's block out of `config.toml`; the rest of the file is untouched.
+    fn uninstall(
+        &self,
+        path: &Path,
+        _keep: &[PathBuf],
+    ) -> Result<Option<FileChange>, AdapterError> {
+        let Some(text) = read_config(path)? else {
+            return Ok(None);
+        };
+        let out = remove_block(&text, ACC_BLOCK_MARKERS).map_err(|e| {
+            AdapterError::new(AdapterErrorKind::MalformedUserFile, block_message(path, &e)).at(path)
+        })?;
+        let action = write_if_changed(path, out.as_bytes())?;
+        Ok((action != ChangeAction::Unchanged).then(|| FileChange {
+            path: path.to_path_buf(),
+            action,
+        }))
+    }
+
+    fn diagnose(&self, path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
+        hooks_diagnostics(path, expected)
+    }
 }
 
 /// The text between acc's markers.
@@ -130,85 +166,6 @@ fn merged(path: &Path, text: &str, body: &str) -> Result<String, AdapterError> {
     Ok(out)
 }
 
-pub fn detect(ctx: &InstallContext) -> Detection {
-    detect_command(ctx, COMMAND, &VERSION_ARGS, DETECT_TIMEOUT)
-}
-
-pub fn plan(ctx: &InstallContext) -> Result<InstallPlan, AdapterError> {
-    let layout = layout(ctx);
-    let text = read_config(&layout.config)?.unwrap_or_default();
-    merged(&layout.config, &text, &block_body(&handlers(ctx)))?;
-    skill::check_owned(&layout.skill)?;
-    let mut artifacts = vec![
-        Artifact {
-            path: layout.config,
-            kind: ArtifactKind::Merge,
-        },
-        Artifact {
-            path: layout.skill,
-            kind: ArtifactKind::Tree,
-        },
-    ];
-    artifacts.sort();
-    Ok(InstallPlan {
-        artifacts,
-        needs_action: Vec::new(),
-    })
-}
-
-pub fn install(ctx: &InstallContext) -> Result<InstallReport, AdapterError> {
-    let layout = layout(ctx);
-    let text = read_config(&layout.config)?.unwrap_or_default();
-    let out = merged(&layout.config, &text, &block_body(&handlers(ctx)))?;
-    skill::check_owned(&layout.skill)?;
-    let config = FileChange {
-        action: write_if_changed(&layout.config, out.as_bytes())?,
-        path: layout.config.clone(),
-    };
-    let mut changes = vec![config, skill::install(&layout.skill, &ctx.acc_executable)?];
-    changes.sort();
-    Ok(InstallReport {
-        changes,
-        needs_action: Vec::new(),
-    })
-}
-
-/// Takes acc's block out of `config.toml` (the rest of the file is untouched) and removes
-/// the skill tree unless it is in `keep`.
-pub fn uninstall(ctx: &InstallContext, keep: &[PathBuf]) -> Result<InstallReport, AdapterError> {
-    let layout = layout(ctx);
-    let mut changes = Vec::new();
-    if let Some(text) = read_config(&layout.config)? {
-        let out = remove_block(&text, ACC_BLOCK_MARKERS).map_err(|e| {
-            AdapterError::new(
-                AdapterErrorKind::MalformedUserFile,
-                block_message(&layout.config, &e),
-            )
-            .at(&layout.config)
-        })?;
-        let action = write_if_changed(&layout.config, out.as_bytes())?;
-        if action != ChangeAction::Unchanged {
-            changes.push(FileChange {
-                path: layout.config.clone(),
-                action,
-            });
-        }
-    }
-    changes.extend(skill::uninstall(&layout.skill, keep)?);
-    changes.sort();
-    Ok(InstallReport {
-        changes,
-        needs_action: Vec::new(),
-    })
-}
-
-pub fn doctor(ctx: &InstallContext) -> DoctorReport {
-    let layout = layout(ctx);
-    let mut diagnostics = hooks_diagnostics(&layout.config, &handlers(ctx));
-    diagnostics.push(skill::diagnose(&layout.skill, &ctx.acc_executable));
-    hook_config::doctor_report(diagnostics)
-}
-
 fn hooks_diagnostics(path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
     let text = match read_config(path) {
         Ok(Some(text)) => text,
@@ -258,44 +215,32 @@ fn found_in_block(body: &str) -> Vec<FoundHandler> {
 mod tests {
     use super::*;
     use acc_sdk::install::DiagnosticLevel;
-    use serde_json::{Value, json};
-
-    fn ctx(home: &Path, env: &[(&str, &str)]) -> InstallContext {
-        InstallContext {
-            home: home.to_path_buf(),
-            acc_data_dir: home.join("data/acc"),
-            hook_executable: PathBuf::from("/opt/acc/bin/acc-hook"),
-            acc_executable: PathBuf::from("/opt/acc/bin/acc"),
-            pinned_data_home: None,
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            platform: "linux-x64".to_owned(),
-            receiver_sockets: Vec::new(),
-            acc_version: "0.1.0".to_owned(),
-        }
-    }
+    use acc_sdk::install_layout::{doctor, install, plan, uninstall};
+    use acc_sdk::testing::install::{assert_probe_is_the_manifests, context as ctx, layout_paths};
 
     #[test]
     fn the_probe_is_the_manifests() {
-        let manifest: Value = serde_json::from_str(include_str!("../adapter.json")).unwrap();
-        assert_eq!(manifest["client"]["command"], COMMAND);
-        assert_eq!(manifest["client"]["versionArgs"], json!(VERSION_ARGS));
+        assert_probe_is_the_manifests::<Install>(include_str!("../adapter.json"));
     }
 
     #[test]
     fn kimi_code_home_moves_everything() {
-        let l = layout(&ctx(Path::new("/home/u"), &[("KIMI_CODE_HOME", "/k")]));
-        assert_eq!(l.config, PathBuf::from("/k/config.toml"));
-        assert_eq!(l.skill, PathBuf::from("/k/skills/acc"));
-        let l = layout(&ctx(Path::new("/home/u"), &[]));
-        assert_eq!(l.config, PathBuf::from("/home/u/.kimi-code/config.toml"));
+        assert_eq!(
+            layout_paths(&Install, &[("KIMI_CODE_HOME", "/k")]),
+            ["/k/config.toml", "/k/skills/acc"]
+        );
+        assert_eq!(
+            layout_paths(&Install, &[]),
+            [
+                "/home/u/.kimi-code/config.toml",
+                "/home/u/.kimi-code/skills/acc"
+            ]
+        );
     }
 
     #[test]
     fn the_block_holds_only_keys_kimi_accepts() {
-        let body = block_body(&handlers(&ctx(Path::new("/h"), &[])));
+        let body = block_body(&Install.handlers(&ctx(Path::new("/h"), &[])));
         let table = parse_toml(&body, Path::new("b")).unwrap();
         let hooks = table["hooks"].as_array().unwrap();
         assert_eq!(hooks.len(), 6);
@@ -324,17 +269,17 @@ mod tests {
         std::fs::create_dir_all(config.parent().unwrap()).unwrap();
         let original = "# my settings\r\nmodel = \"k2\"  # pinned\r\n[ui]\r\ntheme = \"dark\"";
         std::fs::write(&config, original).unwrap();
-        install(&ctx).unwrap();
+        install(&Install, &ctx).unwrap();
         let installed = std::fs::read_to_string(&config).unwrap();
         assert!(installed.starts_with(original));
         assert!(installed.contains("\r\n[[hooks]]\r\n"));
         assert!(
-            doctor(&ctx)
+            doctor(&Install, &ctx)
                 .diagnostics
                 .iter()
                 .any(|d| d.level == DiagnosticLevel::Ok && d.message.contains("6 acc hook(s)"))
         );
-        uninstall(&ctx, &[]).unwrap();
+        uninstall(&Install, &ctx, &[]).unwrap();
         assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
     }
 
@@ -346,7 +291,7 @@ mod tests {
         std::fs::create_dir_all(config.parent().unwrap()).unwrap();
         let broken = format!("a = 1\n{}\n[[hooks]]\n", ACC_BLOCK_MARKERS.begin);
         std::fs::write(&config, &broken).unwrap();
-        let err = plan(&ctx).unwrap_err();
+        let err = plan(&Install, &ctx).unwrap_err();
         assert_eq!(err.kind, AdapterErrorKind::MalformedUserFile);
         assert!(
             err.message
@@ -354,10 +299,13 @@ mod tests {
             "{}",
             err.message
         );
-        assert!(install(&ctx).is_err());
+        assert!(install(&Install, &ctx).is_err());
         assert_eq!(std::fs::read_to_string(&config).unwrap(), broken);
         std::fs::write(&config, "hooks = \"nope\"\n").unwrap();
-        assert_eq!(plan(&ctx).unwrap_err().kind, AdapterErrorKind::Conflict);
+        assert_eq!(
+            plan(&Install, &ctx).unwrap_err().kind,
+            AdapterErrorKind::Conflict
+        );
         assert!(!dir.path().join(".kimi-code/skills").exists());
     }
 }

@@ -1,18 +1,9 @@
 //! Kimi Code renames its process to `kimi-code`, so the walk must recognise that title.
 
 use acc_adapter_kimi_code::Behaviour;
-use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
+use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::identity::StaticTable;
-
-fn entry(pid: u32, ppid: u32, comm: &str, args: &[&str]) -> ProcessEntry {
-    ProcessEntry {
-        pid,
-        ppid,
-        comm: comm.into(),
-        args: args.iter().map(|a| a.to_string()).collect(),
-        exe: None,
-    }
-}
+use acc_sdk::testing::process::entry;
 
 #[test]
 fn the_renamed_process_is_the_primary_client() {

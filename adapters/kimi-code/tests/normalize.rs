@@ -4,6 +4,10 @@
 use acc_adapter_kimi_code::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent, Targets, ToolClass};
+use acc_sdk::testing::payloads::{assert_marks_dropped, with};
+use acc_sdk::testing::refusals::{
+    Refusal, SNAKE_CASE_ENVELOPE, assert_non_objects_are_foreign, assert_refused, envelope_refusals,
+};
 use serde_json::{Value, json};
 
 fn normalize(payload: &Value) -> Result<NormalizedEvent, NormalizeError> {
@@ -12,16 +16,6 @@ fn normalize(payload: &Value) -> Result<NormalizedEvent, NormalizeError> {
 
 fn base(event: &str) -> Value {
     json!({"session_id": "k-1", "cwd": "/w", "hook_event_name": event})
-}
-
-fn without(mut v: Value, key: &str) -> Value {
-    v.as_object_mut().unwrap().remove(key);
-    v
-}
-
-fn with(mut v: Value, key: &str, value: Value) -> Value {
-    v[key] = value;
-    v
 }
 
 #[test]
@@ -75,52 +69,21 @@ fn model_is_read_on_session_start_only() {
 
 #[test]
 fn unrecognised_payloads_are_refused_never_invented() {
-    let cases: Vec<(&str, Value, NormalizeError)> = vec![
-        (
-            "unknown event",
-            base("Teleport"),
-            NormalizeError::UnknownEvent("Teleport".into()),
-        ),
-        (
-            "no event",
-            without(base("Stop"), "hook_event_name"),
-            NormalizeError::UnknownEvent(String::new()),
-        ),
-        (
-            "missing session id",
-            without(base("Stop"), "session_id"),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "blank session id",
-            with(base("Stop"), "session_id", json!("")),
-            NormalizeError::MissingSessionId,
-        ),
-        (
-            "missing cwd",
-            without(base("Stop"), "cwd"),
-            NormalizeError::MissingCwd,
-        ),
-        (
+    let mut cases = envelope_refusals(base, SNAKE_CASE_ENVELOPE, "Stop", &["Teleport"]);
+    cases.extend([
+        Refusal::new(
             "gemini's BeforeTool",
             base("BeforeTool"),
             NormalizeError::UnknownEvent("BeforeTool".into()),
         ),
-        (
+        Refusal::new(
             "antigravity's envelope",
             json!({"conversationId": "c", "workspacePaths": ["/w"]}),
             NormalizeError::UnknownEvent(String::new()),
         ),
-    ];
-    for (what, payload, want) in cases {
-        assert_eq!(normalize(&payload).unwrap_err(), want, "{what}");
-    }
-    for garbage in [json!(null), json!([]), json!("Stop"), json!(0)] {
-        assert!(
-            matches!(normalize(&garbage), Err(NormalizeError::ForeignShape(_))),
-            "{garbage}"
-        );
-    }
+    ]);
+    assert_refused(&Behaviour, cases);
+    assert_non_objects_are_foreign(&Behaviour, &[], &base("Stop"));
 }
 
 #[test]
@@ -134,15 +97,7 @@ fn the_whitelist_drops_every_field_it_does_not_name() {
         "tool_response": "RESPONSE-MARK"
     });
     let event = normalize(&payload).unwrap();
-    let shown = format!("{event:?}\n{}", serde_json::to_string(&event).unwrap());
-    for mark in [
-        "TRANSCRIPT-MARK",
-        "PROMPT-MARK",
-        "CONTENT-MARK",
-        "RESPONSE-MARK",
-    ] {
-        assert!(!shown.contains(mark), "{mark} leaked into {shown}");
-    }
+    assert_marks_dropped(&payload, &event);
     assert_eq!(
         event.tool.unwrap().targets,
         Targets::Paths(vec!["/w/a.txt".into()])

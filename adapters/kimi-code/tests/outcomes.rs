@@ -2,22 +2,9 @@
 
 use acc_adapter_kimi_code::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
-use acc_sdk::event::{EventKind, NormalizedEvent};
+use acc_sdk::event::EventKind;
 use acc_sdk::outcome::HookOutcome;
-use serde_json::Value;
-
-fn event(kind: EventKind) -> NormalizedEvent {
-    NormalizedEvent {
-        kind,
-        session_id: "k-1".into(),
-        cwd: "/w".into(),
-        model: None,
-        parent_session_id: None,
-        tool: None,
-        permission_mode: None,
-        end_reason: None,
-    }
-}
+use acc_sdk::testing::outcomes::{assert_inject_silent_outside, event, json_line};
 
 #[test]
 fn deny_is_the_claude_shaped_permission_decision() {
@@ -26,8 +13,7 @@ fn deny_is_the_claude_shaped_permission_decision() {
         "src/a.rs is claimed by codex-x1",
     );
     assert_eq!((out.exit_code, out.stderr.as_str()), (0, ""));
-    assert!(out.stdout.ends_with('\n'));
-    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let v = json_line(&out);
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
     insta::assert_json_snapshot!("deny", out);
 }
@@ -45,15 +31,8 @@ fn empty_or_unmeasured_inject_is_silent() {
     let empty = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");
     assert_eq!(empty, HookOutcome::silent());
     insta::assert_json_snapshot!("inject_empty", empty);
-    for kind in [
-        EventKind::Heartbeat,
-        EventKind::TurnEnd,
-        EventKind::BeforeTool,
-    ] {
-        assert_eq!(
-            Behaviour.inject_outcome(&event(kind), "text"),
-            HookOutcome::silent(),
-            "{kind:?}"
-        );
-    }
+    assert_inject_silent_outside(
+        &Behaviour,
+        &[EventKind::SessionStart, EventKind::BeforeTurn],
+    );
 }

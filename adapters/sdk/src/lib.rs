@@ -6,10 +6,13 @@
 //! joins them and is the only way to obtain a usable adapter.
 
 pub mod adapter;
+pub mod behaviour;
 pub mod capabilities;
 pub mod certification;
+pub mod client_events;
 pub mod context;
 pub mod define;
+pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod hook_command;
@@ -17,6 +20,7 @@ pub mod hook_config;
 pub mod identity;
 pub mod install;
 pub mod install_files;
+pub mod install_layout;
 pub mod json_style;
 pub mod manifest;
 pub mod native;
@@ -28,6 +32,8 @@ pub mod projector;
 pub mod resolution;
 pub mod shell_targets;
 pub mod skill;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 mod text_forms;
 pub mod toml_block;
 pub mod version;

@@ -15,7 +15,7 @@
 //! - The command word comes after unquoted `NAME=value` words, compound-command keywords
 //!   (`if`, `then`, `do`, `{`, `!`, ...) and wrappers with their options (`sudo`, `doas`,
 //!   `command`, `builtin`, `exec`, `nohup`, `time`, `nice`, `env`, `timeout`, `stdbuf`); its
-//!   basename picks the rule in [`commands`].
+//!   basename picks the rule in the `commands` module.
 //! - `cd`/`pushd`/`popd` with a literal directory move later relative targets into it;
 //!   after a directory only known at runtime (`cd`, `cd -`, `cd ~/x`, `cd "$D"`) a relative
 //!   target makes the command unreadable.

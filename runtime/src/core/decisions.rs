@@ -23,7 +23,7 @@
 //!   withdrawn or is conflicted.
 //!
 //! Non-head decisions are left out of inbox pages, next-turn delivery and attention (the
-//! [`HEAD_ONLY`] condition); an exact read still shows them, with their status.
+//! `HEAD_ONLY` condition); an exact read still shows them, with their status.
 
 use super::messages;
 use super::model::MessageKind;
