@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use acc_sdk::certification::lexical::is_evidence_platform;
+use acc_sdk::certification::validate_adapter_dir;
 use acc_sdk::define::AdapterDir;
 use acc_sdk::error::Problem;
 use acc_sdk::resolution::ClientFacts;
@@ -36,11 +37,16 @@ pub enum Command {
     /// Exit 0 when valid, 1 when invalid (one problem per line), 2 when it could not run.
     Validate(ValidateArgs),
     /// Show every capability's verdict for one client version on one platform.
+    ///
+    /// The directory must pass `validate` first: exit 0 with the verdicts, 1 with the
+    /// problems `validate` reports when it is invalid (nothing is granted), 2 when it could
+    /// not run.
     Explain(ExplainArgs),
     /// Judge one client version against the native delivery contract.
     ///
     /// With --probe, eligibility against a feature probe; with --handshake, a handshake
-    /// verdict; with neither, the static version rule. There is no platform input.
+    /// verdict; with neither, the static version rule. There is no platform input. The
+    /// directory must pass `validate` first: exit 1 with its problems when it is invalid.
     Native(NativeArgs),
     /// Record real clients against a model double and write judged evidence.
     ///
@@ -172,8 +178,15 @@ fn require_dir(dir: &Path) -> Result<(), Outcome> {
     }
 }
 
+/// The adapter directory, refused unless it passes the validation `acc-certify validate`
+/// runs: a verdict read from a directory whose digests, provenance or fixtures do not hold
+/// would grant capabilities on evidence nobody can trust.
 fn load(dir: &Path) -> Result<AdapterDir, Outcome> {
     require_dir(dir)?;
+    let problems = validate_adapter_dir(dir);
+    if !problems.is_empty() {
+        return Err(Outcome::invalid_dir(dir, &problems));
+    }
     AdapterDir::load(dir).map_err(|problems| Outcome::invalid_dir(dir, &problems))
 }
 

@@ -222,3 +222,68 @@ fn bad_inputs() {
     ]);
     assert_eq!(code, 2, "--client-version is required");
 }
+
+/// A directory `acc-certify validate` refuses is refused by `explain` and `native` too,
+/// with the same problem lines, instead of granting capabilities on untrusted evidence.
+#[test]
+fn an_invalid_directory_grants_nothing() {
+    for (dir, code) in [
+        ("broken-digest", "[digest_mismatch]"),
+        (
+            "broken-provenance-identity",
+            "[provenance_identity_differs]",
+        ),
+        ("broken-product-evidence", "[product_evidence_digest]"),
+        ("broken-missing-evidence", "[capability_requires_evidence]"),
+    ] {
+        let adapter = format!("fixtures/sdk/{dir}");
+        let (_, validate_out, _) = certify(&["validate", "--adapter", &adapter]);
+        let problem_lines: Vec<&str> = validate_out
+            .lines()
+            .filter(|l| l.starts_with(&format!("{adapter}/")))
+            .collect();
+        assert!(
+            !problem_lines.is_empty() && problem_lines.iter().any(|l| l.ends_with(code)),
+            "{validate_out}"
+        );
+        let (status, out, err) = certify(&[
+            "explain",
+            "--adapter",
+            &adapter,
+            "--client-version",
+            "1.6.0",
+            "--platform",
+            "linux-x64",
+        ]);
+        assert_eq!(status, 1, "{dir}: {out}{err}");
+        assert!(!out.contains("granted"), "{dir}: {out}");
+        for line in &problem_lines {
+            assert!(out.contains(line), "{dir}: {line:?} missing from {out}");
+        }
+        let (status, out, _) = certify(&[
+            "explain",
+            "--adapter",
+            &adapter,
+            "--client-version",
+            "1.6.0",
+            "--platform",
+            "linux-x64",
+            "--json",
+        ]);
+        assert_eq!(status, 1, "{dir}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["ok"], false);
+        assert!(v.get("data").is_none(), "{out}");
+        assert_eq!(
+            v["error"]["details"]["problems"].as_array().unwrap().len(),
+            problem_lines.len(),
+            "{out}"
+        );
+        let (status, out, _) =
+            certify(&["native", "--adapter", &adapter, "--client-version", "2.1.0"]);
+        assert_eq!(status, 1, "{dir}: {out}");
+        for line in &problem_lines {
+            assert!(out.contains(line), "{dir}: {line:?} missing from {out}");
+        }
+    }
+}

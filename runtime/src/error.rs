@@ -34,6 +34,8 @@ pub enum ErrorCode {
     DuplicateRecipient,
     /// The data home lies inside a workspace root.
     DataHomeInsideWorkspace,
+    /// The data home exists but is not a directory.
+    DataHomeNotDirectory,
     /// `acc config init` without a terminal and without `--yes`.
     ConfirmationRequired,
     /// `acc.workspace.json` is unreadable or breaks its schema.
@@ -101,6 +103,7 @@ impl ErrorCode {
             ErrorCode::AmbiguousRecipient => "ambiguous_recipient",
             ErrorCode::DuplicateRecipient => "duplicate_recipient",
             ErrorCode::DataHomeInsideWorkspace => "data_home_inside_workspace",
+            ErrorCode::DataHomeNotDirectory => "data_home_not_directory",
             ErrorCode::ConfirmationRequired => "confirmation_required",
             ErrorCode::WorkspaceConfigInvalid => "workspace_config_invalid",
             ErrorCode::UnknownParticipant => "unknown_participant",
@@ -143,6 +146,7 @@ impl ErrorCode {
             | AmbiguousRecipient
             | DuplicateRecipient
             | DataHomeInsideWorkspace
+            | DataHomeNotDirectory
             | ConfirmationRequired => ExitClass::Usage,
             StoreBusy => ExitClass::Timeout,
             WorkspaceConfigInvalid
@@ -231,6 +235,10 @@ impl fmt::Display for AccError {
 
 impl std::error::Error for AccError {}
 
+/// The start of the message of a SQL failure that is neither corruption nor contention; the
+/// store replaces it with one naming its file.
+pub const SQL_ERROR_PREFIX: &str = "acc store error: ";
+
 impl From<rusqlite::Error> for AccError {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ffi::ErrorCode as Sql;
@@ -242,7 +250,7 @@ impl From<rusqlite::Error> for AccError {
         let message = match code {
             ErrorCode::StoreBusy => "the acc store stayed locked past its busy timeout".to_string(),
             ErrorCode::StoreCorrupt => format!("the acc store is corrupt: {e}"),
-            _ => format!("acc store error: {e}"),
+            _ => format!("{SQL_ERROR_PREFIX}{e}"),
         };
         AccError::new(code, message)
     }
@@ -292,6 +300,7 @@ mod tests {
             ErrorCode::AmbiguousRecipient,
             ErrorCode::DuplicateRecipient,
             ErrorCode::DataHomeInsideWorkspace,
+            ErrorCode::DataHomeNotDirectory,
             ErrorCode::ConfirmationRequired,
             ErrorCode::WorkspaceConfigInvalid,
             ErrorCode::UnknownParticipant,

@@ -250,3 +250,66 @@ fn the_data_home_flag_wins_over_the_environment() {
     );
     assert!(!decoy.exists());
 }
+
+/// A hook whose stdout is closed (`acc-hook … >&-`) shows nothing, so the message it would
+/// have shown stays queued; the same turn with stdout open offers it.
+#[test]
+fn a_closed_stdout_offers_nothing() {
+    let c = Client {
+        adapter: "claude-code",
+        dir: "plain",
+        start: "SessionStart",
+        tool: "PreToolUse",
+        turn: "UserPromptSubmit",
+    };
+    let sb = Sandbox::new();
+    assert_eq!(run(&sb, &c, c.start, &[]).code, 0);
+    let mut core = sb.core();
+    let me = bound_owner(&mut core, &c.session_id(&sb));
+    let participant = core.session(&me.session).unwrap().unwrap().participant_id;
+    let peer = attach(&mut core, "peer", true);
+    send(
+        &mut core,
+        &peer,
+        participant.as_str(),
+        "hi",
+        "a body to show",
+    );
+
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", "exec \"$0\" \"$@\" >&-"])
+        .arg(env!("CARGO_BIN_EXE_acc-hook"))
+        .args([c.adapter, c.turn])
+        .env_clear()
+        .env("ACC_DATA_HOME", sb.data())
+        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
+        .env("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(c.payload(&sb, c.turn).as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        inbox(&mut core, &me)[0].receipt_state,
+        ReceiptState::Queued,
+        "nothing was shown, so nothing is offered"
+    );
+
+    let shown = run(
+        &sb,
+        &c,
+        c.turn,
+        &[("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")],
+    );
+    assert!(shown.stdout.contains("a body to show"), "{}", shown.stdout);
+    assert_eq!(
+        inbox(&mut core, &me)[0].receipt_state,
+        ReceiptState::Offered
+    );
+}

@@ -253,3 +253,89 @@ fn worktrees_of_one_repository_share_claims() {
         &[&ws.join("src/x.rs").display().to_string()],
     ));
 }
+
+/// A shell call as the guard sees it: the targets the shell parser reads from `command`.
+fn shell(sb: &Sandbox, conv: &str, cwd: &Path, command: &str) -> HookRun {
+    let targets = acc_sdk::shell_targets::parse_shell_write_targets(command)
+        .unwrap_or_else(|| panic!("{command:?} is readable"));
+    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+    write(sb, conv, cwd, &targets)
+}
+
+#[test]
+fn a_command_on_a_directory_is_denied_by_a_claim_on_a_file_inside_it() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::write(ws.join("src/a.txt"), "a\n").unwrap();
+    std::fs::create_dir_all(ws.join("docs")).unwrap();
+    start(&sb, "me", &ws);
+    let peer = peer_claims(&sb, "file:src/a.txt", true);
+    for (cwd, command) in [
+        (ws.clone(), "rm -rf src"),
+        (ws.clone(), "rm -rf src/"),
+        (ws.clone(), "mv src old"),
+        (ws.clone(), "git restore src"),
+        (ws.clone(), "git checkout -- src"),
+        (ws.clone(), "rm -rf ."),
+        (ws.clone(), "git checkout -- ."),
+        (ws.clone(), "git restore ."),
+        (ws.join("src"), "rm -rf ."),
+        (ws.join("src"), "rm -rf ../"),
+        (ws.join("docs"), "rm -rf ../src"),
+    ] {
+        let run = shell(&sb, "me", &cwd, command);
+        assert_eq!(run.code, 2, "{command:?} in {cwd:?}: {run:?}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "file:src/a.txt is claimed by peer (session {})",
+                peer.session
+            ),
+            "{command:?} in {cwd:?}"
+        );
+    }
+    // Commands that leave the claimed file alone still pass.
+    for command in [
+        "rm -rf docs",
+        "mv docs old-docs",
+        "git restore docs",
+        "rm src/b.txt",
+    ] {
+        assert_allowed(&shell(&sb, "me", &ws, command));
+    }
+}
+
+#[test]
+fn a_directory_that_is_gone_is_judged_as_the_tree_a_restore_brings_back() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    start(&sb, "me", &ws);
+    // `src/gen/` does not exist (yet); a restore or checkout would recreate files under it.
+    let peer = peer_claims(&sb, "file:src/gen/out.rs", true);
+    let run = shell(&sb, "me", &ws, "git checkout HEAD -- src/gen");
+    assert_denied(&run, "file:src/gen/out.rs", &peer);
+}
+
+#[test]
+fn the_whole_workspace_is_only_denied_by_peers_guarded_claims_inside_it() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    let me = start(&sb, "me", &ws);
+    peer_claims(&sb, "file:docs/**", false);
+    peer_claims(&sb, "file:../elsewhere.txt", true);
+    claim(&mut sb.core(), &me, "file:mine.txt", true);
+    assert_allowed(&shell(&sb, "me", &ws, "rm -rf ."));
+    assert_allowed(&shell(&sb, "me", &ws, "git checkout -- ."));
+    let peer = peer_claims(&sb, "file:src/deep/x.rs", true);
+    assert_denied(
+        &shell(&sb, "me", &ws, "git checkout -- ."),
+        "file:src/deep/x.rs",
+        &peer,
+    );
+    // A directory holding the workspace holds the claim too.
+    assert_denied(
+        &shell(&sb, "me", &ws.join("src"), "rm -rf ../.."),
+        "file:src/deep/x.rs",
+        &peer,
+    );
+}

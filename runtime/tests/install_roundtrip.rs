@@ -345,3 +345,174 @@ fn concurrent_installs_keep_every_entry_in_the_record() {
     let fresh = Sandbox::with_homes(&ADAPTERS);
     assert_eq!(sandbox.home_tree().contents(), fresh.home_tree().contents());
 }
+
+/// Antigravity and Gemini CLI share `~/.gemini`; acc creates it for whichever comes first.
+/// Whatever the order of install and uninstall, in one run or in several, the directory
+/// goes with the last adapter that used it, and the home ends as it began.
+#[test]
+fn a_directory_two_adapters_share_goes_with_the_last_of_them() {
+    let pair = ["antigravity", "gemini-cli"];
+    for installs in [pair, [pair[1], pair[0]]] {
+        for uninstalls in [pair, [pair[1], pair[0]]] {
+            // Separate runs.
+            let sandbox = Sandbox::new();
+            for adapter in installs {
+                install(&sandbox, adapter);
+            }
+            uninstall(&sandbox, uninstalls[0]);
+            assert!(
+                sandbox.home.join(".gemini").is_dir(),
+                "{installs:?} then {uninstalls:?}: still used by {}",
+                uninstalls[1]
+            );
+            uninstall(&sandbox, uninstalls[1]);
+            assert_eq!(
+                sandbox.home_tree().contents(),
+                Default::default(),
+                "{installs:?} then {uninstalls:?}, separate runs"
+            );
+
+            // One run.
+            let sandbox = Sandbox::new();
+            for adapter in installs {
+                install(&sandbox, adapter);
+            }
+            sandbox
+                .acc(&[
+                    "uninstall",
+                    "--adapter",
+                    uninstalls[0],
+                    "--adapter",
+                    uninstalls[1],
+                ])
+                .ok();
+            assert_eq!(
+                sandbox.home_tree().contents(),
+                Default::default(),
+                "{installs:?} then {uninstalls:?}, one run"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_adapter_into_an_empty_home_and_out_again_leaves_it_empty() {
+    let sandbox = Sandbox::new();
+    let mut args = vec!["install"];
+    for adapter in ADAPTERS {
+        args.extend(["--adapter", adapter]);
+    }
+    sandbox.acc(&args).ok();
+    sandbox.acc(&["uninstall"]).ok();
+    assert_eq!(sandbox.home_tree().contents(), Default::default());
+
+    // One install run, then one uninstall run per adapter, last installed first.
+    sandbox.acc(&args).ok();
+    for adapter in ADAPTERS.iter().rev() {
+        uninstall(&sandbox, adapter);
+    }
+    assert_eq!(sandbox.home_tree().contents(), Default::default());
+}
+
+#[test]
+fn a_shared_directory_holding_the_users_files_stays() {
+    let sandbox = Sandbox::new();
+    install(&sandbox, "antigravity");
+    install(&sandbox, "gemini-cli");
+    std::fs::write(sandbox.home.join(".gemini/notes.md"), "mine\n").unwrap();
+    uninstall(&sandbox, "antigravity");
+    uninstall(&sandbox, "gemini-cli");
+    let left: Vec<PathBuf> = sandbox.home_tree().0.into_keys().collect();
+    assert_eq!(
+        left,
+        [PathBuf::from(".gemini"), PathBuf::from(".gemini/notes.md")]
+    );
+}
+
+/// A file acc owns that the user changed since acc wrote it is kept by a re-install, as
+/// uninstall keeps it, and the rest of the install still happens.
+#[test]
+fn reinstalling_keeps_an_acc_file_the_user_changed_and_installs_the_rest() {
+    let sandbox = Sandbox::with_homes(&["grok"]);
+    let before = sandbox.home_tree().contents();
+    install(&sandbox, "grok");
+    let hooks = sandbox.home.join(".grok/hooks/acc.json");
+    let mut edited = std::fs::read(&hooks).unwrap();
+    edited.extend_from_slice(b"// my own note\n");
+    std::fs::write(&hooks, &edited).unwrap();
+    let skill = sandbox.home.join(skill_dir("grok"));
+    std::fs::remove_dir_all(&skill).unwrap();
+    let edited_tree = sandbox.home_tree();
+
+    let dry = sandbox.acc(&["install", "--adapter", "grok", "--dry-run", "--json"]);
+    dry.ok();
+    assert_eq!(sandbox.home_tree(), edited_tree, "a dry run writes nothing");
+    let report = install(&sandbox, "grok");
+    for run in [dry.json(), report.clone()] {
+        let mut got = actions(&run, &sandbox.home);
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                (PathBuf::from(".grok/hooks/acc.json"), "kept".to_owned()),
+                (PathBuf::from(skill_dir("grok")), "created".to_owned()),
+            ],
+            "{run}"
+        );
+    }
+    let note = report["data"]["adapters"][0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["action"] == "kept")
+        .unwrap()["note"]
+        .clone();
+    assert_eq!(note, "changed since acc wrote it, so acc leaves it");
+    // The edit is untouched (same bytes, same file), and the skill is back.
+    let after = sandbox.home_tree();
+    assert_eq!(
+        after.0.get(Path::new(".grok/hooks/acc.json")),
+        edited_tree.0.get(Path::new(".grok/hooks/acc.json"))
+    );
+    assert!(skill.join("SKILL.md").is_file());
+    let leftovers: Vec<PathBuf> = after
+        .0
+        .keys()
+        .filter(|p| p.to_string_lossy().contains("acc-kept"))
+        .cloned()
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // Uninstall still knows it as changed, keeps it, and takes the rest back.
+    let report = uninstall(&sandbox, "grok");
+    assert!(
+        actions(&report, &sandbox.home)
+            .contains(&(PathBuf::from(".grok/hooks/acc.json"), "kept".to_owned())),
+        "{report}"
+    );
+    let mut left = sandbox.home_tree().contents();
+    assert_eq!(
+        left.remove(Path::new(".grok/hooks/acc.json")).flatten(),
+        Some(support::hex(&<sha2::Sha256 as sha2::Digest>::digest(
+            &edited
+        )))
+    );
+    assert_eq!(left, before);
+}
+
+#[test]
+fn a_hook_file_acc_never_wrote_is_still_refused() {
+    let sandbox = Sandbox::with_homes(&["grok"]);
+    let hooks = sandbox.home.join(".grok/hooks/acc.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    std::fs::write(&hooks, "{\"hooks\": {}} // someone else's\n").unwrap();
+    let before = sandbox.home_tree();
+    let run = sandbox.acc(&["install", "--adapter", "grok"]);
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("was not written by acc"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(sandbox.home_tree(), before);
+}

@@ -137,9 +137,10 @@ fn decision_refusals_are_tool_errors_with_exit_classes() {
 }
 
 #[test]
-fn decision_shapes_are_invalid_params() {
+fn decision_shapes_are_invalid_params_or_tool_errors_by_protocol_version() {
     let sb = Sandbox::new();
-    let mut s = Server::start(&sb, "alice");
+    let mut s = Server::start_with(&sb, "alice", "2025-06-18");
+    let mut latest = Server::start(&sb, "alice");
     let seventeen: Vec<String> = (0..17).map(|i| format!("message_{i}")).collect();
     let base = json!({"to": [], "kind": "decision", "subject": "s", "body": "b"});
     let cases = [
@@ -158,6 +159,16 @@ fn decision_shapes_are_invalid_params() {
         }
         let r = s.call_raw("acc_message", args.clone());
         assert_eq!(r["error"]["code"], -32602, "{args}: {r}");
+        let e = latest.call_err("acc_message", args.clone());
+        assert_eq!(
+            (&e["code"], &e["reason"], &e["message"]),
+            (
+                &json!(2),
+                &json!("invalid_argument"),
+                &r["error"]["message"]
+            ),
+            "{args}: {e}"
+        );
         shown.push(json!({"arguments": args, "error": r["error"]["message"]}));
     }
     assert!(sb.store_files().is_empty(), "refused calls attach nothing");

@@ -233,12 +233,9 @@ fn params_error(s: &mut Server, tool: &str, args: Value) -> Value {
     json!({ "call": { "tool": tool, "arguments": args }, "error": r["error"] })
 }
 
-#[test]
-fn wrong_arguments_are_invalid_params() {
-    let sb = Sandbox::new();
-    let mut s = Server::start(&sb, "alice");
-    let cases = [
-        ("acc_teleport", json!({})),
+/// Calls whose arguments break the tool's schema or its conditional shapes.
+fn wrong_arguments() -> Vec<(&'static str, Value)> {
+    vec![
         ("acc_status", json!({"verbose": true})),
         (
             "acc_claim",
@@ -283,7 +280,15 @@ fn wrong_arguments_are_invalid_params() {
         ("acc_ack", json!({"messageId": 12})),
         ("acc_finish", json!({"goal": "g", "completed": "all"})),
         ("acc_ack", json!(["message_x"])),
-    ];
+    ]
+}
+
+#[test]
+fn wrong_arguments_are_invalid_params_under_2025_06_18() {
+    let sb = Sandbox::new();
+    let mut s = Server::start_with(&sb, "alice", "2025-06-18");
+    let mut cases = vec![("acc_teleport", json!({}))];
+    cases.extend(wrong_arguments());
     let errors: Vec<Value> = cases
         .into_iter()
         .map(|(tool, args)| params_error(&mut s, tool, args))
@@ -299,6 +304,47 @@ fn wrong_arguments_are_invalid_params() {
         sb.store_files()
     );
     insta::assert_json_snapshot!("invalid_params", errors);
+}
+
+#[test]
+fn wrong_arguments_are_tool_errors_under_2025_11_25() {
+    let sb = Sandbox::new();
+    let mut old = Server::start_with(&sb, "alice", "2025-06-18");
+    let mut new = Server::start(&sb, "alice");
+    for (tool, args) in wrong_arguments() {
+        let rpc = params_error(&mut old, tool, args.clone())["error"].clone();
+        // The same words, now as a result the model reads: a usage error (exit class 2)
+        // whose details carry the violations with their pointers.
+        let e = new.call_err(tool, args.clone());
+        assert_eq!(e["code"], 2, "{tool} {args}: {e}");
+        assert_eq!(e["reason"], "invalid_argument", "{tool} {args}: {e}");
+        assert_eq!(e["message"], rpc["message"], "{tool} {args}");
+        assert_eq!(e["details"]["tool"], tool);
+        assert_eq!(e["details"]["violations"], rpc["data"]["violations"]);
+    }
+    let e = new.call_err("acc_claim", json!({"action": "acquire"}));
+    assert_eq!(
+        e["message"],
+        "invalid arguments for acc_claim: /resource is required with action acquire"
+    );
+    // An unknown tool and malformed params stay protocol errors.
+    let r = new.call_raw("acc_teleport", json!({}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["data"]["tool"], "acc_teleport");
+    let r = new.request("tools/call", Some(json!({"arguments": {}})));
+    assert_eq!(r["error"]["code"], -32602);
+    let r = new.request("tools/call", Some(json!({"name": 7})));
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(
+        sb.store_files().is_empty(),
+        "refused calls attach nothing: {:?}",
+        sb.store_files()
+    );
+    // A corrected call then works.
+    new.call(
+        "acc_claim",
+        json!({"action": "acquire", "resource": "file:x"}),
+    );
 }
 
 #[test]

@@ -37,6 +37,7 @@ EXPECTED_RESOURCES = {"acc://snapshot", "acc://roster", "acc://inbox"}
 SUPPORTED_VERSIONS = {"2025-06-18", "2025-11-25"}
 
 checks = 0
+NEGOTIATED = {}
 
 
 def check(condition, what):
@@ -78,6 +79,7 @@ async def connect(stack, params):
     version = field(init, "protocol_version", "protocolVersion")
     check(version in SUPPORTED_VERSIONS, f"negotiated a supported version, got {version}")
     check(field(init, "server_info", "serverInfo").name == "acc-mcp", "server name")
+    NEGOTIATED[id(session)] = version
     return session
 
 
@@ -100,6 +102,19 @@ async def read(session, uri):
     check(str(content.uri) == uri, f"{uri}: the content names its uri")
     check(field(content, "mime_type", "mimeType") == "application/json", f"{uri}: JSON")
     return json.loads(content.text)
+
+
+async def argument_error(session, tool, args, what):
+    """Arguments that break a tool's schema: under 2025-11-25 a tool execution error the model
+    can read and correct (SEP-1303), under 2025-06-18 the JSON-RPC error -32602."""
+    if NEGOTIATED[id(session)] == "2025-06-18":
+        return await protocol_error(session.call_tool(tool, args), -32602, what)
+    error = (await call(session, tool, args, expect_error=True))["error"]
+    check(error["code"] == 2 and error["reason"] == "invalid_argument",
+          f"{what}: a usage error the model reads, got {error}")
+    check(error["message"].startswith(f"invalid arguments for {tool}: ")
+          and error["details"]["violations"], f"{what}: names the violations: {error}")
+    return error
 
 
 async def protocol_error(coro, code, what):
@@ -228,9 +243,9 @@ async def scenario(binary, doc_path):
             full = await call(alice, "acc_sync", {"scope": "full"})
             check([d["messageId"] for d in full["snapshot"]["decisions"]] == [replacement],
                   f"the full sync lists the decision in force: {full['snapshot']['decisions']}")
-            await protocol_error(bob.call_tool("acc_message", {
+            await argument_error(bob, "acc_message", {
                 "to": [], "kind": "decision", "subject": "s", "body": "b",
-                "supersedes": [root], "withdraws": [root]}), -32602, "supersedes with withdraws")
+                "supersedes": [root], "withdraws": [root]}, "supersedes with withdraws")
             gone = await call(bob, "acc_message", {
                 "to": [], "kind": "decision", "subject": "s", "body": "b",
                 "withdraws": ["message_missing"]}, expect_error=True)
@@ -252,11 +267,12 @@ async def scenario(binary, doc_path):
                       "roster shows both")
                 await read(who, "acc://inbox")
 
-            # Protocol faults stay JSON-RPC errors.
-            await protocol_error(alice.call_tool("acc_claim", {
-                "action": "acquire", "resource": "file:x", "color": "red"}), -32602,
+            # Arguments that break a schema are for the model to correct; protocol faults
+            # stay JSON-RPC errors.
+            await argument_error(alice, "acc_claim", {
+                "action": "acquire", "resource": "file:x", "color": "red"},
                 "an additional property")
-            await protocol_error(alice.call_tool("acc_release", {}), -32602, "a missing claimId")
+            await argument_error(alice, "acc_release", {}, "a missing claimId")
             await protocol_error(alice.call_tool("acc_teleport", {}), -32602, "an unknown tool")
             await protocol_error(alice.read_resource("acc://nowhere"), -32002, "an unknown resource")
 

@@ -7,6 +7,7 @@
 
 pub mod adapter;
 pub mod behaviour;
+pub mod bounded_command;
 pub mod capabilities;
 pub mod certification;
 pub mod client_events;

@@ -6,12 +6,10 @@
 //! also needs to tell "not on PATH" from "did not answer" and reads stderr too (some
 //! clients print their version there).
 
-use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::bounded_command::{Answer, Streams, run_bounded};
 use crate::install::{Detection, InstallContext};
 use crate::version::extract_version;
 
@@ -35,7 +33,13 @@ pub fn detect_command(
         };
     };
     let probe = format!("`{command} {}`", version_args.join(" "));
-    match run_bounded(&executable, version_args, &ctx.env, timeout) {
+    match run_bounded(
+        &executable,
+        version_args,
+        &ctx.env,
+        timeout,
+        Streams::StdoutAndStderr,
+    ) {
         Answer::Ran { success, output } if success || !output.trim().is_empty() => {
             let version = extract_version(&output);
             let detail = match &version {
@@ -82,91 +86,6 @@ pub fn find_on_path(command: &str, path: Option<&str>) -> Option<PathBuf> {
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-enum Answer {
-    Ran { success: bool, output: String },
-    TimedOut,
-    Unrunnable(std::io::Error),
-}
-
-/// Runs `program` with exactly `env`, stdout and stderr captured, killed at the deadline.
-fn run_bounded(
-    program: &Path,
-    args: &[&str],
-    env: &BTreeMap<String, String>,
-    timeout: Duration,
-) -> Answer {
-    let mut child = match Command::new(program)
-        .args(args)
-        .env_clear()
-        .envs(env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
-        Ok(child) => child,
-        Err(e) => return Answer::Unrunnable(e),
-    };
-    // Readers on their own threads keep a chatty child from blocking on a full pipe.
-    let readers: Vec<_> = [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|mut stream| {
-        std::thread::spawn(move || {
-            let mut out = Vec::new();
-            let _ = stream.read_to_end(&mut out);
-            out
-        })
-    })
-    .collect();
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Answer::TimedOut;
-            }
-        }
-    };
-    let mut output = String::new();
-    for reader in readers {
-        // A grandchild holding the pipe open past exit would block the join; such a
-        // probe's output is not worth waiting for.
-        if (reader.is_finished() || wait_briefly(&reader))
-            && let Ok(bytes) = reader.join()
-        {
-            output.push_str(&String::from_utf8_lossy(&bytes));
-        }
-    }
-    Answer::Ran {
-        success: status.success(),
-        output,
-    }
-}
-
-fn wait_briefly<T>(handle: &std::thread::JoinHandle<T>) -> bool {
-    let until = Instant::now() + Duration::from_millis(200);
-    while Instant::now() < until {
-        if handle.is_finished() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    false
 }
 
 #[cfg(test)]
@@ -238,6 +157,80 @@ mod tests {
         );
         let d = detect_command(&ctx, "answers-unversioned", &["--version"], DETECT_TIMEOUT);
         assert!(d.present && d.version.is_none());
+    }
+
+    /// Whether `pid` is gone (or a zombie nobody reaped yet: it runs no more).
+    fn ended(pid: &str) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+        }
+    }
+
+    fn wait_for_pid_file(path: &Path) -> String {
+        for _ in 0..500 {
+            if let Ok(pid) = std::fs::read_to_string(path)
+                && !pid.trim().is_empty()
+            {
+                return pid.trim().to_owned();
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("{} was never written", path.display());
+    }
+
+    #[test]
+    fn a_hung_probe_is_killed_with_its_children() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("grandchild.pid");
+        script(
+            dir.path(),
+            "claude",
+            &format!("/bin/sleep 30 &\necho $! > '{}'\nwait", pid_file.display()),
+        );
+        let ctx = ctx_with_path(dir.path());
+        let d = detect_command(&ctx, "claude", &["--version"], Duration::from_millis(500));
+        assert!(!d.present, "{d:?}");
+        assert!(d.detail.contains("did not answer"), "{}", d.detail);
+        let pid = wait_for_pid_file(&pid_file);
+        let mut gone = false;
+        for _ in 0..200 {
+            if ended(&pid) {
+                gone = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if !gone {
+            let _ = std::process::Command::new("/bin/kill")
+                .args(["-9", &pid])
+                .status();
+        }
+        assert!(gone, "the probe's child {pid} outlived the timeout");
+    }
+
+    #[test]
+    fn a_child_holding_the_pipe_open_does_not_hide_the_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("lingering.pid");
+        script(
+            dir.path(),
+            "claude",
+            &format!(
+                "/bin/sleep 30 &\necho $! > '{}'\necho '2.1.3 (Claude Code)'",
+                pid_file.display()
+            ),
+        );
+        let ctx = ctx_with_path(dir.path());
+        let d = detect_command(&ctx, "claude", &["--version"], DETECT_TIMEOUT);
+        let pid = wait_for_pid_file(&pid_file);
+        let _ = std::process::Command::new("/bin/kill")
+            .args(["-9", &pid])
+            .status();
+        assert!(d.present, "{d:?}");
+        assert_eq!(d.version.as_deref(), Some("2.1.3"), "{d:?}");
     }
 
     #[test]

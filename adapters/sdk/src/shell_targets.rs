@@ -108,13 +108,17 @@ fn walk(script: &str, cwd: Cwd, depth: usize, found: &mut Found) -> Result<(), U
     let mut tokens = tokenize(script)?.into_iter().peekable();
     while let Some(token) = tokens.next() {
         match token {
-            Token::Word(word) => words.push(word),
+            Token::Word(word) => {
+                process_substitution(&word, &shell, depth, found)?;
+                words.push(word);
+            }
             Token::Redirect(redirect) => {
                 let target = tokens.next_if(|t| matches!(t, Token::Word(_)));
                 if let Some(Token::Word(mut word)) = target {
                     if redirect == Redirect::Heredoc {
                         stdin = word.heredoc_body.take();
                     }
+                    process_substitution(&word, &shell, depth, found)?;
                     redirection(redirect, &word, &shell, found)?;
                 }
             }
@@ -151,6 +155,23 @@ fn walk(script: &str, cwd: Cwd, depth: usize, found: &mut Found) -> Result<(), U
         }
     }
     run(&words, stdin, &mut shell, depth, found)
+}
+
+/// The commands inside `<(…)` or `>(…)` run too (`echo > >(tee f)` writes `f`).
+fn process_substitution(
+    word: &Word,
+    shell: &Shell,
+    depth: usize,
+    found: &mut Found,
+) -> Result<(), Unreadable> {
+    if !word.process {
+        return Ok(());
+    }
+    let inner = word
+        .text
+        .get(2..word.text.len().saturating_sub(1))
+        .ok_or(Unreadable)?;
+    walk(inner, shell.cwd.clone(), depth + 1, found)
 }
 
 fn redirection(

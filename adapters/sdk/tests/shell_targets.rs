@@ -82,6 +82,9 @@ const CASES: &[(&str, &[&str])] = &[
     ("git restore -s main -- c.rs", &["c.rs"]),
     ("git restore --staged only-index.rs", &[]),
     ("git checkout -- f", &["f"]),
+    ("git checkout -- f -- g", &["f", "g"]),
+    ("git checkout main -- a -- b", &["a", "b"]),
+    ("git checkout -- '--'", &["--"]),
     ("git checkout main -- a b", &["a", "b"]),
     ("git checkout feature", &[]),
     ("git -C sub checkout -- f", &["sub/f"]),
@@ -157,7 +160,13 @@ const CASES: &[(&str, &[&str])] = &[
     // Substitutions.
     ("x=$(rm inside) && touch outside", &["outside"]),
     ("echo `rm inside` > out", &["out"]),
-    ("tee >(gzip > inner.gz) plain.txt", &["plain.txt"]),
+    (
+        "tee >(gzip > inner.gz) plain.txt",
+        &["inner.gz", "plain.txt"],
+    ),
+    ("echo > >(tee pf)", &["pf"]),
+    ("make 2> >(tee -a err.log >&2)", &["err.log"]),
+    ("cat <(rm -f gone) ok", &["gone"]),
     ("diff <(sort a) <(sort b) > d.txt", &["d.txt"]),
     // Codex's patch tool run through the shell.
     (

@@ -338,8 +338,10 @@ pub struct ReleaseArgs {
     #[arg(long, value_name = "RESOURCE")]
     pub resource: Option<String>,
 
-    /// human or policy: release a claim of another session.
-    #[arg(long, value_name = "A", requires = "claim")]
+    /// human or policy: release a claim of another session (by --claim id).
+    // Checked in the command, not with clap's `requires`: clap skips that check when the
+    // required argument conflicts with one that is present (`--resource`).
+    #[arg(long, value_name = "A")]
     pub authority: Option<String>,
 
     /// Why (recorded with a forced release).

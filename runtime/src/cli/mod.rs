@@ -23,6 +23,42 @@ fn wants_json(argv: &[OsString]) -> bool {
     argv.iter().skip(1).any(|a| a == "--json")
 }
 
+/// The subcommand path `argv` names (`["config", "init"]`), skipping options and the value
+/// of `--cwd`, which may come before the subcommand.
+fn command_path(argv: &[OsString]) -> Vec<String> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = Vec::new();
+    let mut args = argv.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(a) = args.next() {
+        if a == "--cwd" {
+            args.next();
+            continue;
+        }
+        if a.starts_with('-') {
+            continue;
+        }
+        match cmd.find_subcommand(a) {
+            Some(sub) => {
+                path.push(a.to_string());
+                let sub = sub.clone();
+                cmd = sub;
+            }
+            None => break,
+        }
+    }
+    path
+}
+
+/// `acc config --help` for `["config"]`, `acc --help` for none.
+fn help_for(path: &[String]) -> String {
+    if path.is_empty() {
+        "acc --help".to_string()
+    } else {
+        format!("acc {} --help", path.join(" "))
+    }
+}
+
 /// The first line of clap's message, without its `error: ` prefix, plus where to get help.
 fn usage_error(e: &clap::Error, argv: &[OsString]) -> AccError {
     let rendered = e.render().to_string();
@@ -39,17 +75,55 @@ fn usage_error(e: &clap::Error, argv: &[OsString]) -> AccError {
     } else {
         head.to_string()
     };
-    // The first word naming a subcommand: a global option's value (`--cwd DIR`) may come
-    // before it.
-    let command = argv.iter().skip(1).filter_map(|a| a.to_str()).find(|a| {
-        use clap::CommandFactory;
-        !a.starts_with('-') && Cli::command().find_subcommand(a).is_some()
-    });
-    let help = match command {
-        Some(c) => format!("acc {c} --help"),
-        None => "acc --help".to_string(),
-    };
+    let help = help_for(&command_path(argv));
     AccError::new(ErrorCode::InvalidArgument, format!("{first}; see `{help}`"))
+}
+
+/// `acc` or `acc config` without the subcommand it needs: a usage error naming the choices,
+/// not a help page (which belongs to `--help`, on stdout with exit 0).
+fn missing_subcommand(argv: &[OsString]) -> AccError {
+    use clap::CommandFactory;
+    let path = command_path(argv);
+    let mut cmd = Cli::command();
+    for name in &path {
+        let sub = cmd
+            .find_subcommand(name)
+            .expect("command_path only returns known subcommands")
+            .clone();
+        cmd = sub;
+    }
+    let choices: Vec<String> = cmd
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help" && !s.is_hide_set())
+        .map(|s| s.get_name().to_string())
+        .collect();
+    let shown = if path.is_empty() {
+        "acc".to_string()
+    } else {
+        format!("acc {}", path.join(" "))
+    };
+    let what = if path.is_empty() {
+        "a command"
+    } else {
+        "a subcommand"
+    };
+    if choices.is_empty() {
+        return AccError::new(
+            ErrorCode::InvalidArgument,
+            format!("{shown} needs arguments; see `{}`", help_for(&path)),
+        )
+        .with("command", shown);
+    }
+    AccError::new(
+        ErrorCode::InvalidArgument,
+        format!(
+            "{shown} needs {what}: one of {}; see `{}`",
+            choices.join(", "),
+            help_for(&path)
+        ),
+    )
+    .with("command", shown)
+    .with("subcommands", choices)
 }
 
 /// Runs `acc` with `argv` (including the program name) and returns the exit code.
@@ -64,20 +138,18 @@ pub fn run(
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
-            if matches!(
-                e.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
-                let _ = write!(out, "{}", e.render());
-                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                    2
-                } else {
-                    0
-                };
-            }
-            return output::emit(Err(usage_error(&e, &argv)), json, out, err);
+            let refused = match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = write!(out, "{}", e.render());
+                    return 0;
+                }
+                // The second arises when an option (such as `--json`) was given but no
+                // subcommand; both get the same answer.
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                | ErrorKind::MissingSubcommand => missing_subcommand(&argv),
+                _ => usage_error(&e, &argv),
+            };
+            return output::emit(Err(refused), json, out, err);
         }
     };
     let inv = Invocation::new(env, process_cwd, cli.cwd.as_deref());
@@ -133,6 +205,41 @@ mod tests {
         let (code, _, err) = run_args(&["--cwd", "/tmp", "claim", "--bogus"]);
         assert_eq!(code, 2);
         assert!(err.contains("see `acc claim --help`"), "{err}");
+    }
+
+    #[test]
+    fn the_command_path_skips_options_and_the_cwd_value() {
+        let path = |args: &[&str]| {
+            let argv: Vec<OsString> = std::iter::once("acc")
+                .chain(args.iter().copied())
+                .map(OsString::from)
+                .collect();
+            command_path(&argv)
+        };
+        assert_eq!(
+            path(&["--cwd", "config", "config", "init"]),
+            ["config", "init"]
+        );
+        assert_eq!(path(&["--json", "claim", "--resource", "x"]), ["claim"]);
+        assert!(path(&["--cwd", "status"]).is_empty());
+        assert!(path(&["frobnicate", "status"]).is_empty());
+    }
+
+    #[test]
+    fn a_missing_subcommand_names_the_choices_on_one_line() {
+        let (code, out, err) = run_args(&["--cwd", "/tmp", "config"]);
+        assert_eq!((code, out.as_str()), (2, ""));
+        assert_eq!(
+            err,
+            "acc config needs a subcommand: one of init, validate; see `acc config --help`\n"
+        );
+        let (code, out, err) = run_args(&["config", "--json"]);
+        assert_eq!((code, err.as_str()), (2, ""));
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(
+            v["error"]["details"]["subcommands"],
+            serde_json::json!(["init", "validate"])
+        );
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! never reused (pruned history leaves a gap, not a recycled number).
 
 use crate::clock::to_iso;
-use crate::error::Result;
+use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{EventSeq, IdKind, IdSource, SessionId};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -108,13 +108,39 @@ pub fn append(
     Ok(EventSeq(conn.last_insert_rowid() as u64))
 }
 
-/// The newest sequence, or 0 for an empty log.
+/// The highest sequence ever assigned, or 0 for a log that never had an event. This is
+/// SQLite's AUTOINCREMENT high-water mark, not the newest remaining row, so pruning old
+/// events never moves the head (and every cursor handed out from it) backwards.
 pub fn head(conn: &Connection) -> Result<EventSeq> {
-    let seq: Option<i64> = conn
-        .query_row("SELECT max(sequence) FROM events", [], |r| r.get(0))
-        .optional()?
-        .flatten();
-    Ok(EventSeq(seq.unwrap_or(0) as u64))
+    let seq: i64 = conn
+        .prepare_cached(
+            "SELECT max(
+                 coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0),
+                 coalesce((SELECT max(sequence) FROM events), 0))",
+        )?
+        .query_row([], |r| r.get(0))?;
+    Ok(EventSeq(seq.max(0) as u64))
+}
+
+/// Refuses a cursor beyond the head. No sync ever returned one, so it was made up or comes
+/// from another store; reading from it would silently skip every event until the log caught
+/// up. `name` is how the caller spelled the cursor (`cursor`, `--before`), `fix` what to do.
+pub fn refuse_beyond_head(
+    conn: &Connection,
+    name: &str,
+    cursor: EventSeq,
+    fix: &str,
+) -> Result<EventSeq> {
+    let head = head(conn)?;
+    if cursor > head {
+        return Err(AccError::new(
+            ErrorCode::InvalidCursor,
+            format!("{name} {cursor} is beyond the newest event of this workspace ({head}); {fix}"),
+        )
+        .with("cursor", cursor.to_string())
+        .with("head", head.to_string()));
+    }
+    Ok(head)
 }
 
 /// Events after `cursor`, oldest first, at most `limit`, optionally only some types and
@@ -134,8 +160,10 @@ pub fn since(
     let mut rows = stmt.query(params![cursor.0 as i64])?;
     let mut out = Vec::new();
     let mut last = cursor;
+    let mut exhausted = true;
     while let Some(row) = rows.next()? {
         if out.len() >= limit {
+            exhausted = false;
             break;
         }
         last = EventSeq(row.get::<_, i64>(0)? as u64);
@@ -158,6 +186,12 @@ pub fn since(
             occurred_at: to_iso(row.get(4)?),
             payload: serde_json::from_str(&payload).unwrap_or(Value::Null),
         });
+    }
+    drop(rows);
+    if exhausted {
+        // Everything up to the head was read; continue from the head even when its events
+        // were pruned, so the cursor never goes backwards.
+        last = last.max(head(conn)?);
     }
     Ok((out, last))
 }
@@ -221,5 +255,66 @@ mod tests {
         let (first, last) = since(&c, EventSeq(0), 1, &[], None).unwrap();
         assert_eq!((first.len(), last), (1, one));
         assert_eq!(since(&c, two, 10, &[], None).unwrap(), (vec![], two));
+    }
+
+    #[test]
+    fn the_head_never_goes_backwards_when_events_are_deleted() {
+        let c = db();
+        let ids = SequentialIds::default();
+        assert_eq!(head(&c).unwrap(), EventSeq(0));
+        for _ in 0..3 {
+            append(
+                &c,
+                &ids,
+                1,
+                None,
+                EventType::SessionOpened,
+                serde_json::json!({}),
+            )
+            .unwrap();
+        }
+        c.execute("DELETE FROM events", []).unwrap();
+        assert_eq!(head(&c).unwrap(), EventSeq(3));
+        // A reader starting from nothing continues from the head, not from 0.
+        assert_eq!(
+            since(&c, EventSeq(0), 10, &[], None).unwrap(),
+            (vec![], EventSeq(3))
+        );
+        let next = append(
+            &c,
+            &ids,
+            2,
+            None,
+            EventType::SessionOpened,
+            serde_json::json!({}),
+        );
+        assert_eq!(next.unwrap(), EventSeq(4), "sequences are never reused");
+    }
+
+    #[test]
+    fn a_cursor_beyond_the_head_is_refused_naming_the_head() {
+        let c = db();
+        let ids = SequentialIds::default();
+        append(
+            &c,
+            &ids,
+            1,
+            None,
+            EventType::SessionOpened,
+            serde_json::json!({}),
+        )
+        .unwrap();
+        assert_eq!(
+            refuse_beyond_head(&c, "cursor", EventSeq(1), "fix").unwrap(),
+            EventSeq(1)
+        );
+        let e = refuse_beyond_head(&c, "cursor", EventSeq(2), "pass another").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidCursor);
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.message,
+            "cursor 0000000000000002 is beyond the newest event of this workspace (0000000000000001); pass another"
+        );
+        assert_eq!(e.details["head"], "0000000000000001");
     }
 }

@@ -26,7 +26,7 @@ pub mod status;
 pub mod sync;
 
 use crate::clock::{Clock, SystemClock};
-use crate::error::Result;
+use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{Generation, IdKind, IdSource, RandomIds, SessionId};
 use crate::paths;
 use crate::store::{Genesis, OpenMode, Store};
@@ -77,6 +77,37 @@ impl Owner {
 
 /// One process's handle on one workspace's store. Open one per process and route every read
 /// and write through it.
+/// Refuses (exit 2) a data home that is, or lies under, something other than a directory,
+/// naming it: otherwise the store below it reads as unreadable and the advice to move the
+/// store aside would point at a file that cannot exist.
+fn refuse_non_directory_home(data_home: &Path) -> Result<()> {
+    // The deepest part of the path that exists decides; the rest is created on first write.
+    let Some((existing, meta)) = data_home
+        .ancestors()
+        .find_map(|a| std::fs::metadata(a).ok().map(|m| (a, m)))
+    else {
+        return Ok(());
+    };
+    if meta.is_dir() {
+        return Ok(());
+    }
+    let message = if existing == data_home {
+        format!(
+            "the data home {} is not a directory; set ACC_DATA_HOME to a directory, or move the file aside",
+            data_home.display()
+        )
+    } else {
+        format!(
+            "the data home {} cannot be created: {} is not a directory; set ACC_DATA_HOME to a directory, or move the file aside",
+            data_home.display(),
+            existing.display()
+        )
+    };
+    Err(AccError::new(ErrorCode::DataHomeNotDirectory, message)
+        .with("dataHome", data_home.display().to_string())
+        .with("file", existing.display().to_string()))
+}
+
 pub struct Core {
     pub(crate) store: Store,
     pub(crate) ports: Ports,
@@ -93,6 +124,7 @@ impl Core {
         ports: Ports,
     ) -> Result<Core> {
         paths::refuse_inside_roots(data_home, &workspace.roots)?;
+        refuse_non_directory_home(data_home)?;
         let path = paths::store_file(data_home, &workspace.id);
         let store = Store::open(&path, &workspace.id, mode, || Genesis {
             now_ms: ports.now(),
@@ -209,5 +241,38 @@ pub(crate) mod testkit {
                 .read(|c| Ok(c.query_row(sql, [], |r| r.get(0))?))
                 .unwrap()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_home_that_is_not_a_directory_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("home-file");
+        std::fs::write(&file, b"x").unwrap();
+        let e = refuse_non_directory_home(&file).unwrap_err();
+        assert_eq!(e.code, ErrorCode::DataHomeNotDirectory);
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.message,
+            format!(
+                "the data home {} is not a directory; set ACC_DATA_HOME to a directory, or move the file aside",
+                file.display()
+            )
+        );
+        let below = file.join("acc-home");
+        let e = refuse_non_directory_home(&below).unwrap_err();
+        assert!(
+            e.message
+                .contains(&format!("{} is not a directory", file.display())),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.details["file"], file.display().to_string());
+        refuse_non_directory_home(dir.path()).unwrap();
+        refuse_non_directory_home(&dir.path().join("not/yet/there")).unwrap();
     }
 }

@@ -3,7 +3,7 @@
 
 use super::model::{IntentState, Presence, PruneClass};
 use super::sessions;
-use super::{Core, intents};
+use super::{Core, events, intents};
 use crate::error::Result;
 use crate::ids::EventSeq;
 use rusqlite::params;
@@ -108,6 +108,12 @@ impl Core {
                     .collect();
             }
             if let Some(before) = req.before {
+                events::refuse_beyond_head(
+                    tx,
+                    "--before",
+                    before,
+                    "pass a cursor that `acc sync` returned",
+                )?;
                 report.events = tx
                     .prepare_cached("SELECT count(*) FROM events WHERE sequence <= ?1")?
                     .query_row(params![before.0 as i64], |r| r.get::<_, i64>(0))?
@@ -251,5 +257,29 @@ mod tests {
             })
             .unwrap();
         assert!(only.sessions.is_empty() && only.participants.is_empty());
+    }
+
+    #[test]
+    fn a_before_cursor_beyond_the_head_is_refused_and_nothing_is_removed() {
+        let mut k = kit();
+        k.attach("alice");
+        for apply in [false, true] {
+            let e = k
+                .core
+                .prune(PruneRequest {
+                    apply,
+                    classes: vec![],
+                    before: Some(EventSeq(3)),
+                })
+                .unwrap_err();
+            assert_eq!(e.code, crate::error::ErrorCode::InvalidCursor);
+            assert!(
+                e.message.starts_with("--before 0000000000000003"),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains("(0000000000000002)"), "{}", e.message);
+        }
+        assert_eq!(k.count("SELECT count(*) FROM events"), 2);
     }
 }

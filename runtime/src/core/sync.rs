@@ -86,6 +86,14 @@ impl Core {
         let ports = &self.ports;
         let now = ports.now();
         self.store.read(|c| {
+            if let Some(cursor) = req.cursor {
+                events::refuse_beyond_head(
+                    c,
+                    "cursor",
+                    cursor,
+                    "pass a cursor a previous sync returned, or none to read from the start",
+                )?;
+            }
             let me = match owner {
                 Some(o) => Some(check_owner(c, o)?),
                 None => None,
@@ -235,5 +243,61 @@ mod tests {
             )
             .unwrap();
         assert_eq!(typed.events.len(), 1);
+    }
+
+    #[test]
+    fn a_cursor_beyond_the_head_is_refused_and_pruning_keeps_the_cursor() {
+        use crate::core::prune::PruneRequest;
+        let mut k = kit();
+        let a = k.attach("alice");
+        let head = k
+            .core
+            .sync(Some(&a), SyncRequest::default())
+            .unwrap()
+            .cursor;
+        assert_eq!(head, EventSeq(2));
+        for scope in [SyncScope::Delta, SyncScope::History, SyncScope::Full] {
+            let e = k
+                .core
+                .sync(
+                    Some(&a),
+                    SyncRequest {
+                        cursor: Some(EventSeq(9_999_999_999_999_999)),
+                        scope,
+                        ..Default::default()
+                    },
+                )
+                .unwrap_err();
+            assert_eq!(e.code, crate::error::ErrorCode::InvalidCursor);
+            assert_eq!(e.exit_code(), 2);
+            assert!(e.message.contains("(0000000000000002)"), "{}", e.message);
+        }
+        k.core
+            .prune(PruneRequest {
+                apply: true,
+                before: Some(head),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(k.count("SELECT count(*) FROM events"), 0);
+        for cursor in [None, Some(head)] {
+            let r = k
+                .core
+                .sync(
+                    Some(&a),
+                    SyncRequest {
+                        cursor,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+            assert_eq!(r.cursor, head, "the cursor never goes backwards");
+            assert!(r.events.is_empty());
+        }
+        let full = SyncRequest {
+            scope: SyncScope::Full,
+            ..Default::default()
+        };
+        assert_eq!(k.core.sync(Some(&a), full).unwrap().cursor, head);
     }
 }

@@ -3,6 +3,7 @@
 use super::hook_env::HookEnv;
 use super::settings::HookSettings;
 use std::io::{Read, Write};
+use std::os::fd::RawFd;
 
 /// Runs the hook process and returns its exit code. The caller exits with it at once, which
 /// also ends a worker that overran the deadline.
@@ -24,11 +25,70 @@ pub fn main() -> i32 {
     let settings = HookSettings::system(HookEnv::from_process());
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let (mut out, mut err) = (stdout.lock(), stderr.lock());
+    let mut out = CheckedStdout {
+        inner: stdout.lock(),
+        fd: libc::STDOUT_FILENO,
+    };
+    let mut err = stderr.lock();
     let code = super::capture::run(&argv, stdin, &mut out, &mut err, settings);
     let _ = out.flush();
     let _ = err.flush();
     code
+}
+
+/// Stdout that fails when the answer cannot reach anyone: its descriptor is closed, or it is
+/// `/dev/null`. Started with stdout closed (`acc-hook … >&-`), the Rust runtime puts
+/// `/dev/null` on descriptor 1, and `Stdout` treats EBADF as success anyway; either way the
+/// bytes vanish while the write "succeeds", and the runner would mark as offered messages
+/// the client never received. A client always reads its hook's stdout through a pipe or a
+/// file, never `/dev/null`.
+struct CheckedStdout<W> {
+    inner: W,
+    fd: RawFd,
+}
+
+impl<W: Write> CheckedStdout<W> {
+    fn check_reachable(&self) -> std::io::Result<()> {
+        // SAFETY: F_GETFD only reads the descriptor's flags; any fd number is safe to ask.
+        if unsafe { libc::fcntl(self.fd, libc::F_GETFD) } == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if is_dev_null(self.fd) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "stdout is /dev/null",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn is_dev_null(fd: RawFd) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(null) = std::fs::metadata("/dev/null") else {
+        return false;
+    };
+    // SAFETY: fstat fills a zeroed stat owned here; it reads nothing else.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return false;
+    }
+    null.file_type().is_char_device()
+        && (st.st_mode & libc::S_IFMT) == libc::S_IFCHR
+        && st.st_rdev == null.rdev()
+}
+
+impl<W: Write> Write for CheckedStdout<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.check_reachable()?;
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()?;
+        // Even an empty answer is flushed: an unreachable stdout is reported here.
+        self.check_reachable()
+    }
 }
 
 fn stdin_is_terminal() -> bool {
@@ -51,3 +111,49 @@ fn one_malloc_arena() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn one_malloc_arena() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn a_closed_descriptor_fails_the_write_and_the_flush() {
+        let file = tempfile::tempfile().unwrap();
+        let mut open = CheckedStdout {
+            inner: Vec::new(),
+            fd: file.as_raw_fd(),
+        };
+        open.write_all(b"shown").unwrap();
+        open.flush().unwrap();
+        assert_eq!(open.inner, b"shown");
+        // No process holds this descriptor (closing a real one would race other tests,
+        // which may reuse its number at once).
+        let mut closed = CheckedStdout {
+            inner: Vec::new(),
+            fd: RawFd::MAX,
+        };
+        let e = closed.write_all(b"lost").unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF));
+        assert!(closed.inner.is_empty());
+        assert_eq!(
+            closed.flush().unwrap_err().raw_os_error(),
+            Some(libc::EBADF)
+        );
+    }
+
+    #[test]
+    fn dev_null_is_nowhere() {
+        let null = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
+        let mut out = CheckedStdout {
+            inner: Vec::new(),
+            fd: null.as_raw_fd(),
+        };
+        assert!(out.write_all(b"lost").is_err());
+        assert!(out.flush().is_err());
+        assert!(out.inner.is_empty());
+    }
+}

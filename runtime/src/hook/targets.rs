@@ -70,13 +70,64 @@ pub fn resource_under(root_real: &Path, target: &Path) -> Option<Resource> {
 
 /// The resources of every target inside `root`, in order, without duplicates.
 pub fn resources(cwd: &Path, root: &Path, raw_targets: &[String]) -> Vec<Resource> {
+    reaches(cwd, root, raw_targets)
+        .into_iter()
+        .filter_map(|reach| match reach {
+            Reach::File(r) | Reach::Tree(r) => Some(r),
+            Reach::Workspace => None,
+        })
+        .fold(Vec::new(), |mut out, r| {
+            if !out.contains(&r) {
+                out.push(r);
+            }
+            out
+        })
+}
+
+/// What one target can change in the workspace. A command given a directory (`rm -rf src`,
+/// `mv src old`, `git restore src`) changes every file under it, so a claim on any of them
+/// must stop it, not only a claim on the directory's own name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reach {
+    /// An existing file: that file only.
+    File(Resource),
+    /// An existing directory, or a path that does not exist yet (a command may create or
+    /// restore a whole tree there): the path and everything under it. Holds the path's
+    /// own resource, without `/**`.
+    Tree(Resource),
+    /// The workspace root itself, or a directory that holds it: everything.
+    Workspace,
+}
+
+impl Reach {
+    /// The resource a claim is looked up against: `file:<p>` or the tree `file:<p>/**`.
+    pub fn lookup(&self) -> Option<Resource> {
+        match self {
+            Reach::File(r) => Some(r.clone()),
+            Reach::Tree(r) => Resource::parse(&format!("{r}/**")).ok(),
+            Reach::Workspace => None,
+        }
+    }
+}
+
+/// The reach of every target inside (or holding) `root`, in order, without duplicates.
+pub fn reaches(cwd: &Path, root: &Path, raw_targets: &[String]) -> Vec<Reach> {
     let root_real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut out: Vec<Resource> = Vec::new();
+    let mut out: Vec<Reach> = Vec::new();
     for raw in raw_targets.iter().filter(|t| !t.is_empty()) {
-        if let Some(r) = resource_under(&root_real, &canonical_target(cwd, raw))
-            && !out.contains(&r)
+        let target = canonical_target(cwd, raw);
+        let reach = if root_real.starts_with(&target) {
+            Some(Reach::Workspace)
+        } else {
+            resource_under(&root_real, &target).map(|r| match std::fs::metadata(&target) {
+                Ok(meta) if !meta.is_dir() => Reach::File(r),
+                _ => Reach::Tree(r),
+            })
+        };
+        if let Some(reach) = reach
+            && !out.contains(&reach)
         {
-            out.push(r);
+            out.push(reach);
         }
     }
     out
@@ -184,6 +235,48 @@ mod tests {
         std::os::unix::fs::symlink("loop", ws.join("loop")).unwrap();
         let got = resources(&ws, &ws, &["alias.rs".into(), "loop".into()]);
         assert_eq!(names(got), ["file:src/target.rs", "file:loop"]);
+    }
+
+    #[test]
+    fn directories_missing_paths_and_the_root_reach_whole_trees() {
+        let t = tree();
+        let ws = t.base.join("ws");
+        let cwd = ws.join("src");
+        let got = reaches(
+            &cwd,
+            &ws,
+            &[
+                "lib.rs".into(),
+                ".".into(),
+                "deep/".into(),
+                "gone".into(),
+                "..".into(),
+                "../..".into(),
+                "/".into(),
+            ],
+        );
+        let file = |p: &str| Resource::parse(&format!("file:{p}")).unwrap();
+        assert_eq!(
+            got,
+            [
+                Reach::File(file("src/lib.rs")),
+                Reach::Tree(file("src")),
+                Reach::Tree(file("src/deep")),
+                Reach::Tree(file("src/gone")),
+                Reach::Workspace,
+            ]
+        );
+        assert_eq!(
+            Reach::Tree(file("src")).lookup(),
+            Some(file("src/**")),
+            "a tree is looked up as one"
+        );
+        assert_eq!(
+            Reach::File(file("src/lib.rs")).lookup(),
+            Some(file("src/lib.rs"))
+        );
+        // Outside the root, and not holding it: still dropped.
+        assert!(reaches(&ws, &ws, &["../elsewhere".into(), "/etc".into()]).is_empty());
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::digest::artifact_sha256;
 use super::error::InstallError;
-use super::install_run::{InstallOptions, run_install};
+use super::install_run::{EditedFiles, InstallOptions, run_install_with};
 use super::record::{self, InstallRecord, RecordedKind};
 use super::report::{ClientFacts, RunReport};
 use super::selection::{detect_all, facts};
@@ -112,13 +112,14 @@ pub fn run_doctor(
     if ids.is_empty() {
         return Ok(first);
     }
-    let repaired = run_install(
+    let repaired = run_install_with(
         ctx,
         adapters,
         &InstallOptions {
             adapters: ids,
             dry_run: false,
         },
+        EditedFiles::Replace,
     )?;
     let mut after = examine(ctx, adapters)?;
     after.repaired = Some(repaired);

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use acc_sdk::adapter::{AdapterError, AdapterErrorKind};
 use acc_sdk::define::Adapter;
-use acc_sdk::install::{ArtifactKind, Detection, InstallContext, InstallPlan};
+use acc_sdk::install::{Artifact, ArtifactKind, Detection, InstallContext, InstallPlan};
 
 use super::backups;
 use super::context::require_hook_executable;
@@ -18,6 +19,8 @@ use super::report::{
     AdapterOutcome, FileAction, FileOutcome, RunAction, RunReport, Skip, command_for,
 };
 use super::selection::{detect_all, facts, named, not_detected_reason};
+use super::set_aside::{self, SetAside};
+use super::uninstall_run::KEPT_NOTE;
 
 /// What `acc install` was asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,15 +30,34 @@ pub struct InstallOptions {
     pub dry_run: bool,
 }
 
-/// Installs (or, dry, plans) the selected adapters.
+/// What a re-install does with acc's own files the user changed since acc wrote them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditedFiles {
+    /// Leave them and say so, as uninstall does (`acc install`).
+    Keep,
+    /// Write acc's version over them (`acc doctor --repair`, asked to put acc's files back).
+    Replace,
+}
+
+/// Installs (or, dry, plans) the selected adapters, keeping acc files the user edited.
 pub fn run_install(
     ctx: &InstallContext,
     adapters: &[Adapter],
     options: &InstallOptions,
 ) -> Result<RunReport, InstallError> {
+    run_install_with(ctx, adapters, options, EditedFiles::Keep)
+}
+
+/// [`run_install`], choosing what happens to acc files the user edited.
+pub fn run_install_with(
+    ctx: &InstallContext,
+    adapters: &[Adapter],
+    options: &InstallOptions,
+    edited: EditedFiles,
+) -> Result<RunReport, InstallError> {
     let record_path = record::record_path(&ctx.acc_data_dir);
     // A corrupt record stops the run before detection or planning.
-    record::load(&record_path)?;
+    let initial = record::load(&record_path)?;
     let explicit = !options.adapters.is_empty();
     let candidates: Vec<&Adapter> = if explicit {
         named(adapters, &options.adapters)?
@@ -58,17 +80,42 @@ pub fn run_install(
     if !selected.is_empty() {
         require_hook_executable(ctx)?;
     }
+    // acc's own files the user changed since acc wrote them are kept, as uninstall keeps
+    // them: moved out of the adapter's way for its plan and install, then put back.
+    let mut kept = changed_trees_of(&initial, &selected, edited)?;
+    let early_lock = if !options.dry_run && kept.iter().any(|k| !k.is_empty()) {
+        let lock = record::lock(&ctx.acc_data_dir)?;
+        kept = changed_trees_of(&record::load(&record_path)?, &selected, edited)?;
+        Some(lock)
+    } else {
+        None
+    };
+    let mut asides: Vec<Vec<SetAside>> = Vec::new();
+    for paths in &kept {
+        let mut these = Vec::new();
+        if !options.dry_run {
+            for path in paths {
+                these.push(SetAside::new(path)?);
+            }
+        }
+        asides.push(these);
+    }
     // Every plan first: nothing is written unless every selected adapter can be installed.
     let mut plans = Vec::new();
-    for (adapter, _) in &selected {
-        let plan = adapter
-            .behaviour()
-            .plan_install(ctx)
-            .map_err(|e| InstallError::from_adapter(adapter.id(), e))?;
+    for ((adapter, _), kept) in selected.iter().zip(&kept) {
+        let plan = match adapter.behaviour().plan_install(ctx) {
+            Ok(plan) => plan,
+            // A dry run moves nothing, so the adapter may take the user's edit of its own
+            // file for a stranger's; the record says what install would write.
+            Err(e) if options.dry_run && conflict_within(&e, kept) => {
+                plan_from_record(initial.entry(adapter.id()))
+            }
+            Err(e) => return Err(InstallError::from_adapter(adapter.id(), e)),
+        };
         plans.push(plan);
     }
     // A dry run creates nothing, not even the lock file.
-    let _lock = if options.dry_run || selected.is_empty() {
+    let _lock = if options.dry_run || selected.is_empty() || early_lock.is_some() {
         None
     } else {
         Some(record::lock(&ctx.acc_data_dir)?)
@@ -77,11 +124,23 @@ pub fn run_install(
     let mut record = record::load(&record_path)?;
     let mut outcomes = Vec::new();
     let mut completed: Vec<String> = Vec::new();
-    for ((adapter, detection), plan) in selected.iter().zip(&plans) {
+    for (((adapter, detection), plan), (kept, asides)) in selected
+        .iter()
+        .zip(&plans)
+        .zip(kept.iter().zip(asides.drain(..)))
+    {
         let outcome = if options.dry_run {
-            Ok(dry_outcome(adapter, detection, plan))
+            Ok(dry_outcome(adapter, detection, plan, kept))
         } else {
-            install_one(ctx, adapter, detection, plan, &mut record, &record_path)
+            install_one(
+                ctx,
+                adapter,
+                detection,
+                plan,
+                asides,
+                &mut record,
+                &record_path,
+            )
         };
         match outcome {
             Ok(outcome) => {
@@ -122,20 +181,80 @@ fn kind_of(plan: &InstallPlan, path: &Path) -> RecordedKind {
         .map_or(RecordedKind::Tree, |a| a.kind.into())
 }
 
+fn changed_trees_of(
+    record: &InstallRecord,
+    selected: &[(&Adapter, Detection)],
+    edited: EditedFiles,
+) -> Result<Vec<Vec<PathBuf>>, InstallError> {
+    selected
+        .iter()
+        .map(|(adapter, _)| match edited {
+            EditedFiles::Keep => set_aside::changed_trees(record.entry(adapter.id())),
+            EditedFiles::Replace => Ok(Vec::new()),
+        })
+        .collect()
+}
+
+fn conflict_within(error: &AdapterError, kept: &[PathBuf]) -> bool {
+    error.kind == AdapterErrorKind::Conflict
+        && error
+            .path
+            .as_ref()
+            .is_some_and(|p| kept.iter().any(|k| p.starts_with(k)))
+}
+
+/// The plan an earlier install recorded (the same path helpers made both).
+fn plan_from_record(entry: Option<&InstallEntry>) -> InstallPlan {
+    let artifacts = entry
+        .into_iter()
+        .flat_map(|e| &e.artifacts)
+        .map(|a| Artifact {
+            path: a.path.clone(),
+            kind: match a.kind {
+                RecordedKind::Tree => ArtifactKind::Tree,
+                RecordedKind::Merge => ArtifactKind::Merge,
+            },
+        })
+        .collect();
+    InstallPlan {
+        artifacts,
+        needs_action: Vec::new(),
+    }
+}
+
+fn kept_file(path: &Path, kind: RecordedKind) -> FileOutcome {
+    FileOutcome {
+        path: path.to_path_buf(),
+        kind,
+        action: FileAction::Kept,
+        note: Some(KEPT_NOTE.to_owned()),
+    }
+}
+
 /// What install would do, judged from what exists now.
-fn dry_outcome(adapter: &Adapter, detection: &Detection, plan: &InstallPlan) -> AdapterOutcome {
+fn dry_outcome(
+    adapter: &Adapter,
+    detection: &Detection,
+    plan: &InstallPlan,
+    kept: &[PathBuf],
+) -> AdapterOutcome {
     let files = plan
         .artifacts
         .iter()
-        .map(|a| FileOutcome {
-            path: a.path.clone(),
-            kind: a.kind.into(),
-            action: if std::fs::symlink_metadata(&a.path).is_ok() {
-                FileAction::Edited
-            } else {
-                FileAction::Created
-            },
-            note: None,
+        .map(|a| {
+            if kept.contains(&a.path) {
+                return kept_file(&a.path, a.kind.into());
+            }
+            FileOutcome {
+                path: a.path.clone(),
+                kind: a.kind.into(),
+                action: if std::fs::symlink_metadata(&a.path).is_ok() {
+                    FileAction::Edited
+                } else {
+                    FileAction::Created
+                },
+                note: None,
+            }
         })
         .collect();
     AdapterOutcome {
@@ -152,6 +271,7 @@ fn install_one(
     adapter: &Adapter,
     detection: &Detection,
     plan: &InstallPlan,
+    mut kept: Vec<SetAside>,
     record: &mut InstallRecord,
     record_path: &Path,
 ) -> Result<AdapterOutcome, InstallError> {
@@ -188,14 +308,25 @@ fn install_one(
         .behaviour()
         .install(ctx)
         .map_err(|e| InstallError::from_adapter(id, e))?;
+    for aside in &mut kept {
+        aside.restore()?;
+    }
+    let kept_paths: Vec<&Path> = kept.iter().map(SetAside::path).collect();
 
     let mut artifacts = Vec::new();
     for artifact in &plan.artifacts {
+        // A kept file stays "changed since acc wrote it": its digest is still acc's.
+        let sha256 = match previous.as_ref().and_then(|p| p.artifact(&artifact.path)) {
+            Some(recorded) if kept_paths.contains(&artifact.path.as_path()) => {
+                recorded.sha256.clone()
+            }
+            _ => artifact_sha256(&artifact.path)
+                .map_err(|e| InstallError::io(&artifact.path, "read", &e))?,
+        };
         artifacts.push(RecordedArtifact {
             path: artifact.path.clone(),
             kind: artifact.kind.into(),
-            sha256: artifact_sha256(&artifact.path)
-                .map_err(|e| InstallError::io(&artifact.path, "read", &e))?,
+            sha256,
         });
     }
     let created_directories = directories::existing(
@@ -216,11 +347,16 @@ fn install_one(
     let mut files: Vec<FileOutcome> = report
         .changes
         .iter()
-        .map(|c| FileOutcome {
-            path: c.path.clone(),
-            kind: kind_of(plan, &c.path),
-            action: c.action.into(),
-            note: None,
+        .map(|c| {
+            if kept_paths.contains(&c.path.as_path()) {
+                return kept_file(&c.path, kind_of(plan, &c.path));
+            }
+            FileOutcome {
+                path: c.path.clone(),
+                kind: kind_of(plan, &c.path),
+                action: c.action.into(),
+                note: None,
+            }
         })
         .collect();
     files.sort_by(|a, b| a.path.cmp(&b.path));

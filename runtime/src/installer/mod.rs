@@ -4,10 +4,12 @@
 //! - [`install_run::run_install`] plans every selected adapter before writing anything
 //!   (a malformed config or a conflict stops the run untouched), keeps the original bytes
 //!   of each user file before its first edit, runs the adapter's install and records each
-//!   artifact's sha256 in `<data home>/acc/installs.json` ([`record`]).
+//!   artifact's sha256 in `<data home>/acc/installs.json` ([`record`]). An acc file the
+//!   user changed since acc wrote it is kept through a re-install ([`set_aside`]).
 //! - [`uninstall_run::run_uninstall`] restores unchanged user files from their originals,
 //!   lets the adapter strip acc's entries from files the user edited since, keeps acc trees
-//!   the user changed, and removes the directories install created when they are empty.
+//!   the user changed, and removes the directories install created once empty (a directory
+//!   another adapter's files still fill passes to that adapter and goes with it).
 //! - [`doctor::run_doctor`] reports store health, clients, installed artifacts and the one
 //!   next step; read-only unless asked to repair.
 //!
@@ -23,6 +25,7 @@ pub mod install_run;
 pub mod record;
 pub mod report;
 pub mod selection;
+pub mod set_aside;
 pub mod store_health;
 pub mod uninstall_run;
 

@@ -119,6 +119,36 @@ impl InstallRecord {
     pub fn remove(&mut self, adapter_id: &str) {
         self.installs.retain(|e| e.adapter_id != adapter_id);
     }
+
+    /// Passes directories acc created for `adapter_id`, still standing because other files
+    /// are inside, to every other entry with an artifact under them, so whichever of them
+    /// goes last removes them once empty. A directory no other entry uses holds only the
+    /// user's files and is forgotten (and left).
+    pub fn hand_over_directories(&mut self, adapter_id: &str, dirs: &[PathBuf]) {
+        for entry in self
+            .installs
+            .iter_mut()
+            .filter(|e| e.adapter_id != adapter_id)
+        {
+            let mut inherited: Vec<PathBuf> = dirs
+                .iter()
+                .filter(|dir| {
+                    entry
+                        .artifacts
+                        .iter()
+                        .any(|a| a.path != **dir && a.path.starts_with(dir))
+                })
+                .cloned()
+                .collect();
+            if inherited.is_empty() {
+                continue;
+            }
+            inherited.append(&mut entry.created_directories);
+            inherited.sort();
+            inherited.dedup();
+            entry.created_directories = inherited;
+        }
+    }
 }
 
 impl InstallEntry {
@@ -338,5 +368,37 @@ mod tests {
         let inode = fs::metadata(&path).unwrap().ino();
         save(&path, &record).unwrap();
         assert_eq!(fs::metadata(&path).unwrap().ino(), inode);
+    }
+
+    #[test]
+    fn standing_directories_pass_only_to_entries_with_files_under_them() {
+        let mut record = InstallRecord::default();
+        let mut first = entry("antigravity");
+        first.created_directories = vec![PathBuf::from("/h/.gemini")];
+        let mut second = entry("gemini-cli");
+        second.artifacts[0].path = PathBuf::from("/h/.gemini/settings.json");
+        second.created_directories = vec![PathBuf::from("/h/.gemini/skills")];
+        record.put(first);
+        record.put(second);
+        record.put(entry("codex"));
+        record.hand_over_directories(
+            "antigravity",
+            &[PathBuf::from("/h/.gemini"), PathBuf::from("/h/.other")],
+        );
+        assert_eq!(
+            record.entry("gemini-cli").unwrap().created_directories,
+            [
+                PathBuf::from("/h/.gemini"),
+                PathBuf::from("/h/.gemini/skills")
+            ]
+        );
+        assert_eq!(
+            record.entry("codex").unwrap().created_directories,
+            [PathBuf::from("/h/.codex")]
+        );
+        assert_eq!(
+            record.entry("antigravity").unwrap().created_directories,
+            [PathBuf::from("/h/.gemini")]
+        );
     }
 }

@@ -22,7 +22,7 @@ use super::report::{
 use super::selection::named;
 
 const EDITED_NOTE: &str = "changed since acc wrote it; only acc's entries were removed";
-const KEPT_NOTE: &str = "changed since acc wrote it, so acc leaves it";
+pub(super) const KEPT_NOTE: &str = "changed since acc wrote it, so acc leaves it";
 
 /// What `acc uninstall` was asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -105,6 +105,10 @@ pub fn run_uninstall(
                     e.completed = done.clone();
                     e
                 })?;
+                // A directory acc created that another adapter's files still fill goes
+                // with the last of them, in this run or a later one.
+                let standing = directories::existing(entry.created_directories.iter().cloned());
+                record.hand_over_directories(adapter.id(), &standing);
                 record.remove(adapter.id());
                 record::save(&record_path, &record)?;
                 backups::discard(&ctx.acc_data_dir, adapter.id());

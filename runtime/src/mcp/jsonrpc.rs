@@ -16,7 +16,8 @@ pub enum ErrorKind {
     /// `initialize`, or a second `initialize`).
     InvalidRequest,
     MethodNotFound,
-    /// Wrong params, an unknown tool, or tool arguments that break the tool's schema.
+    /// Wrong params, an unknown tool, or (under protocol 2025-06-18 only) tool arguments
+    /// that break the tool's schema.
     InvalidParams,
     /// acc failed while reading a resource.
     InternalError,

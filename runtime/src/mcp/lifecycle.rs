@@ -25,6 +25,17 @@ impl ProtocolVersion {
         }
     }
 
+    /// Whether tool arguments that break the tool's input schema are answered as a tool
+    /// execution error (`isError: true`) rather than JSON-RPC `-32602`. 2025-11-25 made them
+    /// tool errors (SEP-1303) so the model sees why its call failed and can correct it; an
+    /// unknown tool name stays a protocol error in both.
+    pub fn argument_errors_are_tool_errors(self) -> bool {
+        match self {
+            ProtocolVersion::V2025_06_18 => false,
+            ProtocolVersion::V2025_11_25 => true,
+        }
+    }
+
     /// The requested version when this server speaks it, else the latest (the client then
     /// decides whether it can continue, as the MCP lifecycle prescribes).
     pub fn negotiate(requested: &str) -> ProtocolVersion {

@@ -105,7 +105,7 @@ impl Server {
                 refuse_cursor(params)?;
                 Ok(tools::list())
             }
-            ("tools/call", _) => self.call_tool(params),
+            ("tools/call", Phase::Ready(version)) => self.call_tool(version, params),
             ("resources/list", _) => {
                 refuse_cursor(params)?;
                 Ok(resources::list())
@@ -122,7 +122,11 @@ impl Server {
         }
     }
 
-    fn call_tool(&mut self, params: Option<&Map<String, Value>>) -> Reply {
+    fn call_tool(
+        &mut self,
+        version: ProtocolVersion,
+        params: Option<&Map<String, Value>>,
+    ) -> Reply {
         let params = params
             .ok_or_else(|| RpcError::invalid_params("tools/call needs params with a name"))?;
         let name = match params.get("name") {
@@ -144,7 +148,13 @@ impl Server {
             None | Some(Value::Null) => None,
             Some(a) => Some(a),
         };
-        let input = input::parse(tool, args)?;
+        let input = match input::parse(tool, args) {
+            Ok(input) => input,
+            Err(bad) if version.argument_errors_are_tool_errors() => {
+                return Ok(outcome::failure(&bad.to_acc()));
+            }
+            Err(bad) => return Err(bad.to_rpc()),
+        };
         Ok(match self.run_tool(input) {
             Ok(value) => outcome::success(value),
             Err(e) => outcome::failure(&e),

@@ -9,9 +9,9 @@
 
 pub mod schema;
 
-use crate::error::{AccError, ErrorCode, Result};
+use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
 use crate::ids::WorkspaceId;
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,6 +43,8 @@ pub struct Store {
     path: PathBuf,
     /// An absent store opened read-only: an empty in-memory schema that is never persisted.
     ephemeral: bool,
+    /// The busy timeout in force, named when it runs out.
+    busy: Duration,
 }
 
 impl std::fmt::Debug for Store {
@@ -65,6 +67,46 @@ fn corrupt(path: &Path, why: impl std::fmt::Display) -> AccError {
     .with("file", path.display().to_string())
 }
 
+/// The store cannot exist at `path` because something above it is not a directory. The
+/// data home itself is checked earlier (`Core::open`); this names a component below it.
+fn blocked_by_file(path: &Path, e: &std::io::Error) -> AccError {
+    let blocker = path
+        .ancestors()
+        .skip(1)
+        .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()));
+    match blocker {
+        Some(b) => AccError::new(
+            ErrorCode::StoreIo,
+            format!(
+                "cannot use the acc store {}: {} is not a directory; move it aside",
+                path.display(),
+                b.display()
+            ),
+        )
+        .with("file", path.display().to_string())
+        .with("blocker", b.display().to_string()),
+        None => AccError::new(
+            ErrorCode::StoreIo,
+            format!("cannot use the acc store {}: {e}", path.display()),
+        )
+        .with("file", path.display().to_string()),
+    }
+}
+
+/// The store stayed locked by another connection for longer than `busy`.
+fn busy_at(path: &Path, busy: Duration) -> AccError {
+    AccError::new(
+        ErrorCode::StoreBusy,
+        format!(
+            "the acc store {} stayed locked by another process for more than {} ms; retry when that process is done",
+            path.display(),
+            busy.as_millis()
+        ),
+    )
+    .with("file", path.display().to_string())
+    .with("busyTimeoutMs", busy.as_millis() as u64)
+}
+
 /// A memory map large enough for any realistic store, for [`Store::set_mmap_size`]. Only
 /// address space is reserved; a larger store reads the rest the usual way.
 pub const MMAP_WHOLE_STORE: u64 = 256 * 1024 * 1024;
@@ -83,7 +125,16 @@ fn user_version(conn: &Connection) -> Result<u32> {
 
 fn apply_migrations(conn: &Connection, from: u32) -> Result<()> {
     for m in schema::MIGRATIONS.iter().filter(|m| m.version > from) {
-        conn.execute_batch(m.sql)?;
+        conn.execute_batch(m.sql).map_err(|e| {
+            // SQLite's own words, without the migration's whole text that rusqlite quotes.
+            let cause = match &e {
+                rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+                rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+                other => other.to_string(),
+            };
+            let code = AccError::from(e).code;
+            AccError::new(code, format!("migration {} failed: {cause}", m.version))
+        })?;
         conn.pragma_update(None, "user_version", m.version as i64)?;
     }
     Ok(())
@@ -121,6 +172,9 @@ impl Store {
                     Store::open_existing(path, workspace)
                 }
             },
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                Err(blocked_by_file(path, &e))
+            }
             Err(e) => Err(corrupt(path, e)),
         }
     }
@@ -153,6 +207,7 @@ impl Store {
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<()> {
         let capped = timeout.min(Duration::from_millis(i32::MAX as u64));
         self.conn.busy_timeout(capped)?;
+        self.busy = capped;
         Ok(())
     }
 
@@ -165,6 +220,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             ephemeral: true,
+            busy: BUSY_TIMEOUT,
         })
     }
 
@@ -234,8 +290,9 @@ impl Store {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| corrupt(path, e))?;
-        configure(&conn).map_err(|e| Store::contextualise_at(path, e))?;
-        let version = user_version(&conn).map_err(|e| Store::contextualise_at(path, e))?;
+        let ctx = |e: AccError| Store::contextualise_at(path, BUSY_TIMEOUT, e);
+        configure(&conn).map_err(ctx)?;
+        let version = user_version(&conn).map_err(ctx)?;
         let current = schema::current_version();
         if version > current {
             return Err(AccError::new(
@@ -256,47 +313,108 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             ephemeral: false,
+            busy: BUSY_TIMEOUT,
         };
-        if version < current {
-            store.write(|tx| {
-                let v = user_version(tx)?;
-                apply_migrations(tx, v)
-            })?;
-        }
-        let found: Option<String> = store.read(|c| {
-            Ok(c.query_row(
-                "SELECT value FROM meta WHERE key = 'workspace_id'",
-                [],
-                |r| r.get(0),
-            )
-            .ok())
-        })?;
-        match found {
-            Some(id) if id == workspace.as_str() => Ok(store),
-            Some(id) => Err(AccError::new(
-                ErrorCode::StoreForeign,
-                format!(
-                    "the acc store {} belongs to workspace {id}, not {workspace}",
-                    path.display()
+        // Whose store this is, before anything is written: a foreign store is refused
+        // untouched, never migrated. `meta.workspace_id` exists from schema version 1 on.
+        let found: Option<String> = store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT value FROM meta WHERE key = 'workspace_id'",
+                    [],
+                    |r| r.get(0),
+                )
+                .optional()?)
+            })
+            .map_err(|e| match e.code {
+                ErrorCode::StoreBusy | ErrorCode::StoreCorrupt => e,
+                _ => corrupt(
+                    path,
+                    format!("its workspace id cannot be read: {}", e.message),
                 ),
-            )
-            .with("file", path.display().to_string())),
-            None => Err(corrupt(path, "no workspace id recorded")),
+            })?;
+        match found {
+            Some(id) if id == workspace.as_str() => {}
+            Some(id) => {
+                return Err(AccError::new(
+                    ErrorCode::StoreForeign,
+                    format!(
+                        "the acc store {} belongs to workspace {id}, not {workspace}",
+                        path.display()
+                    ),
+                )
+                .with("file", path.display().to_string()));
+            }
+            None => return Err(corrupt(path, "no workspace id recorded")),
         }
+        if version < current {
+            store.migrate(version, current)?;
+        }
+        Ok(store)
     }
 
-    fn contextualise_at(path: &Path, e: AccError) -> AccError {
-        if e.code == ErrorCode::StoreCorrupt {
-            corrupt(path, e.message)
-        } else {
-            e
+    /// Applies the forward migrations in one `BEGIN IMMEDIATE` transaction. A failure rolls
+    /// back, leaving the store at `from`, and names the file and both versions.
+    fn migrate(&mut self, from: u32, to: u32) -> Result<()> {
+        let result = (|| -> Result<()> {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Another process may have migrated it while this one waited for the lock.
+            let v = user_version(&tx)?;
+            apply_migrations(&tx, v)?;
+            tx.commit()?;
+            Ok(())
+        })();
+        result.map_err(|e| {
+            let why = match e.code {
+                ErrorCode::StoreBusy => format!(
+                    "another process kept it locked for more than {} ms; retry when that process is done",
+                    self.busy.as_millis()
+                ),
+                _ => format!(
+                    "{}; it was left unchanged at version {from}: use an acc that understands version {from}, or move the file aside to start over",
+                    e.message.strip_prefix(SQL_ERROR_PREFIX).unwrap_or(&e.message)
+                ),
+            };
+            AccError::new(
+                e.code,
+                format!(
+                    "cannot migrate the acc store {} from schema version {from} to {to}: {why}",
+                    self.path.display()
+                ),
+            )
+            .with("file", self.path.display().to_string())
+            .with("storeVersion", from)
+            .with("supportedVersion", to)
+        })
+    }
+
+    /// Names the file in an error that arose inside it: corruption (with the advice never to
+    /// recreate it), a lock held past `busy`, and SQL failures.
+    fn contextualise_at(path: &Path, busy: Duration, e: AccError) -> AccError {
+        if e.details.contains_key("file") {
+            return e;
+        }
+        match e.code {
+            ErrorCode::StoreCorrupt => corrupt(path, e.message),
+            ErrorCode::StoreBusy => busy_at(path, busy),
+            ErrorCode::StoreIo if e.message.starts_with(SQL_ERROR_PREFIX) => {
+                let cause = &e.message[SQL_ERROR_PREFIX.len()..];
+                AccError::new(
+                    ErrorCode::StoreIo,
+                    format!("acc store error in {}: {cause}", path.display()),
+                )
+                .with("file", path.display().to_string())
+            }
+            _ => e,
         }
     }
 
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction; commits on `Ok`, rolls back on `Err`.
     pub fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let path = self.path.clone();
-        let ctx = |e: AccError| Store::contextualise_at(&path, e);
+        let (path, busy) = (self.path.clone(), self.busy);
+        let ctx = |e: AccError| Store::contextualise_at(&path, busy, e);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -308,8 +426,8 @@ impl Store {
 
     /// Runs `f` in one read transaction, so every query sees the same snapshot.
     pub fn read<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        let path = self.path.clone();
-        let ctx = |e: AccError| Store::contextualise_at(&path, e);
+        let (path, busy) = (self.path.clone(), self.busy);
+        let ctx = |e: AccError| Store::contextualise_at(&path, busy, e);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Deferred)
@@ -474,7 +592,117 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::StoreBusy, "{}", err.message);
         assert_eq!(err.exit_code(), 3);
+        assert_eq!(
+            err.message,
+            format!(
+                "the acc store {} stayed locked by another process for more than 0 ms; retry when that process is done",
+                path.display()
+            )
+        );
+        assert_eq!(err.details["file"], path.display().to_string());
         other.execute_batch("ROLLBACK").unwrap();
+    }
+
+    /// A version-1 store of workspace `id`, as an older acc left it.
+    fn version_1_store(path: &Path, id: &str) {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(schema::MIGRATIONS[0].sql).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('workspace_id', ?1)",
+            [id],
+        )
+        .unwrap();
+    }
+
+    fn version_and_tables(path: &Path) -> (i64, i64) {
+        let conn = Connection::open(path).unwrap();
+        let version = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        let tables = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (version, tables)
+    }
+
+    #[test]
+    fn a_foreign_store_is_refused_before_it_is_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        version_1_store(&path, "ws2");
+        let before = version_and_tables(&path);
+        assert_eq!(before.0, 1);
+        let err = Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap_err();
+        assert_eq!(err.code, ErrorCode::StoreForeign, "{}", err.message);
+        assert!(
+            err.message.contains("belongs to workspace ws2"),
+            "{}",
+            err.message
+        );
+        assert_eq!(version_and_tables(&path), before, "nothing was migrated");
+    }
+
+    #[test]
+    fn a_failed_migration_names_the_file_and_versions_and_rolls_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        version_1_store(&path, "ws1");
+        // A table in the way makes migration 2 fail part-way.
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE decision_links (x INTEGER)")
+            .unwrap();
+        let before = version_and_tables(&path);
+        let err = Store::open(&path, &ws(), OpenMode::ReadOnly, genesis).unwrap_err();
+        assert_eq!(err.exit_code(), 4, "{}", err.message);
+        assert!(
+            err.message.starts_with(&format!(
+                "cannot migrate the acc store {} from schema version 1 to {}: ",
+                path.display(),
+                schema::current_version()
+            )),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.ends_with(
+                ": migration 2 failed: table decision_links already exists; it was left unchanged at version 1: use an acc that understands version 1, or move the file aside to start over"
+            ),
+            "{}",
+            err.message
+        );
+        assert_eq!(err.details["file"], path.display().to_string());
+        assert_eq!(
+            version_and_tables(&path),
+            before,
+            "the migration rolled back"
+        );
+    }
+
+    #[test]
+    fn a_file_in_the_way_of_the_store_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("acc");
+        std::fs::write(&blocker, b"x").unwrap();
+        let path = blocker.join("workspaces/ws1/acc.db");
+        for mode in [OpenMode::ReadOnly, OpenMode::ReadWrite] {
+            let err = Store::open(&path, &ws(), mode, genesis).unwrap_err();
+            assert_eq!(err.code, ErrorCode::StoreIo, "{}", err.message);
+            assert_eq!(
+                err.message,
+                format!(
+                    "cannot use the acc store {}: {} is not a directory; move it aside",
+                    path.display(),
+                    blocker.display()
+                )
+            );
+        }
+        assert_eq!(std::fs::read(&blocker).unwrap(), b"x");
     }
 
     #[test]

@@ -78,9 +78,14 @@ impl Server {
 
     /// A server for `participant` in `sb`, initialized with protocol 2025-11-25.
     pub fn start(sb: &Sandbox, participant: &str) -> Server {
+        Server::start_with(sb, participant, "2025-11-25")
+    }
+
+    /// A server for `participant` in `sb`, initialized with protocol `version`.
+    pub fn start_with(sb: &Sandbox, participant: &str, version: &str) -> Server {
         let mut s = Server::spawn(command(sb, Some(participant)));
-        let init = s.initialize("2025-11-25");
-        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+        let init = s.initialize(version);
+        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
         s.notify("notifications/initialized");
         s
     }

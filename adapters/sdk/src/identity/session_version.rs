@@ -5,15 +5,13 @@
 //! comes last. Every command is bounded by a timeout.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{ResolvedClient, executable_name};
 use crate::adapter::AdapterBehaviour;
+use crate::bounded_command::{Answer, Streams, run_bounded};
 use crate::manifest::ClientSpec;
 use crate::version::{extract_version, version_order};
 
@@ -27,40 +25,10 @@ pub(crate) fn run_with_timeout(
     env: &BTreeMap<String, String>,
     timeout: Duration,
 ) -> Option<String> {
-    let mut child = Command::new(program)
-        .args(args)
-        .env_clear()
-        .envs(env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let (tx, rx) = mpsc::channel();
-    // A reader thread keeps a chatty child from blocking on a full pipe; it is left behind
-    // if a grandchild keeps the pipe open past the deadline.
-    std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = stdout.read_to_end(&mut out);
-        let _ = tx.send(out);
-    });
-    let deadline = Instant::now() + timeout;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
+    match run_bounded(program, args, env, timeout, Streams::Stdout) {
+        Answer::Ran { output, .. } => Some(output),
+        Answer::TimedOut | Answer::Unrunnable(_) => None,
     }
-    let out = rx
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .ok()?;
-    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Runs a client's version command and reads the first version in its output.

@@ -548,3 +548,56 @@ fn version_commands_are_bounded_by_their_timeout() {
         None
     );
 }
+
+#[test]
+fn the_hook_version_probe_reads_past_a_lingering_child_and_kills_a_hung_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = BTreeMap::from([("PATH".to_owned(), "/bin:/usr/bin".to_owned())]);
+    let lingering_pid = dir.path().join("lingering.pid");
+    let lingering = script(
+        dir.path(),
+        "lingering",
+        &format!(
+            "/bin/sleep 30 &\necho $! > '{}'\necho 'tool 4.5.6'",
+            lingering_pid.display()
+        ),
+    );
+    let version = run_version_command(&lingering, &[], &env, Duration::from_secs(5));
+    let pid = std::fs::read_to_string(&lingering_pid).unwrap();
+    let _ = std::process::Command::new("/bin/kill")
+        .args(["-9", pid.trim()])
+        .status();
+    assert_eq!(version.as_deref(), Some("4.5.6"));
+
+    let hung_pid = dir.path().join("hung.pid");
+    let hung = script(
+        dir.path(),
+        "hung",
+        &format!("/bin/sleep 30 &\necho $! > '{}'\nwait", hung_pid.display()),
+    );
+    assert_eq!(
+        run_version_command(&hung, &[], &env, Duration::from_millis(300)),
+        None
+    );
+    let pid = std::fs::read_to_string(&hung_pid).unwrap();
+    let alive = |pid: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
+        })
+    };
+    let mut gone = false;
+    for _ in 0..200 {
+        if !alive(pid.trim()) {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if !gone {
+        let _ = std::process::Command::new("/bin/kill")
+            .args(["-9", pid.trim()])
+            .status();
+    }
+    assert!(gone, "the hung probe's child {} outlived it", pid.trim());
+}

@@ -59,9 +59,11 @@ pub fn git(args: &[Word]) -> Effect {
             }
         }
         "checkout" => match rest.iter().position(|w| w.is_bare("--")) {
+            // A repeated `--` separates nothing more (agents write `-- f -- g`).
             Some(dash) => Effect::Writes(
                 rest[dash + 1..]
                     .iter()
+                    .filter(|w| !w.is_bare("--"))
                     .filter_map(Target::from_word)
                     .collect(),
             ),

@@ -7,7 +7,7 @@ use crate::cli::owner;
 use crate::core::claims::ClaimRequest;
 use crate::core::model::{Authority, ClaimMode, Enforcement};
 use crate::core::resources::Resource;
-use crate::error::Result;
+use crate::error::{AccError, Result};
 use crate::ids::ClaimId;
 use crate::store::OpenMode;
 
@@ -33,29 +33,100 @@ pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
     Ok(Output::new(format!("{verb} {}", out.claim.resource), out))
 }
 
+/// What `acc release` names: a claim by id, or this session's claim on a resource.
+enum Target<'a> {
+    Claim(ClaimId),
+    Resource(&'a str),
+}
+
 pub fn release(inv: &Invocation<'_>, a: ReleaseArgs) -> Result<Output> {
     let authority = a.authority.as_deref().map(Authority::parse).transpose()?;
-    let claim = a.claim.as_deref().map(ClaimId::parse).transpose()?;
-    if let Some(r) = &a.resource {
-        Resource::parse(r)?;
-    }
-    let owner = match authority {
-        // A forced release may come from a person with no session.
-        Some(_) => owner::optional(&a.owner, inv.env)?,
-        None => Some(owner::required(&a.owner, inv.env)?),
+    let target = match (a.claim.as_deref(), a.resource.as_deref()) {
+        (Some(id), None) => Target::Claim(ClaimId::parse(id)?),
+        (None, Some(raw)) => {
+            Resource::parse(raw)?;
+            Target::Resource(raw)
+        }
+        (Some(_), Some(_)) => {
+            return Err(AccError::usage(
+                "pass --claim or --resource, not both; see `acc release --help`",
+            ));
+        }
+        (None, None) => {
+            return Err(AccError::usage(
+                "acc release needs --claim <CLAIM> or --resource <RESOURCE>; see `acc release --help`",
+            ));
+        }
     };
-    let mut core = inv.open(OpenMode::ReadOnly)?;
-    let out = match (authority, claim, owner) {
-        (Some(auth), Some(id), owner) => {
+    // Checked before any store is opened, so a refused release touches nothing.
+    if let (Some(auth), Target::Resource(raw)) = (authority, &target) {
+        return Err(AccError::usage(format!(
+            "--authority {auth} releases another session's claim by its id: pass --claim <CLAIM> instead of --resource {raw} (`acc status --json` lists claim ids); see `acc release --help`"
+        ))
+        .with("flag", "--authority"));
+    }
+    let out = match (authority, target) {
+        (Some(auth), Target::Claim(id)) => {
+            // A forced release may come from a person with no session.
+            let owner = owner::optional(&a.owner, inv.env)?;
+            let mut core = inv.open(OpenMode::ReadOnly)?;
             core.force_release(owner.as_ref(), &id, auth, a.reason.as_deref())?
         }
-        (None, Some(id), Some(owner)) => core.release_claim(&owner, &id)?,
-        (None, None, Some(owner)) => {
-            let raw = a.resource.as_deref().unwrap_or_default();
+        (_, Target::Claim(id)) => {
+            let owner = owner::required(&a.owner, inv.env)?;
+            let mut core = inv.open(OpenMode::ReadOnly)?;
+            core.release_claim(&owner, &id)?
+        }
+        (_, Target::Resource(raw)) => {
+            let owner = owner::required(&a.owner, inv.env)?;
+            let mut core = inv.open(OpenMode::ReadOnly)?;
             let resource = inv.resource(&core, raw)?;
             core.release_resource(&owner, &resource)?
         }
-        _ => unreachable!("clap requires --claim or --resource, and --claim with --authority"),
     };
     Ok(Output::new(format!("released {}", out.claim_id), out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::OwnerArgs;
+    use crate::env::Env;
+
+    fn release_args(claim: Option<&str>, resource: Option<&str>) -> ReleaseArgs {
+        ReleaseArgs {
+            owner: OwnerArgs {
+                session: Some("session_AAAAAAAAAAAAAAAAAAAAAA".into()),
+                generation: Some("generation_AAAAAAAAAAAAAAAAAAAAAA".into()),
+            },
+            claim: claim.map(Into::into),
+            resource: resource.map(Into::into),
+            authority: Some("human".into()),
+            reason: None,
+        }
+    }
+
+    #[test]
+    fn authority_with_a_resource_is_a_usage_error_before_the_store_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("data");
+        let env = Env::new().with("ACC_DATA_HOME", home.to_str().unwrap());
+        let inv = Invocation::new(&env, dir.path(), None);
+        let e = release(&inv, release_args(None, Some("file:z.rs")))
+            .err()
+            .expect("refused");
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.message.contains("--claim") && e.message.contains("acc release --help"),
+            "{}",
+            e.message
+        );
+        for (claim, resource) in [(None, None), (Some("claim_x"), Some("file:z.rs"))] {
+            let e = release(&inv, release_args(claim, resource))
+                .err()
+                .expect("refused");
+            assert_eq!(e.exit_code(), 2, "{}", e.message);
+        }
+        assert!(!home.exists(), "nothing was written");
+    }
 }

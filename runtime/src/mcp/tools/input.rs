@@ -1,10 +1,14 @@
 //! Tool arguments as typed values. Arguments are first checked against the published schema,
 //! then read into these structs, then checked for the conditional shapes the schema cannot
-//! express without a top-level `oneOf`. Every failure here is a JSON-RPC invalid-params
-//! error; what the core then refuses (a malformed id, a text rule) is a tool error instead.
+//! express without a top-level `oneOf`. Every failure here is one [`InvalidArguments`]:
+//! under protocol 2025-11-25 it is answered as a tool execution error (`isError: true`), as
+//! that revision asks (SEP-1303), so the model can read it and correct its call; under
+//! 2025-06-18 it is a JSON-RPC invalid-params error. What the core then refuses (a malformed
+//! id, a text rule) is a tool error under both.
 
 use super::Tool;
 use super::catalog;
+use crate::error::{AccError, ErrorCode};
 use crate::mcp::jsonrpc::RpcError;
 use crate::mcp::schema::Violation;
 use serde::Deserialize;
@@ -123,26 +127,59 @@ pub enum Input {
     Finish(FinishArgs),
 }
 
-fn invalid(tool: Tool, violations: &[Violation]) -> RpcError {
-    let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
-    RpcError::invalid_params(format!(
-        "invalid arguments for {}: {}",
-        tool.name(),
-        listed.join("; ")
-    ))
-    .with_data(json!({
-        "tool": tool.name(),
-        "violations": violations
-            .iter()
-            .map(|v| json!({ "pointer": v.pointer, "problem": v.problem }))
-            .collect::<Vec<_>>(),
-    }))
+/// Arguments that break a tool's schema or its conditional shapes: the tool and each
+/// violation, with a JSON Pointer to the offending property.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvalidArguments {
+    pub tool: Tool,
+    pub violations: Vec<Violation>,
 }
 
-fn read<T: DeserializeOwned>(tool: Tool, args: &Value) -> Result<T, RpcError> {
+impl InvalidArguments {
+    /// `invalid arguments for acc_claim: /resource is required with action acquire`
+    pub fn message(&self) -> String {
+        let listed: Vec<String> = self.violations.iter().map(ToString::to_string).collect();
+        format!(
+            "invalid arguments for {}: {}",
+            self.tool.name(),
+            listed.join("; ")
+        )
+    }
+
+    fn data(&self) -> Value {
+        json!({
+            "tool": self.tool.name(),
+            "violations": self
+                .violations
+                .iter()
+                .map(|v| json!({ "pointer": v.pointer, "problem": v.problem }))
+                .collect::<Vec<_>>(),
+        })
+    }
+
+    /// The JSON-RPC `-32602` error (protocol 2025-06-18), its `data` naming each violation.
+    pub fn to_rpc(&self) -> RpcError {
+        RpcError::invalid_params(self.message()).with_data(self.data())
+    }
+
+    /// The usage error a tool execution error carries (protocol 2025-11-25): exit class 2,
+    /// reason `invalid_argument`, the same message, and the violations in its details.
+    pub fn to_acc(&self) -> AccError {
+        let data = self.data();
+        AccError::new(ErrorCode::InvalidArgument, self.message())
+            .with("tool", data["tool"].clone())
+            .with("violations", data["violations"].clone())
+    }
+}
+
+fn invalid(tool: Tool, violations: Vec<Violation>) -> InvalidArguments {
+    InvalidArguments { tool, violations }
+}
+
+fn read<T: DeserializeOwned>(tool: Tool, args: &Value) -> Result<T, InvalidArguments> {
     // The schema check ran first, so this fails only if the structs and schema disagree.
     serde_json::from_value(args.clone())
-        .map_err(|e| invalid(tool, &[Violation::new("", e.to_string())]))
+        .map_err(|e| invalid(tool, vec![Violation::new("", e.to_string())]))
 }
 
 /// The properties of `excluded` that appear although `present` rules them out.
@@ -235,7 +272,7 @@ fn conditional(tool: Tool, args: &Value) -> Vec<Violation> {
 }
 
 /// Validates `args` (absent means `{}`) for `tool` and reads them.
-pub fn parse(tool: Tool, args: Option<&Value>) -> Result<Input, RpcError> {
+pub fn parse(tool: Tool, args: Option<&Value>) -> Result<Input, InvalidArguments> {
     let empty = json!({});
     let args = args.unwrap_or(&empty);
     let schema = catalog::entry(tool).schema;
@@ -244,7 +281,7 @@ pub fn parse(tool: Tool, args: Option<&Value>) -> Result<Input, RpcError> {
         violations = conditional(tool, args);
     }
     if !violations.is_empty() {
-        return Err(invalid(tool, &violations));
+        return Err(invalid(tool, violations));
     }
     Ok(match tool {
         Tool::Status => Input::Status,
@@ -266,7 +303,7 @@ mod tests {
     use super::*;
 
     fn message(tool: Tool, args: Value) -> String {
-        parse(tool, Some(&args)).unwrap_err().message
+        parse(tool, Some(&args)).unwrap_err().message()
     }
 
     #[test]
@@ -379,15 +416,34 @@ mod tests {
 
     #[test]
     fn schema_violations_carry_pointers_in_data() {
-        let e = parse(Tool::Ack, Some(&json!({"messageId": "m", "extra": 1}))).unwrap_err();
+        let bad = parse(Tool::Ack, Some(&json!({"messageId": "m", "extra": 1}))).unwrap_err();
+        let e = bad.to_rpc();
         assert_eq!(e.kind.code(), -32602);
+        assert_eq!(e.message, bad.message());
         let data = e.data.unwrap();
         assert_eq!(data["tool"], "acc_ack");
         assert_eq!(data["violations"][0]["pointer"], "/extra");
         let e = parse(Tool::Ack, Some(&json!("m"))).unwrap_err();
         assert_eq!(
-            e.message,
+            e.message(),
             "invalid arguments for acc_ack: arguments must be an object, got a string"
+        );
+    }
+
+    #[test]
+    fn as_a_tool_error_violations_are_a_usage_error_with_the_same_pointers() {
+        let bad = parse(Tool::Claim, Some(&json!({"action": "acquire"}))).unwrap_err();
+        let e = bad.to_acc();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            e.message,
+            "invalid arguments for acc_claim: /resource is required with action acquire"
+        );
+        assert_eq!(e.details["tool"], "acc_claim");
+        assert_eq!(
+            e.details["violations"],
+            json!([{"pointer": "/resource", "problem": "is required with action acquire"}])
         );
     }
 }
