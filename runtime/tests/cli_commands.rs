@@ -297,6 +297,9 @@ fn help_is_available_for_every_command() {
         assert!(r.stdout.contains("Examples:"));
     }
     insta::assert_snapshot!("claim_help", sb.run(&["claim", "--help"]).stdout);
+    let r = sb.run(&["claim", "--help", "--json"]);
+    assert_eq!(r.code, 0);
+    insta::assert_snapshot!("claim_help_json", r.stdout);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod commands;
 pub mod context;
+pub mod help_json;
 pub mod output;
 pub mod owner;
 
@@ -48,6 +49,21 @@ fn command_path(argv: &[OsString]) -> Vec<String> {
         }
     }
     path
+}
+
+/// The words of `argv` that are not options (nor the value of `--cwd`): the command path
+/// first, then whatever followed it.
+fn words(argv: &[OsString]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut args = argv.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(a) = args.next() {
+        if a == "--cwd" {
+            args.next();
+        } else if !a.starts_with('-') {
+            out.push(a.to_string());
+        }
+    }
+    out
 }
 
 /// `acc config --help` for `["config"]`, `acc --help` for none.
@@ -138,7 +154,19 @@ pub fn run(
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => {
+            // `acc help claim --json`: clap's own help subcommand takes no options.
+            if json && words(&argv).first().map(String::as_str) == Some("help") {
+                let help = help_json::describe(&words(&argv));
+                return output::emit(Ok(output::Output::silent(help)), true, out, err);
+            }
             let refused = match e.kind() {
+                ErrorKind::DisplayHelp if json => {
+                    let help = help_json::describe(&words(&argv));
+                    return output::emit(Ok(output::Output::silent(help)), true, out, err);
+                }
+                ErrorKind::DisplayVersion if json => {
+                    return output::emit(Ok(commands::admin::version()), true, out, err);
+                }
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                     let _ = write!(out, "{}", e.render());
                     return 0;
@@ -240,6 +268,36 @@ mod tests {
             v["error"]["details"]["subcommands"],
             serde_json::json!(["init", "validate"])
         );
+    }
+
+    #[test]
+    fn help_and_version_under_json_are_one_envelope() {
+        for args in [
+            &["claim", "--help", "--json"][..],
+            &["--json", "claim", "-h"],
+            &["help", "claim", "--json"],
+            &["--cwd", "/tmp", "--json", "help", "claim"],
+        ] {
+            let (code, out, err) = run_args(args);
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert!(err.is_empty(), "{args:?}: {err}");
+            assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["ok"], true, "{args:?}");
+            assert_eq!(v["data"]["name"], "acc claim", "{args:?}");
+            assert_eq!(v["data"]["required"], serde_json::json!(["--resource"]));
+            assert_eq!(
+                v["data"]["choices"]["--mode"],
+                serde_json::json!(["shared", "exclusive"])
+            );
+        }
+        let (code, out, _) = run_args(&["--json", "--version"]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["data"]["version"], env!("CARGO_PKG_VERSION"));
+        // Without --json, help stays the page.
+        let (_, out, _) = run_args(&["help", "claim"]);
+        assert!(out.contains("Usage: acc claim"), "{out}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! One function per command: parse values, call the core, shape the output.
 
-mod admin;
+pub(crate) mod admin;
 mod claims;
 pub mod install;
 mod messages;
