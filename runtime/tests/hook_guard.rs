@@ -254,20 +254,24 @@ fn worktrees_of_one_repository_share_claims() {
     ));
 }
 
-/// A shell call as the guard sees it: the targets the shell parser reads from `command`.
+/// A shell call as the guard sees it: the targets an adapter reads from `command`.
 fn shell(sb: &Sandbox, conv: &str, cwd: &Path, command: &str) -> HookRun {
-    let targets = acc_sdk::shell_targets::parse_shell_write_targets(command)
-        .unwrap_or_else(|| panic!("{command:?} is readable"));
+    let targets = match acc_sdk::payload::shell_targets(Some(command)) {
+        acc_sdk::event::Targets::Paths(paths) => paths,
+        acc_sdk::event::Targets::None => Vec::new(),
+        acc_sdk::event::Targets::Unreadable => panic!("{command:?} is readable"),
+    };
     let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
     write(sb, conv, cwd, &targets)
 }
 
 #[test]
-fn a_command_on_a_directory_is_denied_by_a_claim_on_a_file_inside_it() {
+fn a_directory_written_whole_is_denied_by_a_claim_inside_it_and_one_added_to_is_not() {
     let sb = Sandbox::new();
     let ws = sb.ws();
     std::fs::write(ws.join("src/a.txt"), "a\n").unwrap();
     std::fs::create_dir_all(ws.join("docs")).unwrap();
+    std::fs::write(ws.join("docs/x.md"), "x\n").unwrap();
     start(&sb, "me", &ws);
     let peer = peer_claims(&sb, "file:src/a.txt", true);
     for (cwd, command) in [
@@ -303,6 +307,32 @@ fn a_command_on_a_directory_is_denied_by_a_claim_on_a_file_inside_it() {
     ] {
         assert_allowed(&shell(&sb, "me", &ws, command));
     }
+    // Commands that only add an entry to a directory are judged by that entry.
+    for command in [
+        "cp /etc/hostname src/",
+        "cp -t src /etc/hostname",
+        "mv docs/x.md src/",
+        "git mv docs/x.md src",
+        "ln -s ../README src/",
+        "mkdir -p src",
+        "mkdir -p src && cat > src/new.rs <<'EOF'\nfn main() {}\nEOF",
+        "cp /etc/hostname .",
+        "touch src/new.rs",
+    ] {
+        assert_allowed(&shell(&sb, "me", &ws, command));
+    }
+    assert_allowed(&shell(&sb, "me", &ws.join("src"), "cp /etc/hostname ."));
+    // Into the claimed file itself, or moving it away, is still refused.
+    assert_denied(
+        &shell(&sb, "me", &ws, "cp /etc/hostname src/a.txt"),
+        "file:src/a.txt",
+        &peer,
+    );
+    assert_denied(
+        &shell(&sb, "me", &ws, "mv src/a.txt docs/"),
+        "file:src/a.txt",
+        &peer,
+    );
 }
 
 #[test]

@@ -161,7 +161,8 @@ fn shell_commands_are_read_for_write_positions() {
         ),
         (
             ToolClass::Shell,
-            Targets::Paths(vec!["out/".into(), "f.rs".into()])
+            // A checked-out pathspec is restored whole (it may be a directory).
+            Targets::Paths(vec!["out/".into(), "f.rs/**".into()])
         )
     );
     assert_eq!(

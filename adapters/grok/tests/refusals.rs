@@ -137,7 +137,7 @@ fn tools_are_classed_by_family_with_their_targets() {
         ),
         (
             ToolClass::Shell,
-            Targets::Paths(vec!["build".into(), "out".into()])
+            Targets::Paths(vec!["build/**".into(), "out".into()])
         )
     );
     assert_eq!(

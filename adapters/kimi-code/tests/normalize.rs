@@ -144,6 +144,6 @@ fn tools_are_classed_by_family_with_their_targets() {
     assert_eq!(shell.targets("Edit", &json!({"path": "p"})), None);
     assert_eq!(
         shell.targets("Bash", &json!({"command": "rm -f p"})),
-        Some(Targets::Paths(vec!["p".into()]))
+        Some(Targets::Paths(vec!["p/**".into()]))
     );
 }

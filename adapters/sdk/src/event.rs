@@ -70,6 +70,9 @@ pub enum Targets {
     /// Not a tool event, or a tool that writes nothing.
     None,
     /// Paths exactly as the client named them (relative to the payload's cwd or absolute).
+    /// A path ending in `/**` is written whole: a command removes, moves away or restores it
+    /// (`rm -r src`, `git restore src`), so every file under it is a target. Any other path
+    /// is the file (or directory entry) itself.
     Paths(Vec<String>),
     /// A write-capable call whose targets could not be read (an unparseable shell command):
     /// allowed, and marked unguarded.

@@ -11,7 +11,7 @@ use crate::adapter::ToolGuard;
 use crate::event::{NormalizeError, Targets, ToolCall, ToolClass};
 use crate::outcome::HookOutcome;
 use crate::patch_targets::apply_patch_targets;
-use crate::shell_targets::parse_shell_write_targets;
+use crate::shell_targets::parse_shell_write_reach;
 
 /// The longest client session id accepted. Real ids are UUID-sized; anything far longer is
 /// not a session id, and it would end up in file names and logs.
@@ -123,11 +123,24 @@ pub fn path_targets(input: &Value, keys: &[&str]) -> Targets {
         .map_or(Targets::Unreadable, |p| Targets::Paths(vec![p.to_owned()]))
 }
 
-/// The files a shell command writes; `Unreadable` when the command cannot be read.
+/// The files a shell command writes; `Unreadable` when the command cannot be read. A path
+/// the command removes or restores whole is given as `<path>/**` (see [`Targets::Paths`]).
 pub fn shell_targets(command: Option<&str>) -> Targets {
     command
-        .and_then(parse_shell_write_targets)
-        .map_or(Targets::Unreadable, targets_of)
+        .and_then(parse_shell_write_reach)
+        .map_or(Targets::Unreadable, |found| {
+            targets_of(
+                found
+                    .into_iter()
+                    .map(|t| if t.whole { whole_path(&t.path) } else { t.path })
+                    .collect(),
+            )
+        })
+}
+
+/// `src` -> `src/**`, `src/` -> `src/**`, `/` -> `/**`.
+fn whole_path(path: &str) -> String {
+    format!("{}/**", path.trim_end_matches('/'))
 }
 
 /// The files an `apply_patch` body writes; `Unreadable` when it is not a patch.
@@ -342,6 +355,24 @@ mod tests {
         );
         assert_eq!(command_text(&json!(["ok", 1])), None);
         assert_eq!(command_text(&json!("  ")), None);
+    }
+
+    #[test]
+    fn paths_written_whole_are_marked_as_trees() {
+        let paths = |c: &str| match shell_targets(Some(c)) {
+            Targets::Paths(p) => p,
+            other => panic!("{c:?}: {other:?}"),
+        };
+        assert_eq!(paths("rm -rf src/ build"), ["src/**", "build/**"]);
+        assert_eq!(paths("rm -rf /"), ["/**"]);
+        assert_eq!(paths("mv src old"), ["src/**", "old"]);
+        assert_eq!(paths("mv -t dest a b"), ["dest", "a/**", "b/**"]);
+        assert_eq!(paths("git restore ."), ["./**"]);
+        assert_eq!(paths("git -C sub checkout -- lib"), ["sub/lib/**"]);
+        assert_eq!(paths("git mv a b dest"), ["a/**", "b/**", "dest"]);
+        assert_eq!(paths("cp f dir/ && mkdir -p dir"), ["dir/", "dir"]);
+        // A path both added to and removed whole is removed whole.
+        assert_eq!(paths("cp f dir && rm -r dir"), ["dir/**"]);
     }
 
     #[test]

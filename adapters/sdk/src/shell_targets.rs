@@ -59,6 +59,26 @@ pub fn shell_write_targets(command: &str) -> Vec<String> {
 /// quote or substitution, a target built at runtime), so the guard can mark the call
 /// unguarded instead of calling it harmless.
 pub fn parse_shell_write_targets(command: &str) -> Option<Vec<String>> {
+    Some(
+        parse_shell_write_reach(command)?
+            .into_iter()
+            .map(|t| t.path)
+            .collect(),
+    )
+}
+
+/// One path a shell command writes, and how much of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellTarget {
+    pub path: String,
+    /// Removed, moved away or restored whole (`rm -r`, `mv`'s sources, `git restore`,
+    /// `git checkout --`): a directory here has everything under it written. Otherwise
+    /// the path itself is written, and a directory only gains an entry (`cp f dir/`).
+    pub whole: bool,
+}
+
+/// Like [`parse_shell_write_targets`], with each path's reach.
+pub fn parse_shell_write_reach(command: &str) -> Option<Vec<ShellTarget>> {
     let mut found = Found::default();
     walk(command, Cwd::Known(String::new()), 0, &mut found).ok()?;
     Some(found.paths)
@@ -83,7 +103,7 @@ enum Cwd {
 
 #[derive(Default)]
 struct Found {
-    paths: Vec<String>,
+    paths: Vec<ShellTarget>,
     seen: HashSet<String>,
 }
 
@@ -197,6 +217,7 @@ fn redirection(
         Target {
             text: word.text.clone(),
             dynamic: word.substituted,
+            whole: false,
         },
         shell,
         found,
@@ -260,7 +281,14 @@ fn record(target: Target, shell: &Shell, found: &mut Found) -> Result<(), Unread
         return Ok(());
     }
     if found.seen.insert(path.clone()) {
-        found.paths.push(path);
+        found.paths.push(ShellTarget {
+            path,
+            whole: target.whole,
+        });
+    } else if target.whole
+        && let Some(seen) = found.paths.iter_mut().find(|t| t.path == path)
+    {
+        seen.whole = true;
     }
     Ok(())
 }

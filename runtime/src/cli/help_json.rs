@@ -68,6 +68,20 @@ fn find(path: &[String]) -> (Command, Vec<String>) {
     (cmd, known)
 }
 
+/// `acc help <path>`: every word must name a subcommand; the first that does not is the
+/// error.
+pub fn describe_exact(path: &[String]) -> Result<CommandHelp, String> {
+    let words = match path.split_first() {
+        Some((first, rest)) if first == "help" => rest,
+        _ => path,
+    };
+    let (_, known) = find(words);
+    match words.get(known.len()) {
+        Some(unknown) => Err(unknown.clone()),
+        None => Ok(describe(words)),
+    }
+}
+
 /// The help object for the command `path` names. `acc help claim` is given as
 /// `["help", "claim"]` and answers for `claim`.
 pub fn describe(path: &[String]) -> CommandHelp {
@@ -187,6 +201,14 @@ mod tests {
         assert_eq!(
             describe(&path(&["help", "config", "init"])).name,
             "acc config init"
+        );
+        assert_eq!(
+            describe_exact(&path(&["help", "config", "nosuch"])),
+            Err("nosuch".to_string())
+        );
+        assert_eq!(
+            describe_exact(&path(&["help", "claim"])).map(|h| h.name),
+            Ok("acc claim".to_string())
         );
         let root = describe(&[]);
         assert_eq!(root.name, "acc");

@@ -156,8 +156,14 @@ pub fn run(
         Err(e) => {
             // `acc help claim --json`: clap's own help subcommand takes no options.
             if json && words(&argv).first().map(String::as_str) == Some("help") {
-                let help = help_json::describe(&words(&argv));
-                return output::emit(Ok(output::Output::silent(help)), true, out, err);
+                let result = match help_json::describe_exact(&words(&argv)) {
+                    Ok(help) => Ok(output::Output::silent(help)),
+                    Err(unknown) => Err(AccError::new(
+                        ErrorCode::InvalidArgument,
+                        format!("unrecognized subcommand '{unknown}'; see `acc --help`"),
+                    )),
+                };
+                return output::emit(result, true, out, err);
             }
             let refused = match e.kind() {
                 ErrorKind::DisplayHelp if json => {
@@ -291,6 +297,14 @@ mod tests {
                 serde_json::json!(["shared", "exclusive"])
             );
         }
+        let (code, out, _) = run_args(&["--json", "help", "nosuch"]);
+        assert_eq!(code, 2);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["ok"], false);
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains("'nosuch'"),
+            "{v}"
+        );
         let (code, out, _) = run_args(&["--json", "--version"]);
         assert_eq!(code, 0);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();

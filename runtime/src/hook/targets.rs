@@ -84,16 +84,18 @@ pub fn resources(cwd: &Path, root: &Path, raw_targets: &[String]) -> Vec<Resourc
         })
 }
 
-/// What one target can change in the workspace. A command given a directory (`rm -rf src`,
-/// `mv src old`, `git restore src`) changes every file under it, so a claim on any of them
-/// must stop it, not only a claim on the directory's own name.
+/// What one target can change in the workspace. A command that removes, moves away or
+/// restores a path whole (`rm -rf src`, `mv src old`, `git restore src`; the adapter passes
+/// such a target as `src/**`) changes every file under it, so a claim on any of them must
+/// stop it, not only a claim on the directory's own name. Any other target writes the path
+/// itself: `cp f src/` only adds an entry to `src`, so a peer's claim on `src/a.txt` does not
+/// stop it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reach {
-    /// An existing file: that file only.
+    /// The path itself (a file, or a directory gaining an entry).
     File(Resource),
-    /// An existing directory, or a path that does not exist yet (a command may create or
-    /// restore a whole tree there): the path and everything under it. Holds the path's
-    /// own resource, without `/**`.
+    /// A path written whole: it and everything under it. Holds the path's own resource,
+    /// without `/**`.
     Tree(Resource),
     /// The workspace root itself, or a directory that holds it: everything.
     Workspace,
@@ -115,13 +117,21 @@ pub fn reaches(cwd: &Path, root: &Path, raw_targets: &[String]) -> Vec<Reach> {
     let root_real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut out: Vec<Reach> = Vec::new();
     for raw in raw_targets.iter().filter(|t| !t.is_empty()) {
-        let target = canonical_target(cwd, raw);
-        let reach = if root_real.starts_with(&target) {
+        let (path, whole) = match raw.strip_suffix("/**") {
+            Some("") => ("/", true),
+            Some(path) => (path, true),
+            None => (raw.as_str(), false),
+        };
+        let target = canonical_target(cwd, path);
+        let reach = if whole && root_real.starts_with(&target) {
             Some(Reach::Workspace)
         } else {
-            resource_under(&root_real, &target).map(|r| match std::fs::metadata(&target) {
-                Ok(meta) if !meta.is_dir() => Reach::File(r),
-                _ => Reach::Tree(r),
+            resource_under(&root_real, &target).map(|r| {
+                if whole {
+                    Reach::Tree(r)
+                } else {
+                    Reach::File(r)
+                }
             })
         };
         if let Some(reach) = reach
@@ -238,7 +248,7 @@ mod tests {
     }
 
     #[test]
-    fn directories_missing_paths_and_the_root_reach_whole_trees() {
+    fn only_targets_written_whole_reach_trees_and_the_workspace() {
         let t = tree();
         let ws = t.base.join("ws");
         let cwd = ws.join("src");
@@ -247,12 +257,16 @@ mod tests {
             &ws,
             &[
                 "lib.rs".into(),
-                ".".into(),
+                "./**".into(),
                 "deep/".into(),
+                "deep/**".into(),
+                "gone/**".into(),
                 "gone".into(),
+                ".".into(),
                 "..".into(),
-                "../..".into(),
-                "/".into(),
+                "../**".into(),
+                "../../**".into(),
+                "/**".into(),
             ],
         );
         let file = |p: &str| Resource::parse(&format!("file:{p}")).unwrap();
@@ -261,8 +275,13 @@ mod tests {
             [
                 Reach::File(file("src/lib.rs")),
                 Reach::Tree(file("src")),
+                // A destination directory only gains an entry.
+                Reach::File(file("src/deep")),
                 Reach::Tree(file("src/deep")),
                 Reach::Tree(file("src/gone")),
+                Reach::File(file("src/gone")),
+                Reach::File(file("src")),
+                // `..` unmarked is the root itself: no file resource, nothing to judge.
                 Reach::Workspace,
             ]
         );

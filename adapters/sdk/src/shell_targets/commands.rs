@@ -3,7 +3,7 @@
 //! through `sh -c` or `eval`.
 
 use super::editors::{PERL, RUBY, SED, in_place};
-use super::effect::{DirChange, Effect, NOTHING, Target, operands};
+use super::effect::{DirChange, Effect, NOTHING, Target, operands, whole};
 use super::git::git;
 use super::lexer::Word;
 use super::options::{Flag, OptionSpec, parse};
@@ -86,7 +86,8 @@ fn is_assignment(word: &Word) -> bool {
 
 fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
     match name {
-        "tee" | "rm" | "unlink" | "rmdir" => operands(args, &OptionSpec::NONE),
+        "tee" | "unlink" => operands(args, &OptionSpec::NONE),
+        "rm" | "rmdir" => whole(operands(args, &OptionSpec::NONE)),
         "touch" => operands(
             args,
             &OptionSpec {
@@ -125,6 +126,7 @@ fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
                     Some(Target {
                         text: file.to_owned(),
                         dynamic: w.substituted,
+                        whole: false,
                     })
                 })
                 .collect(),
@@ -159,15 +161,25 @@ const TARGET_DIR_SPEC: OptionSpec = OptionSpec {
     long_values: &["target-directory", "suffix"],
 };
 
-/// `mv` writes both sides: its sources disappear and its destination appears.
+/// `mv` writes both sides: its sources disappear whole and its destination appears.
 fn move_like(args: &[Word]) -> Effect {
     let parsed = parse(args, &TARGET_DIR_SPEC);
     let dir = parsed
         .value_of('t', "target-directory")
         .and_then(Target::from_value);
+    let last = if dir.is_some() {
+        None
+    } else {
+        parsed.operands.len().checked_sub(1)
+    };
     Effect::Writes(
         dir.into_iter()
-            .chain(parsed.operands.iter().filter_map(|w| Target::from_word(w)))
+            .chain(parsed.operands.iter().enumerate().filter_map(|(i, w)| {
+                Target::from_word(w).map(|t| Target {
+                    whole: Some(i) != last || parsed.operands.len() == 1,
+                    ..t
+                })
+            }))
             .collect(),
     )
 }
@@ -303,6 +315,7 @@ fn apply_patch(args: &[Word], stdin: Option<&str>) -> Effect {
                 .map(|text| Target {
                     text,
                     dynamic: false,
+                    whole: false,
                 })
                 .collect(),
         ),

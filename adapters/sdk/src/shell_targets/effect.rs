@@ -10,6 +10,10 @@ pub struct Target {
     pub text: String,
     /// Built by a command substitution: only known at runtime.
     pub dynamic: bool,
+    /// The command removes, moves away or restores this path whole (`rm -r`, `mv`'s
+    /// sources, `git restore`): when it is a directory, everything under it is written.
+    /// Other targets write the path itself (a destination directory only gains an entry).
+    pub whole: bool,
 }
 
 impl Target {
@@ -18,6 +22,7 @@ impl Target {
         (!word.process).then(|| Target {
             text: word.text.clone(),
             dynamic: word.substituted,
+            whole: false,
         })
     }
 
@@ -27,6 +32,7 @@ impl Target {
             Value::Attached(_) => Some(Target {
                 text: value.text().to_owned(),
                 dynamic: value.substituted(),
+                whole: false,
             }),
         }
     }
@@ -65,6 +71,19 @@ pub fn operands(args: &[Word], spec: &OptionSpec) -> Effect {
             .filter_map(Target::from_word)
             .collect(),
     )
+}
+
+/// `effect` with every target it writes marked [`Target::whole`].
+pub fn whole(effect: Effect) -> Effect {
+    match effect {
+        Effect::Writes(targets) => Effect::Writes(
+            targets
+                .into_iter()
+                .map(|t| Target { whole: true, ..t })
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 /// Join a relative path onto a directory, textually.

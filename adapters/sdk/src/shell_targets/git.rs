@@ -1,7 +1,7 @@
 //! What a `git` command writes in the working tree: the subcommands that overwrite or
 //! remove named files.
 
-use super::effect::{Effect, NOTHING, Target, join, operands};
+use super::effect::{Effect, NOTHING, Target, join, operands, whole};
 use super::lexer::Word;
 use super::options::{OptionSpec, parse};
 
@@ -35,7 +35,9 @@ pub fn git(args: &[Word]) -> Effect {
         return NOTHING;
     };
     let rest = &args[i + 1..];
-    let effect = match sub.text.as_str() {
+    // What these subcommands name is removed or restored whole: a directory pathspec
+    // rewrites every file under it.
+    let effect = whole(match sub.text.as_str() {
         "restore" => {
             let parsed = parse(
                 rest,
@@ -89,9 +91,29 @@ pub fn git(args: &[Word]) -> Effect {
                 )
             }
         }
-        "mv" => operands(rest, &OptionSpec::NONE),
+        "mv" => return moved(operands(rest, &OptionSpec::NONE), &dir),
         _ => NOTHING,
+    });
+    in_dir(effect, &dir)
+}
+
+/// `git mv a b dest`: the sources go whole, the destination (the last path) only appears.
+fn moved(effect: Effect, dir: &str) -> Effect {
+    let effect = match effect {
+        Effect::Writes(mut targets) => {
+            let last = targets.len().saturating_sub(1);
+            for (i, t) in targets.iter_mut().enumerate() {
+                t.whole = i != last || last == 0;
+            }
+            Effect::Writes(targets)
+        }
+        other => other,
     };
+    in_dir(effect, dir)
+}
+
+/// Relative targets of a `git -C DIR` command, moved into DIR.
+fn in_dir(effect: Effect, dir: &str) -> Effect {
     match effect {
         Effect::Writes(targets) if !dir.is_empty() => Effect::Writes(
             targets
@@ -100,7 +122,7 @@ pub fn git(args: &[Word]) -> Effect {
                     text: if t.text.starts_with('/') {
                         t.text
                     } else {
-                        join(&dir, &t.text)
+                        join(dir, &t.text)
                     },
                     ..t
                 })

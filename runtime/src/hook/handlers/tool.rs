@@ -61,8 +61,9 @@ fn first_denial(
     };
     let mut everything: Option<Vec<ClaimRecord>> = None;
     for reach in reaches {
-        if let Some(lookup) = reach.lookup() {
-            if let Some(hit) = hits.iter().find(|h| h.resource == lookup) {
+        if !matches!(reach, Reach::Workspace) {
+            let lookup = reach.lookup();
+            if let Some(hit) = hits.iter().find(|h| Some(&h.resource) == lookup.as_ref()) {
                 return Ok(Some(reach_reason(reach, hit)));
             }
             continue;
