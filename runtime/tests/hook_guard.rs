@@ -333,6 +333,14 @@ fn a_directory_written_whole_is_denied_by_a_claim_inside_it_and_one_added_to_is_
         "file:src/a.txt",
         &peer,
     );
+    // A copy into the directory, under the claimed file's name, overwrites it.
+    for command in [
+        "cp /tmp/a.txt src/",
+        "cp -t src ../a.txt",
+        "mv docs/a.txt src",
+    ] {
+        assert_denied(&shell(&sb, "me", &ws, command), "file:src/a.txt", &peer);
+    }
 }
 
 #[test]

@@ -161,8 +161,13 @@ fn shell_commands_are_read_for_write_positions() {
         ),
         (
             ToolClass::Shell,
-            // A checked-out pathspec is restored whole (it may be a directory).
-            Targets::Paths(vec!["out/".into(), "f.rs/**".into()])
+            // The entries `-t out/` gains, and a checked-out pathspec restored whole.
+            Targets::Paths(vec![
+                "out/".into(),
+                "out/a".into(),
+                "out/b".into(),
+                "f.rs/**".into()
+            ])
         )
     );
     assert_eq!(

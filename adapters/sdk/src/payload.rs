@@ -365,14 +365,20 @@ mod tests {
         };
         assert_eq!(paths("rm -rf src/ build"), ["src/**", "build/**"]);
         assert_eq!(paths("rm -rf /"), ["/**"]);
-        assert_eq!(paths("mv src old"), ["src/**", "old"]);
-        assert_eq!(paths("mv -t dest a b"), ["dest", "a/**", "b/**"]);
+        assert_eq!(paths("mv src old"), ["src/**", "old", "old/src"]);
+        assert_eq!(
+            paths("mv -t dest a b"),
+            ["dest", "dest/a", "dest/b", "a/**", "b/**"]
+        );
         assert_eq!(paths("git restore ."), ["./**"]);
         assert_eq!(paths("git -C sub checkout -- lib"), ["sub/lib/**"]);
-        assert_eq!(paths("git mv a b dest"), ["a/**", "b/**", "dest"]);
-        assert_eq!(paths("cp f dir/ && mkdir -p dir"), ["dir/", "dir"]);
+        assert_eq!(
+            paths("git mv a b dest"),
+            ["a/**", "b/**", "dest", "dest/a", "dest/b"]
+        );
+        assert_eq!(paths("cp f dir/ && mkdir -p dir"), ["dir/", "dir/f", "dir"]);
         // A path both added to and removed whole is removed whole.
-        assert_eq!(paths("cp f dir && rm -r dir"), ["dir/**"]);
+        assert_eq!(paths("cp f dir && rm -r dir"), ["dir/**", "dir/f"]);
     }
 
     #[test]

@@ -20,6 +20,10 @@
 //!   after a directory only known at runtime (`cd`, `cd -`, `cd ~/x`, `cd "$D"`) a relative
 //!   target makes the command unreadable.
 //! - `sh -c '…'`, `bash -lc '…'` and `eval …` are read in turn (up to a small depth).
+//! - `cp`, `mv`, `ln` and `install` write their destination and, unless `-T` is given, the
+//!   entry each source becomes if it is a directory (`cp a.rs src/` writes `src/` and
+//!   `src/a.rs`). What `rm`, `rmdir`, `mv` (its sources) and `git restore`/`checkout --`/`rm`
+//!   name is written whole ([`ShellTarget::whole`]).
 //! - `apply_patch` (Codex's patch tool run as a command) writes the files its patch names,
 //!   whether the patch is its argument or a heredoc on its standard input.
 //! - `$(…)` and backticks stay opaque: nothing inside them is a target, an unbalanced one

@@ -88,8 +88,8 @@ pub fn resources(cwd: &Path, root: &Path, raw_targets: &[String]) -> Vec<Resourc
 /// restores a path whole (`rm -rf src`, `mv src old`, `git restore src`; the adapter passes
 /// such a target as `src/**`) changes every file under it, so a claim on any of them must
 /// stop it, not only a claim on the directory's own name. Any other target writes the path
-/// itself: `cp f src/` only adds an entry to `src`, so a peer's claim on `src/a.txt` does not
-/// stop it.
+/// itself: `cp f src/` is passed as `src/` and `src/f` (the entry it adds), so a peer's claim
+/// on `src/a.txt` does not stop it and one on `src/f` does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reach {
     /// The path itself (a file, or a directory gaining an entry).

@@ -3,10 +3,10 @@
 //! through `sh -c` or `eval`.
 
 use super::editors::{PERL, RUBY, SED, in_place};
-use super::effect::{DirChange, Effect, NOTHING, Target, operands, whole};
+use super::effect::{DirChange, Effect, NOTHING, Target, destination, operands, whole};
 use super::git::git;
 use super::lexer::Word;
-use super::options::{Flag, OptionSpec, parse};
+use super::options::{Flag, OptionSpec, Parsed, parse};
 use super::wrappers::{Skip, WRAPPERS};
 use crate::patch_targets::apply_patch_targets;
 
@@ -161,27 +161,50 @@ const TARGET_DIR_SPEC: OptionSpec = OptionSpec {
     long_values: &["target-directory", "suffix"],
 };
 
+/// The names of `words` known before the command runs (no substitution, no pipe).
+fn static_texts<'a>(words: &[&'a Word]) -> Vec<&'a str> {
+    words
+        .iter()
+        .filter(|w| !w.substituted && !w.process)
+        .map(|w| w.text.as_str())
+        .collect()
+}
+
+fn no_target_directory(parsed: &Parsed<'_>) -> bool {
+    parsed.has_short('T') || parsed.has_long("no-target-directory")
+}
+
 /// `mv` writes both sides: its sources disappear whole and its destination appears.
 fn move_like(args: &[Word]) -> Effect {
     let parsed = parse(args, &TARGET_DIR_SPEC);
-    let dir = parsed
-        .value_of('t', "target-directory")
-        .and_then(Target::from_value);
-    let last = if dir.is_some() {
-        None
-    } else {
-        parsed.operands.len().checked_sub(1)
+    let sources_whole = |sources: &[&Word]| -> Vec<Target> {
+        sources
+            .iter()
+            .filter_map(|w| Target::from_word(w))
+            .map(|t| Target { whole: true, ..t })
+            .collect()
     };
-    Effect::Writes(
-        dir.into_iter()
-            .chain(parsed.operands.iter().enumerate().filter_map(|(i, w)| {
-                Target::from_word(w).map(|t| Target {
-                    whole: Some(i) != last || parsed.operands.len() == 1,
-                    ..t
-                })
-            }))
-            .collect(),
-    )
+    let no_t = no_target_directory(&parsed);
+    if let Some(dir) = parsed
+        .value_of('t', "target-directory")
+        .and_then(Target::from_value)
+    {
+        let sources = &parsed.operands;
+        let mut out = destination(dir, &static_texts(sources), false);
+        out.extend(sources_whole(sources));
+        return Effect::Writes(out);
+    }
+    match parsed.operands.as_slice() {
+        [] => NOTHING,
+        [only] => Effect::Writes(sources_whole(&[*only])),
+        [sources @ .., last] => {
+            let mut out = sources_whole(sources);
+            if let Some(dest) = Target::from_word(last) {
+                out.extend(destination(dest, &static_texts(sources), no_t));
+            }
+            Effect::Writes(out)
+        }
+    }
 }
 
 /// `cp`, `ln` and `install` write their destination: `-t DIR`, else the last operand.
@@ -202,8 +225,11 @@ fn copy_like(name: &str, args: &[Word]) -> Effect {
         TARGET_DIR_SPEC
     };
     let parsed = parse(args, &spec);
-    if let Some(dir) = parsed.value_of('t', "target-directory") {
-        return Effect::Writes(Target::from_value(dir).into_iter().collect());
+    if let Some(dir) = parsed
+        .value_of('t', "target-directory")
+        .and_then(Target::from_value)
+    {
+        return Effect::Writes(destination(dir, &static_texts(&parsed.operands), false));
     }
     if name == "install" && (parsed.has_short('d') || parsed.has_long("directory")) {
         return Effect::Writes(
@@ -225,7 +251,11 @@ fn copy_like(name: &str, args: &[Word]) -> Effect {
                 .into_iter()
                 .collect(),
         ),
-        [_, .., last] => Effect::Writes(Target::from_word(last).into_iter().collect()),
+        [sources @ .., last] if !sources.is_empty() => Effect::Writes(
+            Target::from_word(last)
+                .map(|dest| destination(dest, &static_texts(sources), no_target_directory(&parsed)))
+                .unwrap_or_default(),
+        ),
         _ => NOTHING,
     }
 }

@@ -86,6 +86,29 @@ pub fn whole(effect: Effect) -> Effect {
     }
 }
 
+/// A destination and, unless `-T` rules it out, the entry each source would become if the
+/// destination is a directory (`cp a.rs src/` writes `src/a.rs`). Which one it is only the
+/// file system knows, so both are targets: an entry under a plain file names nothing.
+pub fn destination(dest: Target, sources: &[&str], no_target_directory: bool) -> Vec<Target> {
+    let entries: Vec<Target> = if no_target_directory || dest.dynamic {
+        Vec::new()
+    } else {
+        sources
+            .iter()
+            .filter_map(|source| {
+                let trimmed = source.trim_end_matches('/');
+                let name = trimmed.rsplit('/').next().unwrap_or(trimmed);
+                (!name.is_empty() && name != "." && name != "..").then(|| Target {
+                    text: join(&dest.text, name),
+                    dynamic: false,
+                    whole: false,
+                })
+            })
+            .collect()
+    };
+    std::iter::once(dest).chain(entries).collect()
+}
+
 /// Join a relative path onto a directory, textually.
 pub fn join(dir: &str, path: &str) -> String {
     if path.starts_with('/') || dir.is_empty() {

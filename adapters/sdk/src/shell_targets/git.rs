@@ -1,7 +1,7 @@
 //! What a `git` command writes in the working tree: the subcommands that overwrite or
 //! remove named files.
 
-use super::effect::{Effect, NOTHING, Target, join, operands, whole};
+use super::effect::{Effect, NOTHING, Target, destination, join, operands, whole};
 use super::lexer::Word;
 use super::options::{OptionSpec, parse};
 
@@ -97,16 +97,31 @@ pub fn git(args: &[Word]) -> Effect {
     in_dir(effect, &dir)
 }
 
-/// `git mv a b dest`: the sources go whole, the destination (the last path) only appears.
+/// `git mv a b dest`: the sources go whole; the destination (the last path) appears, or
+/// gains an entry per source when it is a directory.
 fn moved(effect: Effect, dir: &str) -> Effect {
     let effect = match effect {
-        Effect::Writes(mut targets) => {
-            let last = targets.len().saturating_sub(1);
-            for (i, t) in targets.iter_mut().enumerate() {
-                t.whole = i != last || last == 0;
+        Effect::Writes(mut targets) => match targets.pop() {
+            Some(dest) if !targets.is_empty() => {
+                let names: Vec<String> = targets
+                    .iter()
+                    .filter(|t| !t.dynamic)
+                    .map(|t| t.text.clone())
+                    .collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let mut out: Vec<Target> = targets
+                    .into_iter()
+                    .map(|t| Target { whole: true, ..t })
+                    .collect();
+                out.extend(destination(dest, &names, false));
+                Effect::Writes(out)
             }
-            Effect::Writes(targets)
-        }
+            Some(only) => Effect::Writes(vec![Target {
+                whole: true,
+                ..only
+            }]),
+            None => NOTHING,
+        },
         other => other,
     };
     in_dir(effect, dir)
