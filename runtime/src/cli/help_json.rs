@@ -59,13 +59,23 @@ fn find(path: &[String]) -> (Command, Vec<String>) {
     cmd.build();
     let mut known = Vec::new();
     for name in path {
-        let Some(sub) = cmd.find_subcommand(name).cloned() else {
+        // The built command knows clap's own `help`; it names no command of acc's.
+        let Some(sub) = cmd
+            .find_subcommand(name)
+            .filter(|_| name != "help")
+            .cloned()
+        else {
             break;
         };
         known.push(name.clone());
         cmd = sub;
     }
     (cmd, known)
+}
+
+/// The longest prefix of `words` that names a command (`["config", "init"]`).
+pub fn known_path(words: &[String]) -> Vec<String> {
+    find(words).1
 }
 
 /// `acc help <path>`: every word must name a subcommand; the first that does not is the

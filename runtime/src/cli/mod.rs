@@ -27,28 +27,7 @@ fn wants_json(argv: &[OsString]) -> bool {
 /// The subcommand path `argv` names (`["config", "init"]`), skipping options and the value
 /// of `--cwd`, which may come before the subcommand.
 fn command_path(argv: &[OsString]) -> Vec<String> {
-    use clap::CommandFactory;
-    let mut cmd = Cli::command();
-    let mut path = Vec::new();
-    let mut args = argv.iter().skip(1).filter_map(|a| a.to_str());
-    while let Some(a) = args.next() {
-        if a == "--cwd" {
-            args.next();
-            continue;
-        }
-        if a.starts_with('-') {
-            continue;
-        }
-        match cmd.find_subcommand(a) {
-            Some(sub) => {
-                path.push(a.to_string());
-                let sub = sub.clone();
-                cmd = sub;
-            }
-            None => break,
-        }
-    }
-    path
+    help_json::known_path(&words(argv))
 }
 
 /// The words of `argv` that are not options (nor the value of `--cwd`): the command path
@@ -98,21 +77,8 @@ fn usage_error(e: &clap::Error, argv: &[OsString]) -> AccError {
 /// `acc` or `acc config` without the subcommand it needs: a usage error naming the choices,
 /// not a help page (which belongs to `--help`, on stdout with exit 0).
 fn missing_subcommand(argv: &[OsString]) -> AccError {
-    use clap::CommandFactory;
     let path = command_path(argv);
-    let mut cmd = Cli::command();
-    for name in &path {
-        let sub = cmd
-            .find_subcommand(name)
-            .expect("command_path only returns known subcommands")
-            .clone();
-        cmd = sub;
-    }
-    let choices: Vec<String> = cmd
-        .get_subcommands()
-        .filter(|s| s.get_name() != "help" && !s.is_hide_set())
-        .map(|s| s.get_name().to_string())
-        .collect();
+    let choices = help_json::describe(&path).subcommands;
     let shown = if path.is_empty() {
         "acc".to_string()
     } else {

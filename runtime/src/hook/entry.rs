@@ -25,10 +25,7 @@ pub fn main() -> i32 {
     let settings = HookSettings::system(HookEnv::from_process());
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let mut out = CheckedStdout {
-        inner: stdout.lock(),
-        fd: libc::STDOUT_FILENO,
-    };
+    let mut out = CheckedStdout::new(stdout.lock(), libc::STDOUT_FILENO);
     let mut err = stderr.lock();
     let code = super::capture::run(&argv, stdin, &mut out, &mut err, settings);
     let _ = out.flush();
@@ -41,25 +38,46 @@ pub fn main() -> i32 {
 /// `/dev/null` on descriptor 1, and `Stdout` treats EBADF as success anyway; either way the
 /// bytes vanish while the write "succeeds", and the runner would mark as offered messages
 /// the client never received. A client always reads its hook's stdout through a pipe or a
-/// file, never `/dev/null`.
+/// file, never `/dev/null`. Where descriptor 1 leads does not change during a run, so it is
+/// looked at once.
 struct CheckedStdout<W> {
     inner: W,
-    fd: RawFd,
+    fault: Option<Unreachable>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Unreachable {
+    /// `fcntl` failed with this errno (EBADF: the descriptor is closed).
+    Closed(i32),
+    DevNull,
 }
 
 impl<W: Write> CheckedStdout<W> {
-    fn check_reachable(&self) -> std::io::Result<()> {
+    fn new(inner: W, fd: RawFd) -> Self {
         // SAFETY: F_GETFD only reads the descriptor's flags; any fd number is safe to ask.
-        if unsafe { libc::fcntl(self.fd, libc::F_GETFD) } == -1 {
-            return Err(std::io::Error::last_os_error());
-        }
-        if is_dev_null(self.fd) {
-            return Err(std::io::Error::new(
+        let fault = if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+            Some(Unreachable::Closed(
+                std::io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EBADF),
+            ))
+        } else if is_dev_null(fd) {
+            Some(Unreachable::DevNull)
+        } else {
+            None
+        };
+        CheckedStdout { inner, fault }
+    }
+
+    fn check_reachable(&self) -> std::io::Result<()> {
+        match self.fault {
+            None => Ok(()),
+            Some(Unreachable::Closed(errno)) => Err(std::io::Error::from_raw_os_error(errno)),
+            Some(Unreachable::DevNull) => Err(std::io::Error::new(
                 std::io::ErrorKind::BrokenPipe,
                 "stdout is /dev/null",
-            ));
+            )),
         }
-        Ok(())
     }
 }
 
@@ -120,19 +138,13 @@ mod tests {
     #[test]
     fn a_closed_descriptor_fails_the_write_and_the_flush() {
         let file = tempfile::tempfile().unwrap();
-        let mut open = CheckedStdout {
-            inner: Vec::new(),
-            fd: file.as_raw_fd(),
-        };
+        let mut open = CheckedStdout::new(Vec::new(), file.as_raw_fd());
         open.write_all(b"shown").unwrap();
         open.flush().unwrap();
         assert_eq!(open.inner, b"shown");
         // No process holds this descriptor (closing a real one would race other tests,
         // which may reuse its number at once).
-        let mut closed = CheckedStdout {
-            inner: Vec::new(),
-            fd: RawFd::MAX,
-        };
+        let mut closed = CheckedStdout::new(Vec::new(), RawFd::MAX);
         let e = closed.write_all(b"lost").unwrap_err();
         assert_eq!(e.raw_os_error(), Some(libc::EBADF));
         assert!(closed.inner.is_empty());
@@ -148,10 +160,7 @@ mod tests {
             .write(true)
             .open("/dev/null")
             .unwrap();
-        let mut out = CheckedStdout {
-            inner: Vec::new(),
-            fd: null.as_raw_fd(),
-        };
+        let mut out = CheckedStdout::new(Vec::new(), null.as_raw_fd());
         assert!(out.write_all(b"lost").is_err());
         assert!(out.flush().is_err());
         assert!(out.inner.is_empty());
