@@ -462,12 +462,13 @@ mod tests {
     use serde_json::json;
     use std::path::PathBuf;
 
-    fn root_with_fixture(fixture: &Value) -> tempfile::TempDir {
+    /// A repository whose adapter `id` has one evidence row for `client`.
+    fn root_with_row(id: &str, client: &str) -> tempfile::TempDir {
         let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("adapters/codex");
+        let dir = root.path().join("adapters").join(id);
         std::fs::create_dir_all(dir.join("fixtures")).unwrap();
         let row = json!({
-            "client": "codex-cli", "version": "1.0.0", "platform": "linux-x64",
+            "client": client, "version": "1.0.0", "platform": "linux-x64",
             "observedAt": "2026-12-02", "capability": "lifecycle.sessionStart",
             "fixture": "fixtures/capture.json", "provenance": "fixtures/certification-provenance.json",
             "provenanceId": "p", "idleBehavior": "observed", "busyBehavior": "unobserved",
@@ -478,7 +479,16 @@ mod tests {
             json!({"evidence": [row]}).to_string(),
         )
         .unwrap();
-        std::fs::write(dir.join("fixtures/capture.json"), fixture.to_string()).unwrap();
+        root
+    }
+
+    fn root_with_fixture(fixture: &Value) -> tempfile::TempDir {
+        let root = root_with_row("codex", "codex-cli");
+        std::fs::write(
+            root.path().join("adapters/codex/fixtures/capture.json"),
+            fixture.to_string(),
+        )
+        .unwrap();
         root
     }
 
@@ -520,21 +530,7 @@ mod tests {
 
     #[test]
     fn rows_of_an_adapter_record_cannot_record_are_refused() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("adapters/antigravity");
-        std::fs::create_dir_all(&dir).unwrap();
-        let row = json!({
-            "client": "antigravity", "version": "1.0.0", "platform": "linux-x64",
-            "observedAt": "2026-12-02", "capability": "lifecycle.sessionStart",
-            "fixture": "fixtures/capture.json", "provenance": "fixtures/certification-provenance.json",
-            "provenanceId": "p", "idleBehavior": "observed", "busyBehavior": "unobserved",
-            "authorityLevel": "advisory", "limitations": [], "result": "pass"
-        });
-        std::fs::write(
-            dir.join(CERTIFICATION_FILE),
-            json!({"evidence": [row]}).to_string(),
-        )
-        .unwrap();
+        let root = root_with_row("antigravity", "antigravity");
         let message = failure(replay_evidence(root.path(), "antigravity"));
         assert!(
             message.contains("acc-certify record cannot record the antigravity adapter"),

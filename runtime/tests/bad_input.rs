@@ -359,11 +359,7 @@ fn bad_arguments_leave_the_store_unchanged() {
 fn corrupt_and_newer_stores_fail_closed_with_exit_4() {
     let sb = Sandbox::new();
     sb.attach("alice", &[]);
-    let db = sb
-        .store_files()
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == "acc.db"))
-        .unwrap();
+    let db = sb.db_path();
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "user_version", 42).unwrap();
     drop(conn);

@@ -223,11 +223,7 @@ fn a_data_home_that_is_a_file_is_named() {
 fn a_store_locked_past_its_busy_timeout_names_the_file() {
     let sb = Sandbox::new();
     let alice = sb.attach("alice", &[]);
-    let db = sb
-        .store_files()
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == "acc.db"))
-        .unwrap();
+    let db = sb.db_path();
     let holder = rusqlite::Connection::open(&db).unwrap();
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
     let r = sb.run_as(&alice, &["claim", "--resource", "file:a.rs", "--json"]);
@@ -248,11 +244,7 @@ fn a_store_locked_past_its_busy_timeout_names_the_file() {
 fn a_failed_migration_names_the_file_and_changes_nothing() {
     let sb = Sandbox::new();
     sb.attach("alice", &[]);
-    let db = sb
-        .store_files()
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == "acc.db"))
-        .unwrap();
+    let db = sb.db_path();
     // Claims version 1 while holding version 2's table: migration 2 cannot run.
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "user_version", 1).unwrap();

@@ -112,11 +112,7 @@ fn sigkill_mid_send_loses_no_acknowledged_message_and_leaves_no_partial_one() {
     let queued = r["data"]["counts"]["unretrieved"]["queued"]
         .as_u64()
         .unwrap();
-    let db = sb
-        .store_files()
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == "acc.db"))
-        .unwrap();
+    let db = sb.db_path();
     let conn = rusqlite::Connection::open(db).unwrap();
     let messages: u64 = conn
         .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))

@@ -31,6 +31,15 @@ struct Client {
     turn: &'static str,
 }
 
+/// Claude Code's plain captured conversation.
+const CLAUDE_CODE: Client = Client {
+    adapter: "claude-code",
+    dir: "plain",
+    start: "SessionStart",
+    tool: "PreToolUse",
+    turn: "UserPromptSubmit",
+};
+
 impl Client {
     fn payload(&self, sb: &Sandbox, event: &str) -> String {
         fixture(&format!("{}/{}/{event}.jsonl", self.adapter, self.dir))
@@ -164,13 +173,7 @@ fn scenario(c: Client) -> String {
 
 #[test]
 fn claude_code_answers() {
-    insta::assert_snapshot!(scenario(Client {
-        adapter: "claude-code",
-        dir: "plain",
-        start: "SessionStart",
-        tool: "PreToolUse",
-        turn: "UserPromptSubmit",
-    }));
+    insta::assert_snapshot!(scenario(CLAUDE_CODE));
 }
 
 #[test]
@@ -212,13 +215,7 @@ fn the_data_home_flag_wins_over_the_environment() {
     let sb = Sandbox::new();
     let pinned = sb.root().join("pinned-home");
     let decoy = sb.root().join("env-home");
-    let c = Client {
-        adapter: "claude-code",
-        dir: "plain",
-        start: "SessionStart",
-        tool: "PreToolUse",
-        turn: "UserPromptSubmit",
-    };
+    let c = CLAUDE_CODE;
     let mut child = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
         .env_clear()
         .env("ACC_DATA_HOME", &decoy)
@@ -255,13 +252,7 @@ fn the_data_home_flag_wins_over_the_environment() {
 /// have shown stays queued; the same turn with stdout open offers it.
 #[test]
 fn a_closed_stdout_offers_nothing() {
-    let c = Client {
-        adapter: "claude-code",
-        dir: "plain",
-        start: "SessionStart",
-        tool: "PreToolUse",
-        turn: "UserPromptSubmit",
-    };
+    let c = CLAUDE_CODE;
     let sb = Sandbox::new();
     assert_eq!(run(&sb, &c, c.start, &[]).code, 0);
     let mut core = sb.core();

@@ -257,21 +257,25 @@ mod tests {
         assert_eq!(since(&c, two, 10, &[], None).unwrap(), (vec![], two));
     }
 
+    /// Appends a `session.opened` event at `at`.
+    fn opened(c: &Connection, ids: &SequentialIds, at: i64) -> Result<EventSeq> {
+        append(
+            c,
+            ids,
+            at,
+            None,
+            EventType::SessionOpened,
+            serde_json::json!({}),
+        )
+    }
+
     #[test]
     fn the_head_never_goes_backwards_when_events_are_deleted() {
         let c = db();
         let ids = SequentialIds::default();
         assert_eq!(head(&c).unwrap(), EventSeq(0));
         for _ in 0..3 {
-            append(
-                &c,
-                &ids,
-                1,
-                None,
-                EventType::SessionOpened,
-                serde_json::json!({}),
-            )
-            .unwrap();
+            opened(&c, &ids, 1).unwrap();
         }
         c.execute("DELETE FROM events", []).unwrap();
         assert_eq!(head(&c).unwrap(), EventSeq(3));
@@ -280,14 +284,7 @@ mod tests {
             since(&c, EventSeq(0), 10, &[], None).unwrap(),
             (vec![], EventSeq(3))
         );
-        let next = append(
-            &c,
-            &ids,
-            2,
-            None,
-            EventType::SessionOpened,
-            serde_json::json!({}),
-        );
+        let next = opened(&c, &ids, 2);
         assert_eq!(next.unwrap(), EventSeq(4), "sequences are never reused");
     }
 
@@ -295,15 +292,7 @@ mod tests {
     fn a_cursor_beyond_the_head_is_refused_naming_the_head() {
         let c = db();
         let ids = SequentialIds::default();
-        append(
-            &c,
-            &ids,
-            1,
-            None,
-            EventType::SessionOpened,
-            serde_json::json!({}),
-        )
-        .unwrap();
+        opened(&c, &ids, 1).unwrap();
         assert_eq!(
             refuse_beyond_head(&c, "cursor", EventSeq(1), "fix").unwrap(),
             EventSeq(1)

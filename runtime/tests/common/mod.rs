@@ -119,14 +119,17 @@ impl Sandbox {
         walk(&self.data_path())
     }
 
-    /// The store file's bytes (after every process closed it, WAL is checkpointed away).
-    pub fn store_bytes(&self) -> Vec<u8> {
-        let db = self
-            .store_files()
+    /// The workspace's `acc.db` (a store must exist).
+    pub fn db_path(&self) -> PathBuf {
+        self.store_files()
             .into_iter()
             .find(|p| p.file_name().is_some_and(|n| n == "acc.db"))
-            .expect("a store exists");
-        std::fs::read(db).unwrap()
+            .expect("a store exists")
+    }
+
+    /// The store file's bytes (after every process closed it, WAL is checkpointed away).
+    pub fn store_bytes(&self) -> Vec<u8> {
+        std::fs::read(self.db_path()).unwrap()
     }
 }
 
