@@ -4,69 +4,13 @@
 
 mod common;
 
-use common::{Redactor, Run, Sandbox};
+use common::transcript::Transcript;
+use common::{Run, Sandbox};
 
-struct Transcript<'a> {
-    sb: &'a Sandbox,
-    red: Redactor,
-    json: bool,
-    text: String,
-}
-
-impl<'a> Transcript<'a> {
-    fn new(sb: &'a Sandbox, json: bool) -> Self {
-        Transcript {
-            sb,
-            red: Redactor::new(sb),
-            json,
-            text: String::new(),
-        }
-    }
-
+impl Transcript<'_> {
     fn record(&mut self, owner: Option<&(String, String)>, args: &[&str]) -> Run {
-        let mut args: Vec<&str> = args.to_vec();
-        if self.json {
-            args.push("--json");
-        }
-        let r = match owner {
-            Some(o) => self.sb.run_as(o, &args),
-            None => self.sb.run(&args),
-        };
-        let who = owner
-            .map(|o| format!("[as {}] ", self.red.apply(&o.0)))
-            .unwrap_or_default();
-        let line = self.red.apply(&args.join(" "));
-        self.text
-            .push_str(&format!("$ {who}acc {line}\nexit {}\n", r.code));
-        if self.json {
-            assert!(
-                r.stderr.is_empty(),
-                "--json writes nothing to stderr: {}",
-                r.stderr
-            );
-            let pretty = self.red.json(&r);
-            self.text.push_str(&pretty);
-            self.text.push('\n');
-        } else {
-            assert!(
-                r.stdout.lines().count() <= 1,
-                "one line at most: {}",
-                r.stdout
-            );
-            assert!(
-                r.stderr.lines().count() <= 1,
-                "one error line at most: {}",
-                r.stderr
-            );
-            for l in r.stdout.lines() {
-                self.text.push_str(&format!("> {}\n", self.red.apply(l)));
-            }
-            for l in r.stderr.lines() {
-                self.text.push_str(&format!("! {}\n", self.red.apply(l)));
-            }
-        }
-        self.text.push('\n');
-        r
+        let who = owner.map(|o| self.red.apply(&o.0));
+        self.run(who.as_deref(), owner, args)
     }
 
     fn attach(&mut self, participant: &str, extra: &[&str]) -> (String, String) {

@@ -5,53 +5,14 @@
 
 mod common;
 
-use common::{Redactor, Run, Sandbox};
+use common::transcript::Transcript;
+use common::{Run, Sandbox};
 
 type Owner = (String, String);
 
-struct Transcript<'a> {
-    sb: &'a Sandbox,
-    red: Redactor,
-    json: bool,
-    text: String,
-}
-
-impl<'a> Transcript<'a> {
-    fn new(sb: &'a Sandbox, json: bool) -> Self {
-        Transcript {
-            sb,
-            red: Redactor::new(sb),
-            json,
-            text: String::new(),
-        }
-    }
-
+impl Transcript<'_> {
     fn record(&mut self, who: &str, owner: &Owner, args: &[&str]) -> Run {
-        let mut args: Vec<&str> = args.to_vec();
-        if self.json {
-            args.push("--json");
-        }
-        let r = self.sb.run_as(owner, &args);
-        let line = self.red.apply(&args.join(" "));
-        self.text
-            .push_str(&format!("$ [as {who}] acc {line}\nexit {}\n", r.code));
-        if self.json {
-            assert!(r.stderr.is_empty(), "--json writes no stderr: {}", r.stderr);
-            let pretty = self.red.json(&r);
-            self.text.push_str(&pretty);
-            self.text.push('\n');
-        } else {
-            assert!(r.stdout.lines().count() <= 1, "one line: {}", r.stdout);
-            assert!(r.stderr.lines().count() <= 1, "one line: {}", r.stderr);
-            for l in r.stdout.lines() {
-                self.text.push_str(&format!("> {}\n", self.red.apply(l)));
-            }
-            for l in r.stderr.lines() {
-                self.text.push_str(&format!("! {}\n", self.red.apply(l)));
-            }
-        }
-        self.text.push('\n');
-        r
+        self.run(Some(who), Some(owner), args)
     }
 
     /// Records a send that must succeed and returns the new message id.

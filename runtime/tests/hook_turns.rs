@@ -7,6 +7,17 @@ use acc_runtime::core::model::{Enforcement, ReceiptState};
 use hook_support::*;
 use std::io::Write;
 
+/// The conversation `conv` started through the hook with full evidence, and its owner.
+fn started(sb: &Sandbox) -> (acc_runtime::Core, acc_runtime::Owner) {
+    hook(
+        sb.settings(certified, &[]),
+        &payload("sessionStart", "conv", &sb.ws()),
+    );
+    let mut core = sb.core();
+    let owner = bound_owner(&mut core, "conv");
+    (core, owner)
+}
+
 fn states(core: &mut acc_runtime::Core, owner: &acc_runtime::Owner) -> Vec<ReceiptState> {
     inbox(core, owner)
         .into_iter()
@@ -213,12 +224,7 @@ impl Write for ClosedPipe {
 #[test]
 fn offers_are_committed_only_after_stdout_was_written() {
     let sb = Sandbox::new();
-    hook(
-        sb.settings(certified, &[]),
-        &payload("sessionStart", "conv", &sb.ws()),
-    );
-    let mut core = sb.core();
-    let me = bound_owner(&mut core, "conv");
+    let (mut core, me) = started(&sb);
     let participant = core.session(&me.session).unwrap().unwrap().participant_id;
     let peer = attach(&mut core, "peer", false);
     send(&mut core, &peer, participant.as_str(), "hi", "body");
@@ -245,12 +251,7 @@ fn offers_are_committed_only_after_stdout_was_written() {
 #[test]
 fn turn_end_continues_only_for_a_body_nobody_has_shown() {
     let sb = Sandbox::new();
-    hook(
-        sb.settings(certified, &[]),
-        &payload("sessionStart", "conv", &sb.ws()),
-    );
-    let mut core = sb.core();
-    let me = bound_owner(&mut core, "conv");
+    let (mut core, me) = started(&sb);
     let participant = core.session(&me.session).unwrap().unwrap().participant_id;
     let peer = attach(&mut core, "peer", false);
     let mut stop = payload("turnEnd", "conv", &sb.ws());
@@ -290,12 +291,7 @@ fn turn_end_continues_only_for_a_body_nobody_has_shown() {
 #[test]
 fn after_an_allowed_tool_the_adapter_may_add_the_owner_identity() {
     let sb = Sandbox::new();
-    hook(
-        sb.settings(certified, &[]),
-        &payload("sessionStart", "conv", &sb.ws()),
-    );
-    let mut core = sb.core();
-    let me = bound_owner(&mut core, "conv");
+    let (mut core, me) = started(&sb);
     let mut p = payload("beforeTool", "conv", &sb.ws());
     p["tool"] = serde_json::json!({"name": "owner-echo", "paths": []});
     let run = hook(sb.settings(certified, &[]), &p);
@@ -313,12 +309,7 @@ fn after_an_allowed_tool_the_adapter_may_add_the_owner_identity() {
 #[test]
 fn heartbeats_and_quiet_events_keep_presence_without_output() {
     let sb = Sandbox::new();
-    hook(
-        sb.settings(certified, &[]),
-        &payload("sessionStart", "conv", &sb.ws()),
-    );
-    let mut core = sb.core();
-    let me = bound_owner(&mut core, "conv");
+    let (mut core, me) = started(&sb);
     let before = core.session(&me.session).unwrap().unwrap().heartbeat_at;
     sb.clock.advance_ms(10_000);
     let quiet = hook(

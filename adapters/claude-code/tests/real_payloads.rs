@@ -3,9 +3,7 @@
 
 use acc_adapter_claude_code::{Behaviour, ID};
 use acc_sdk::event::{EventKind, NormalizedEvent, ToolClass};
-use acc_sdk::testing::payloads::{
-    PayloadCase, PayloadFixtures, assert_nothing_leaks, in_sandbox, tool_call,
-};
+use acc_sdk::testing::payloads::{PayloadCase, PayloadFixtures, in_sandbox, tool_call};
 
 fn fixtures() -> PayloadFixtures {
     PayloadFixtures::of(env!("CARGO_MANIFEST_DIR"), ID)
@@ -72,20 +70,15 @@ fn the_table_covers_every_copied_payload() {
 
 #[test]
 fn nothing_the_adapter_does_not_read_survives_a_real_payload() {
-    for case in table() {
-        for (payload, event) in fixtures().normalised(&Behaviour, &case.file) {
-            assert_nothing_leaks(
-                &case.file,
-                &payload,
-                &event,
-                &[
-                    "transcript_path",
-                    "prompt",
-                    "prompt_id",
-                    "last_assistant_message",
-                ],
-                &["hello from the fake model", "toolu_fake000001"],
-            );
-        }
-    }
+    fixtures().assert_nothing_leaks_from(
+        &Behaviour,
+        &table(),
+        &[
+            "transcript_path",
+            "prompt",
+            "prompt_id",
+            "last_assistant_message",
+        ],
+        &["hello from the fake model", "toolu_fake000001"],
+    );
 }

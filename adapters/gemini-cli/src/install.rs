@@ -9,8 +9,6 @@
 //! after a run the file no longer matches what install wrote and uninstall removes acc's
 //! entries structurally instead of restoring the original bytes.
 
-use std::path::PathBuf;
-
 use acc_sdk::hook_config::HookHandler;
 use acc_sdk::install::InstallContext;
 use acc_sdk::install_layout::{
@@ -37,10 +35,7 @@ impl HookFileClient for Install {
     const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
 
     fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
-        let gemini = match ctx.var("GEMINI_CLI_HOME").map(PathBuf::from) {
-            Some(home) if home.is_absolute() => home.join(".gemini"),
-            _ => ctx.home.join(".gemini"),
-        };
+        let gemini = ctx.dir_from_env("GEMINI_CLI_HOME", "").join(".gemini");
         HookFileLayout::in_dir(&gemini, "settings.json")
     }
 

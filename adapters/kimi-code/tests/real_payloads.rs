@@ -3,9 +3,7 @@
 
 use acc_adapter_kimi_code::{Behaviour, ID};
 use acc_sdk::event::{EventKind, NormalizedEvent, ToolClass};
-use acc_sdk::testing::payloads::{
-    PayloadCase, PayloadFixtures, assert_nothing_leaks, in_sandbox, tool_call,
-};
+use acc_sdk::testing::payloads::{PayloadCase, PayloadFixtures, in_sandbox, tool_call};
 
 const SESSION: &str = "session_e93f33e6-37fa-49e3-ad4f-da1e6131781b";
 
@@ -58,22 +56,17 @@ fn the_table_covers_every_copied_payload() {
 
 #[test]
 fn nothing_the_adapter_does_not_read_survives_a_real_payload() {
-    for (file, ..) in TABLE {
-        for (payload, event) in fixtures().normalised(&Behaviour, file) {
-            assert_nothing_leaks(
-                file,
-                &payload,
-                &event,
-                &[],
-                &[
-                    "please do the scripted task",
-                    "written by the double",
-                    "Wrote 22 bytes",
-                    "toolu_acc_step0",
-                    "kimi_code_cli",
-                    "agent",
-                ],
-            );
-        }
-    }
+    fixtures().assert_nothing_leaks_from(
+        &Behaviour,
+        &cases(),
+        &[],
+        &[
+            "please do the scripted task",
+            "written by the double",
+            "Wrote 22 bytes",
+            "toolu_acc_step0",
+            "kimi_code_cli",
+            "agent",
+        ],
+    );
 }

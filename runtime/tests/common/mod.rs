@@ -3,6 +3,8 @@
 //! paths stable for snapshots.
 #![allow(dead_code)]
 
+pub mod transcript;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -145,6 +145,23 @@ impl PayloadFixtures {
         }
     }
 
+    /// Asserts, for every payload of every case, that the event holds nothing the payload
+    /// has under `keys` and none of `texts` (see [`assert_nothing_leaks`]).
+    #[track_caller]
+    pub fn assert_nothing_leaks_from(
+        &self,
+        behaviour: &dyn AdapterBehaviour,
+        cases: &[PayloadCase],
+        keys: &[&str],
+        texts: &[&str],
+    ) {
+        for case in cases {
+            for (payload, event) in self.normalised(behaviour, &case.file) {
+                assert_nothing_leaks(&case.file, &payload, &event, keys, texts);
+            }
+        }
+    }
+
     /// Asserts that every copied payload file is one of `cases`, so none goes untested.
     #[track_caller]
     pub fn assert_all_cased(&self, cases: &[PayloadCase]) {
