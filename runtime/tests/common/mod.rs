@@ -3,11 +3,14 @@
 //! paths stable for snapshots.
 #![allow(dead_code)]
 
+mod run;
 pub mod transcript;
+
+pub use run::Run;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// The fixed time every command of a snapshot test sees (test-only hook).
 pub const FIXED_CLOCK: &str = "2026-12-02T12:00:00.000Z";
@@ -17,32 +20,6 @@ pub struct Sandbox {
     /// workspace), so names under it are stable across runs.
     pub tmp: tempfile::TempDir,
     pub clock: Option<String>,
-}
-
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    fn from(o: Output) -> Run {
-        Run {
-            code: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(o.stdout).unwrap(),
-            stderr: String::from_utf8(o.stderr).unwrap(),
-        }
-    }
-
-    pub fn json(&self) -> serde_json::Value {
-        assert_eq!(
-            self.stdout.lines().count(),
-            1,
-            "exactly one JSON line: {}",
-            self.stdout
-        );
-        serde_json::from_str(self.stdout.trim()).expect("stdout is one JSON object")
-    }
 }
 
 pub fn acc_bin() -> PathBuf {

@@ -4,10 +4,15 @@
 //! snapshots.
 #![allow(dead_code)]
 
+#[path = "../common/run.rs"]
+mod run;
+
+pub use run::Run;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
@@ -35,42 +40,6 @@ pub fn acc_bin() -> PathBuf {
 
 pub fn hook_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_acc-hook"))
-}
-
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    fn from(o: Output) -> Run {
-        Run {
-            code: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(o.stdout).unwrap(),
-            stderr: String::from_utf8(o.stderr).unwrap(),
-        }
-    }
-
-    pub fn json(&self) -> serde_json::Value {
-        assert_eq!(
-            self.stdout.lines().count(),
-            1,
-            "one JSON line: {}",
-            self.stdout
-        );
-        serde_json::from_str(self.stdout.trim()).expect("stdout is one JSON object")
-    }
-
-    /// Asserts success and returns stdout.
-    pub fn ok(&self) -> &str {
-        assert_eq!(
-            self.code, 0,
-            "stdout: {}\nstderr: {}",
-            self.stdout, self.stderr
-        );
-        &self.stdout
-    }
 }
 
 pub struct Sandbox {
