@@ -41,7 +41,8 @@ pub fn run_bounded(
 ) -> Answer {
     use std::os::unix::process::CommandExt;
     let deadline = Instant::now() + timeout;
-    let mut child = match Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .env_clear()
         .envs(env)
@@ -51,9 +52,8 @@ pub fn run_bounded(
             Streams::Stdout => Stdio::null(),
             Streams::StdoutAndStderr => Stdio::piped(),
         })
-        .process_group(0)
-        .spawn()
-    {
+        .process_group(0);
+    let mut child = match spawn(&mut command) {
         Ok(child) => child,
         Err(e) => return Answer::Unrunnable(e),
     };
@@ -102,6 +102,29 @@ pub fn run_bounded(
     Answer::Ran {
         success: status.success(),
         output,
+    }
+}
+
+/// How often, and how far apart, a spawn that met a busy executable is tried again.
+const BUSY_RETRIES: u32 = 20;
+const BUSY_PAUSE: Duration = Duration::from_millis(10);
+
+/// `command.spawn()`, tried again while the executable is busy (ETXTBSY). An executable
+/// written a moment ago is busy as long as any process still holds it open for writing, and
+/// a process forked by another thread during the write holds that descriptor until it execs:
+/// a race of a few milliseconds, not a reason to report the program missing.
+pub fn spawn(command: &mut Command) -> std::io::Result<std::process::Child> {
+    let mut tries = 0;
+    loop {
+        match command.spawn() {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < BUSY_RETRIES =>
+            {
+                tries += 1;
+                std::thread::sleep(BUSY_PAUSE);
+            }
+            other => return other,
+        }
     }
 }
 
@@ -157,5 +180,40 @@ impl Captured {
             .lock()
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_fails_as_itself_and_a_present_one_runs() {
+        let err = spawn(&mut Command::new("/nonexistent/acc-test-program")).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+        let status = spawn(Command::new("/bin/sh").args(["-c", "exit 3"]))
+            .unwrap()
+            .wait()
+            .unwrap();
+        assert_eq!(status.code(), Some(3));
+    }
+
+    #[test]
+    fn a_busy_executable_is_tried_again_until_it_is_free() {
+        use std::io::Write;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tool");
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(b"#!/bin/sh\nexit 7\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Still open for writing: the executable is busy until the writer lets go.
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(file);
+        });
+        let status = spawn(&mut Command::new(&path)).unwrap().wait().unwrap();
+        writer.join().unwrap();
+        assert_eq!(status.code(), Some(7));
     }
 }

@@ -30,7 +30,7 @@ pub fn run_with_timeout(command: &mut Command, timeout: Duration) -> io::Result<
         .stderr(Stdio::piped())
         .process_group(0);
     let started = Instant::now();
-    let mut child = command.spawn()?;
+    let mut child = acc_sdk::bounded_command::spawn(command)?;
     let stdout = spawn_reader(child.stdout.take());
     let stderr = spawn_reader(child.stderr.take());
     let mut timed_out = false;
