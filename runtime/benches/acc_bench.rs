@@ -17,6 +17,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod watch_measure;
+
 const SESSIONS: usize = 100;
 const MESSAGES: usize = 10_000;
 const CLAIMS: usize = 1_000;
@@ -189,4 +191,20 @@ fn main() {
         "| store send | {} ({send_rate:.0} sends/s) |",
         ms(median(send_ops))
     );
+
+    let watch = watch_measure::measure(Path::new(env!("CARGO_BIN_EXE_acc")), &data, &ws);
+    println!("| `acc watch` room read | {} |", ms(watch.read));
+    println!("| `acc watch` rows | {} |", ms(watch.rows));
+    println!(
+        "| `acc watch` frame (read, rows, render 120x40) | {} |",
+        ms(watch.frame)
+    );
+    match watch.commit_to_frame {
+        Some(d) => println!("| `acc watch` commit to frame (tmux) | {} |", ms(d)),
+        None => println!("| `acc watch` commit to frame (tmux) | not measured: no tmux |"),
+    }
+    match watch.idle_cpu_percent {
+        Some(p) => println!("| `acc watch` idle CPU | {p:.2} % |"),
+        None => println!("| `acc watch` idle CPU | not measured |"),
+    }
 }

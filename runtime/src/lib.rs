@@ -19,6 +19,7 @@ pub mod paths;
 pub mod registry;
 pub mod store;
 pub mod text;
+pub mod watch;
 pub mod workspace;
 
 pub use crate::core::{Core, Owner, Ports};

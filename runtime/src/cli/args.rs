@@ -75,6 +75,13 @@ pub enum Command {
     )]
     Status(StatusArgs),
 
+    /// A live, full-screen view of the room.
+    #[command(
+        long_about = "A full-screen view of the room that updates itself: sessions (participant, client and version, enforcement and lifecycle, presence with pid and age, intent, claims held; children under their parent), live claims (owner, mode, enforcement, lease left; conflicts and contention marked), messages in flight per recipient with the answers owed and the decisions, and a tail of events. It only reads the store and shows a commit within a fraction of a second. Keys: Tab/Shift-Tab (or ←/→) move between panes, ↑/↓/PgUp/PgDn/Home/End scroll, / filters every pane, Esc clears the filter, r reads again, q quits. Colour is off under NO_COLOR or a dumb terminal. --once prints one frame as plain text and exits; --json is not supported (use `acc sync --json` or `acc status --json` for data).",
+        after_help = "Examples:\n  acc watch\n  acc watch --once\n  acc watch --once --width 120 --height 40"
+    )]
+    Watch(WatchArgs),
+
     /// Read what changed since a cursor.
     #[command(
         long_about = "Read events since a cursor (the 16-digit sequence a previous sync returned), with the roster and attention. --scope delta (default) leaves out the calling session's own events, history includes them, full returns a snapshot at the current cursor instead (sessions, live claims, protection, and the decisions in force that you may read). Silent when the session is alone; otherwise prints `N attention; M session(s); cursor C`. Never changes receipts.",
@@ -225,6 +232,21 @@ pub struct DetachArgs {
     /// Why the session ends (kept with the closed session).
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Print one frame as plain text on stdout and exit.
+    #[arg(long)]
+    pub once: bool,
+
+    /// The frame's width with --once (default 80, at least 40).
+    #[arg(long, value_name = "COLUMNS", requires = "once")]
+    pub width: Option<u16>,
+
+    /// The frame's height with --once (default 24, at least 12).
+    #[arg(long, value_name = "LINES", requires = "once")]
+    pub height: Option<u16>,
 }
 
 #[derive(Debug, Args)]

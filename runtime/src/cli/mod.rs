@@ -152,6 +152,14 @@ pub fn run(
             return output::emit(Err(refused), json, out, err);
         }
     };
+    if json && matches!(cli.command, args::Command::Watch(_)) {
+        let refused = AccError::new(
+            ErrorCode::InvalidArgument,
+            "acc watch is a terminal view and has no --json output; use `acc sync --json` (or `acc status --json`) for data",
+        )
+        .with("command", "watch");
+        return output::emit(Err(refused), true, out, err);
+    }
     let inv = Invocation::new(env, process_cwd, cli.cwd.as_deref());
     let result = commands::dispatch(&inv, cli.command);
     output::emit(result, cli.json || json, out, err)

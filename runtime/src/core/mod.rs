@@ -21,6 +21,7 @@ pub mod prune;
 pub mod receipts;
 pub mod replies;
 pub mod resources;
+pub mod room_view;
 pub mod sessions;
 pub mod status;
 pub mod sync;

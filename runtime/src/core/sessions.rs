@@ -337,8 +337,8 @@ impl Core {
             let mut replaced = false;
             let session_id = match &req.session_id {
                 Some(id) => {
-                    if let Some(existing) = load(tx, id.as_str())? {
-                        if existing.state == SessionState::Open {
+                    if let Some(existing) = load(tx, id.as_str())?
+                        && existing.state == SessionState::Open {
                             let dead = existing.pid.is_some_and(|p| !ports.pids.is_alive(p));
                             if !dead {
                                 return Err(AccError::new(
@@ -349,7 +349,6 @@ impl Core {
                             }
                             replaced = true;
                         }
-                    }
                     id.clone()
                 }
                 None => SessionId::from_store(ports.ids.next(IdKind::Session)),

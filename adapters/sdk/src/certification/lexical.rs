@@ -18,7 +18,7 @@ pub fn is_sha256_hex(text: &str) -> bool {
 }
 
 fn is_leap(year: u32) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
 }
 
 fn is_real_date([year, month, day]: [&str; 3]) -> bool {

@@ -18,6 +18,7 @@ pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
         Command::Heartbeat(a) => sessions::heartbeat(inv, a),
         Command::Detach(a) => sessions::detach(inv, a),
         Command::Status(a) => room::status(inv, a),
+        Command::Watch(a) => room::watch(inv, a),
         Command::Sync(a) => room::sync(inv, a),
         Command::Work(a) => room::work(inv, a),
         Command::Claim(a) => claims::claim(inv, a),

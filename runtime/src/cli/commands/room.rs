@@ -1,6 +1,6 @@
 //! status, sync, work.
 
-use crate::cli::args::{StatusArgs, SyncArgs, WorkArgs};
+use crate::cli::args::{StatusArgs, SyncArgs, WatchArgs, WorkArgs};
 use crate::cli::context::Invocation;
 use crate::cli::output::Output;
 use crate::cli::owner;
@@ -30,6 +30,18 @@ pub fn status(inv: &Invocation<'_>, a: StatusArgs) -> Result<Output> {
         report.counts.live_sessions, report.counts.live_claims, report.protection
     );
     Ok(Output::new(line, report))
+}
+
+/// `acc watch`: the live view, or one frame with `--once`. `--json` never reaches here (the
+/// command layer refuses it first).
+pub fn watch(inv: &Invocation<'_>, a: WatchArgs) -> Result<Output> {
+    if a.once {
+        let (w, h) = crate::watch::DEFAULT_SIZE;
+        let frame = crate::watch::once(inv, (a.width.unwrap_or(w), a.height.unwrap_or(h)))?;
+        return Ok(Output::new(frame.trim_end_matches('\n'), ()));
+    }
+    crate::watch::interactive(inv)?;
+    Ok(Output::silent(()))
 }
 
 pub fn sync(inv: &Invocation<'_>, a: SyncArgs) -> Result<Output> {
