@@ -129,7 +129,12 @@ fn two_sessions_a_guarded_claim_a_denied_write_and_a_delivered_message() {
         )
     );
     assert_eq!(lines[1], format!("ACC you are: {a_participant}"));
-    assert_eq!(lines[2], "ACC (load the acc skill):");
+    // B is named by the id `--to` takes, so A can answer a peer it has only seen here.
+    assert_eq!(
+        lines[2],
+        format!("ACC peers here (address them with --to): {ADAPTER_ID}-2")
+    );
+    assert_eq!(lines[3], "ACC (load the acc skill):");
     assert!(turn.stdout.contains("```acc-peer-message"));
     assert!(turn.stdout.contains(&format!("messageId: {fits}")));
     assert!(turn.stdout.contains("body:\nI will wait for your change."));

@@ -97,11 +97,12 @@ fn a_solo_session_sees_its_identity_from_its_first_turn_and_no_peer_text() {
         &payload("beforeTurn", "solo", &sb.ws()),
     );
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert_eq!(lines.len(), 4, "{}", run.stdout);
     assert!(lines[0].starts_with("ACC CLI (append): --session "));
     assert_eq!(lines[1], format!("ACC you are: {ADAPTER_ID}"));
+    assert_eq!(lines[2], "ACC peers here (address them with --to): peer");
     assert_eq!(
-        lines[2],
+        lines[3],
         "ACC: 1 peer participant(s) present. Load the acc skill before shared work."
     );
 }

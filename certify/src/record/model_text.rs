@@ -12,6 +12,8 @@ use acc_sdk::projector::{HEADER, PEER_FENCE_CLOSE, PEER_FENCE_OPEN};
 const OWNER_LINE: &str = "ACC CLI (append): --session ";
 /// The line a projection with nothing but peers present shows.
 const PRESENCE_MARK: &str = "peer participant(s) present";
+/// The line that names the peers here; shown only beside a peer.
+const PEERS_MARK: &str = "ACC peers here (";
 
 /// Every fenced `acc-peer-message` block in `text`, fence lines included. An unterminated
 /// block runs to the end of the text.
@@ -49,6 +51,7 @@ fn is_acc_line(line: &str) -> bool {
     line.contains(HEADER)
         || line.contains(PEER_FENCE_OPEN)
         || line.contains(PRESENCE_MARK)
+        || line.contains(PEERS_MARK)
         || is_identity_line(line)
 }
 
@@ -107,6 +110,12 @@ mod tests {
         assert!(acc_lines(skill).is_empty());
         assert!(peer_blocks(skill).is_empty());
         assert!(is_identity_line("ACC you are: codex-2"));
+        let peers = "ACC peers here (address them with --to): codex";
+        assert_eq!(acc_lines(peers), [peers]);
+        assert!(
+            !is_identity_line(peers),
+            "a peers line fails the solo control"
+        );
         assert!(!is_identity_line("ACC (load the acc skill):"));
         assert_eq!(
             acc_lines("x\nACC you are: codex\ny"),

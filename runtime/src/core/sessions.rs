@@ -523,6 +523,25 @@ impl Core {
         })
     }
 
+    /// The participants other than the owner's with a session that is not offline: the
+    /// names `--to` takes for the peers here, sorted.
+    pub fn live_peers(&mut self, owner: &Owner) -> Result<Vec<ParticipantId>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let me = check_owner(c, owner)?;
+            let mut peers: Vec<ParticipantId> = load_all(c, true)?
+                .into_iter()
+                .filter(|s| s.participant_id != me.participant_id)
+                .filter(|s| s.presence(ports, now) != Presence::Offline)
+                .map(|s| s.participant_id)
+                .collect();
+            peers.sort();
+            peers.dedup();
+            Ok(peers)
+        })
+    }
+
     /// One session by id, with its presence now.
     pub fn session(&mut self, id: &SessionId) -> Result<Option<SessionRecord>> {
         let ports = &self.ports;
@@ -745,6 +764,25 @@ mod tests {
         k.clock
             .advance_ms(super::presence::OFFLINE_WITHOUT_PID_AFTER_MS + 1);
         assert_eq!(k.core.open_session(req).unwrap().participant_id, codex);
+    }
+
+    #[test]
+    fn live_peers_are_the_other_participants_not_offline() {
+        let mut k = kit();
+        let me = k.attach("me");
+        let _also_me = k.attach("me");
+        k.attach("zed");
+        k.attach("bob");
+        let gone = k.attach("carol");
+        k.core.close_session(&gone, None).unwrap();
+        let names: Vec<String> = k
+            .core
+            .live_peers(&me)
+            .unwrap()
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(names, ["bob", "zed"]);
     }
 
     #[test]

@@ -90,6 +90,44 @@ pub fn inherited_line(claims: &[ClaimRecord]) -> Option<String> {
     Some(line)
 }
 
+/// The most peers one turn names; the rest are counted.
+pub const MAX_PEERS_SHOWN: usize = 8;
+/// A participant id longer than this is cut (with `…`) in the peers line.
+const MAX_PEER_CHARS: usize = 60;
+
+/// `ACC peers here (address them with --to): a, b` for the live peers, by the participant
+/// id `--to` takes; `None` without any. Ids are portable (letters, digits, `.`, `_`, `-`),
+/// so a peer's chosen name cannot break the line; a long one is cut, and `acc status` has it
+/// whole.
+pub fn peers_line(peers: &[ParticipantId]) -> Option<String> {
+    if peers.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = peers
+        .iter()
+        .take(MAX_PEERS_SHOWN)
+        .map(|p| {
+            let p = p.as_str();
+            if p.len() > MAX_PEER_CHARS {
+                format!("{}…", &p[..MAX_PEER_CHARS])
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    let mut line = format!(
+        "ACC peers here (address them with --to): {}",
+        named.join(", ")
+    );
+    if peers.len() > MAX_PEERS_SHOWN {
+        line.push_str(&format!(
+            " (+{} more in `acc status`)",
+            peers.len() - MAX_PEERS_SHOWN
+        ));
+    }
+    Some(line)
+}
+
 /// What the line costs in a projector budget: its bytes plus the newline after it.
 pub fn cost(line: &str) -> usize {
     line.len() + 1
@@ -163,6 +201,25 @@ mod tests {
         assert_eq!(line.matches("claim_").count(), 5);
         assert!(!line.contains(&"x".repeat(121)));
         assert!(!line.contains("never shown"));
+    }
+
+    #[test]
+    fn peers_are_named_by_their_ids_cut_and_counted() {
+        let ids = |v: &[&str]| -> Vec<ParticipantId> {
+            v.iter().map(|s| ParticipantId::parse(s).unwrap()).collect()
+        };
+        assert_eq!(peers_line(&[]), None);
+        assert_eq!(
+            peers_line(&ids(&["codex", "gemini-cli"])).unwrap(),
+            "ACC peers here (address them with --to): codex, gemini-cli"
+        );
+        let long = "a".repeat(150);
+        let line = peers_line(&ids(&[long.as_str()])).unwrap();
+        assert!(line.ends_with(&format!("{}…", "a".repeat(60))), "{line}");
+        let many: Vec<String> = (0..10).map(|i| format!("p{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let line = peers_line(&ids(&many)).unwrap();
+        assert!(line.ends_with("p7 (+2 more in `acc status`)"), "{line}");
     }
 
     #[test]

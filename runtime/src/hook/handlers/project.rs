@@ -1,13 +1,13 @@
 //! The context a turn shows: the session's identity lines, always (a solo session sees them
 //! and nothing else, plus the claims it inherited from its participant's ended sessions),
-//! then next-turn delivery rendered by the adapter within the workspace's
+//! the peers here by the participant id `--to` takes, then next-turn delivery rendered by the adapter within the workspace's
 //! budget, with bodies withheld (and a visible warning) where next-turn delivery is not
 //! granted.
 
 use super::super::answer::{Answer, Offers};
 use super::super::failure::Failure;
 use super::super::grants::Grants;
-use super::super::owner_line::{Identity, cost, inherited_line};
+use super::super::owner_line::{Identity, cost, inherited_line, peers_line};
 use super::Call;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
@@ -92,13 +92,15 @@ pub fn project(
         (held.delivery.into_context_input(), withheld)
     };
     call.deadline.check()?;
-    let mut identity = me.lines(&call.event.cwd);
-    if let Some(line) = inherited_line(&core.inherited_claims(owner)?) {
-        identity.push('\n');
-        identity.push_str(&line);
+    let mut preamble = me.lines(&call.event.cwd);
+    let inherited = inherited_line(&core.inherited_claims(owner)?);
+    let peers = peers_line(&core.live_peers(owner)?);
+    for line in [inherited, peers].into_iter().flatten() {
+        preamble.push('\n');
+        preamble.push_str(&line);
     }
     let mut budget =
-        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&identity));
+        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&preamble));
     let warning = withheld.as_ref().map(Withheld::context_line);
     budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
     let rendered = call
@@ -124,7 +126,7 @@ pub fn project(
         .filter(|id| input.messages.iter().any(|m| m.message_id == id.as_str()))
         .count();
     let text = [
-        Some(identity.as_str()),
+        Some(preamble.as_str()),
         Some(rendered.text.as_str()),
         warning.as_deref(),
     ]
