@@ -383,3 +383,42 @@ fn heartbeats_and_quiet_events_keep_presence_without_output() {
         after
     );
 }
+
+#[test]
+fn a_run_after_the_last_one_ended_is_the_same_participant_and_a_resumed_conversation_keeps_its_number()
+ {
+    let sb = Sandbox::new();
+    let participant = |conv: &str| {
+        let mut core = sb.core();
+        let owner = bound_owner(&mut core, conv);
+        core.session(&owner.session)
+            .unwrap()
+            .unwrap()
+            .participant_id
+            .to_string()
+    };
+    let start = |conv: &str| {
+        hook(
+            sb.settings(certified, &[]),
+            &payload("sessionStart", conv, &sb.ws()),
+        )
+    };
+    let end = |conv: &str| {
+        hook(
+            sb.settings(certified, &[]),
+            &payload("sessionEnd", conv, &sb.ws()),
+        )
+    };
+    start("one");
+    assert_eq!(participant("one"), ADAPTER_ID);
+    start("two");
+    assert_eq!(participant("two"), format!("{ADAPTER_ID}-2"));
+    // One-shot runs: each ends before the next starts, and each is the client's name.
+    end("one");
+    start("three");
+    assert_eq!(participant("three"), ADAPTER_ID);
+    // A resumed conversation whose session ended asks for the name it had.
+    end("two");
+    start("two");
+    assert_eq!(participant("two"), format!("{ADAPTER_ID}-2"));
+}
