@@ -74,9 +74,15 @@ fn the_owner_answers_the_newest_question_then_releases() {
 #[test]
 fn the_asker_writes_and_asks_the_holder_only_after_a_refusal() {
     let write = Step::write_file("/ws/src/x", "asker's bytes\n");
-    assert_eq!(asker().steps(&view(&[], IDENTITY)), std::slice::from_ref(&write));
+    assert_eq!(
+        asker().steps(&view(&[], IDENTITY)),
+        std::slice::from_ref(&write)
+    );
     let written = [result("File created successfully", false)];
-    assert_eq!(asker().steps(&view(&written, IDENTITY)), std::slice::from_ref(&write));
+    assert_eq!(
+        asker().steps(&view(&written, IDENTITY)),
+        std::slice::from_ref(&write)
+    );
     let refused = [result(
         "PreToolUse:Write hook error: file:src/x is claimed by claude-code (session session_z)",
         true,
