@@ -8,9 +8,15 @@
 //! next run writes. Each client's `-p` run is a new session. The pure [`judge`] decides from
 //! acc's store and the file after each run.
 
+pub mod bundle;
 pub mod judge;
 pub mod observations;
+pub mod pair;
+pub mod record;
+pub mod run;
 pub mod store;
 
 pub use judge::{CoordinationVerdict, Step, StepVerdict, judge};
 pub use observations::{CoordinationObservations, Turn};
+pub use pair::{PAIRS, Pair};
+pub use run::{PairClients, PairRun, run_pair};
