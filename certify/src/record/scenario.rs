@@ -38,7 +38,8 @@ pub enum Scenario {
     GuardShell,
     /// A peer message queued before the prompt must reach the first model request.
     NextTurn,
-    /// Negative control: a solo session with the next-turn candidates gets no injection.
+    /// Negative control: a solo session with the next-turn candidates gets no peer text (its
+    /// identity lines only).
     SoloControl,
     /// Two real clients in one workspace coordinate through acc by themselves (a pair
     /// scenario: see [`super::coordinate`]). Decides no capability of either client.

@@ -1,4 +1,6 @@
-//! What the adapter renders for the model: nothing at all for a solo session, and peer text
+//! What the adapter renders for the model: nothing at all for a solo session (the runtime
+//! puts the session's identity lines in front of every render, so a solo session's context
+//! is those lines alone and never peer text), and peer text
 //! only as labelled, escaped, fenced data that cannot forge a fence or a header and stays
 //! within the byte budget.
 
@@ -40,7 +42,7 @@ pub fn solo_empty(ctx: &CheckContext, adapter: &Adapter) -> Outcome {
         let result = adapter.behaviour().render_context_result(&input, budget);
         if !result.text.is_empty() {
             problems.push(format!(
-                "a solo session renders {:?} at budget {budget}: with no peer, nothing may be shown",
+                "a solo session renders {:?} at budget {budget}: with no peer, no peer text may be shown (the identity lines are the runtime's, never the renderer's)",
                 result.text
             ));
         }

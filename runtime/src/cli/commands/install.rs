@@ -214,7 +214,20 @@ pub fn render_run(report: &RunReport) -> String {
     } else if report.adapters.is_empty() && report.action == RunAction::Install {
         out.push_str("\nwire a client explicitly with: acc install --adapter <id>");
     }
+    if let Some(first) = report.adapters.first()
+        && report.action == RunAction::Install
+    {
+        out.push_str(&names_line(&first.adapter_id));
+    }
     out
+}
+
+/// How a person addresses the sessions an install wires, and how to choose another name.
+fn names_line(adapter_id: &str) -> String {
+    format!(
+        "\nnames: a session acts as its client's name ({adapter_id}; {adapter_id}-2 while another is live), \
+         the name `acc message --to` takes; set ACC_PARTICIPANT=<name> in the client's environment to choose one"
+    )
 }
 
 /// Human output of doctor: store, record, hook runtime, each client, the next step.
@@ -330,12 +343,15 @@ mod tests {
         let text = render_run(&report(false, RunAction::Install));
         assert_eq!(
             text,
-            "installed 1 adapter(s)\ncodex (Codex CLI 0.171.0):\n  edited /h/.codex/hooks.json\nskipped grok: absent\nneeds action (codex): trust them\nundo with: acc uninstall --adapter codex"
+            "installed 1 adapter(s)\ncodex (Codex CLI 0.171.0):\n  edited /h/.codex/hooks.json\nskipped grok: absent\nneeds action (codex): trust them\nundo with: acc uninstall --adapter codex\n\
+             names: a session acts as its client's name (codex; codex-2 while another is live), the name `acc message --to` takes; set ACC_PARTICIPANT=<name> in the client's environment to choose one"
         );
         let dry = render_run(&report(true, RunAction::Install));
         assert!(dry.starts_with("would install 1 adapter(s)"));
         assert!(dry.contains("\n  would edit /h/.codex/hooks.json"));
-        assert!(dry.ends_with("nothing was written; run without --dry-run to install"));
+        assert!(dry.contains("nothing was written; run without --dry-run to install\nnames: "));
+        let undone = render_run(&report(false, RunAction::Uninstall));
+        assert!(!undone.contains("ACC_PARTICIPANT"), "{undone}");
     }
 
     #[test]

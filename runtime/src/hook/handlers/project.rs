@@ -1,11 +1,12 @@
-//! The context a turn shows: next-turn delivery rendered by the adapter within the
-//! workspace's budget, behind the owner line, with bodies withheld (and a visible warning)
-//! where next-turn delivery is not granted.
+//! The context a turn shows: the session's identity lines, always (a solo session sees them
+//! and nothing else), then next-turn delivery rendered by the adapter within the workspace's
+//! budget, with bodies withheld (and a visible warning) where next-turn delivery is not
+//! granted.
 
 use super::super::answer::{Answer, Offers};
 use super::super::failure::Failure;
 use super::super::grants::Grants;
-use super::super::owner_line::{cost, owner_line};
+use super::super::owner_line::{Identity, cost};
 use super::Call;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
@@ -57,7 +58,7 @@ impl Withheld {
 /// A rendered turn context.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Projection {
-    /// Owner line plus rendered context; empty when there is nothing to show.
+    /// Identity lines, then the rendered context; never empty.
     pub text: String,
     /// Exactly the messages whose complete blocks are in `text`.
     pub offered: Vec<MessageId>,
@@ -67,13 +68,14 @@ pub struct Projection {
     pub withheld: Option<Withheld>,
 }
 
-/// Builds the projection for `owner`: reads only, changes nothing.
+/// Builds the projection for `me`: reads only, changes nothing.
 pub fn project(
     call: &Call,
     core: &mut Core,
-    owner: &Owner,
+    me: &Identity,
     grants: &Grants,
 ) -> Result<Projection, Failure> {
+    let owner = &me.owner;
     let (input, withheld) = if grants.granted(Capability::NextTurn) {
         (core.next_turn_delivery(owner)?.into_context_input(), None)
     } else {
@@ -89,9 +91,9 @@ pub fn project(
         (held.delivery.into_context_input(), withheld)
     };
     call.deadline.check()?;
-    let owner_line = owner_line(owner, &call.event.cwd);
+    let identity = me.lines(&call.event.cwd);
     let mut budget =
-        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&owner_line));
+        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&identity));
     let warning = withheld.as_ref().map(Withheld::context_line);
     budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
     let rendered = call
@@ -116,16 +118,16 @@ pub fn project(
         .iter()
         .filter(|id| input.messages.iter().any(|m| m.message_id == id.as_str()))
         .count();
-    let parts: Vec<&str> = [Some(rendered.text.as_str()), warning.as_deref()]
-        .into_iter()
-        .flatten()
-        .filter(|t| !t.is_empty())
-        .collect();
-    let text = if parts.is_empty() {
-        String::new()
-    } else {
-        format!("{owner_line}\n{}", parts.join("\n"))
-    };
+    let text = [
+        Some(identity.as_str()),
+        Some(rendered.text.as_str()),
+        warning.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|t| !t.is_empty())
+    .collect::<Vec<&str>>()
+    .join("\n");
     Ok(Projection {
         text,
         offered,
@@ -166,11 +168,11 @@ pub fn answer(
 pub fn turn_context(
     call: &Call,
     core: &mut Core,
-    owner: &Owner,
+    me: &Identity,
     grants: &Grants,
 ) -> Result<Answer, Failure> {
-    let projection = project(call, core, owner, grants)?;
-    Ok(answer(owner, projection, |text| {
+    let projection = project(call, core, me, grants)?;
+    Ok(answer(&me.owner, projection, |text| {
         Some(call.adapter.behaviour().inject_outcome(call.event, text))
     }))
 }

@@ -8,6 +8,7 @@ use super::super::deadline::PROBE_CAP;
 use super::super::failure::Failure;
 use super::super::grants::{Grants, certify_candidates};
 use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, PARTICIPANT_VAR};
+use super::super::owner_line::Identity;
 use super::super::participant;
 use super::Call;
 use super::project;
@@ -22,7 +23,7 @@ use serde_json::{Map, Value, json};
 /// The session this conversation acts as after a start.
 #[derive(Debug, Clone)]
 pub struct Started {
-    pub owner: Owner,
+    pub identity: Identity,
     pub grants: Grants,
     pub resumed: bool,
 }
@@ -35,7 +36,7 @@ pub fn session_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return Ok(Answer::silent());
     }
     call.deadline.check()?;
-    project::turn_context(call, core, &started.owner, &started.grants)
+    project::turn_context(call, core, &started.identity, &started.grants)
 }
 
 /// Opens or resumes the session bound to the event's client session id. Also used by
@@ -79,9 +80,8 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let branch = ws.branch().map(str::to_string);
     let key = binding_key(&call.event.session_id);
 
-    if let Some(bound) = Bound::load(core, &call.event.session_id)?
-        && bound.is_live()
-    {
+    let bound = Bound::load(core, &call.event.session_id)?;
+    if let Some(bound) = bound.as_ref().filter(|b| b.is_live()) {
         let refresh = SessionRefresh {
             pid: probe.pid,
             checkout_root: checkout_root.clone(),
@@ -90,11 +90,14 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
             lifecycle,
             cadence_ms: HOOK_CADENCE_MS,
         };
-        if core.resume_session(&bound.owner(), refresh)?.is_some() {
+        if let Some(resumed) = core.resume_session(&bound.owner(), refresh)? {
             let owner = bound.owner();
             bind(core, &key, &owner, &client_name, &probe)?;
             return Ok(Started {
-                owner,
+                identity: Identity {
+                    owner,
+                    participant: resumed.participant_id,
+                },
                 grants,
                 resumed: true,
             });
@@ -102,12 +105,13 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     }
     call.deadline.check()?;
 
-    let participant = participant::resolve(
-        env.get(PARTICIPANT_VAR),
-        call.adapter.id(),
-        &call.event.session_id,
-    );
-    let mut req = OpenSession::new(participant, call.adapter.id(), HOOK_CADENCE_MS);
+    let earlier = bound
+        .as_ref()
+        .and_then(|b| b.session.as_ref())
+        .map(|s| &s.participant_id);
+    let naming = participant::resolve(env.get(PARTICIPANT_VAR), call.adapter.id(), earlier);
+    let mut req = OpenSession::new(naming.preferred, call.adapter.id(), HOOK_CADENCE_MS);
+    req.participant_base = naming.base;
     req.pid = probe.pid;
     req.checkout_root = checkout_root;
     req.branch = branch;
@@ -122,7 +126,10 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let owner = Owner::new(opened.session_id, opened.generation);
     bind(core, &key, &owner, &client_name, &probe)?;
     Ok(Started {
-        owner,
+        identity: Identity {
+            owner,
+            participant: opened.participant_id,
+        },
         grants,
         resumed: false,
     })
