@@ -16,8 +16,10 @@ use super::observations::{
 };
 use super::pair::Pair;
 use super::store;
+use crate::clients::config_files::merge_json_file;
 use crate::clients::environment::{client_path, headless_args};
-use crate::clients::{InstalledClient, Sandbox, run_headless_with};
+use crate::clients::{Client, InstalledClient, Sandbox, run_headless_with};
+use crate::doubles::shell::quote;
 use crate::doubles::{Agent, ModelDouble, Script};
 use crate::record::error::RecordError;
 use crate::record::hook_capture::{self, CAPTURE_DIR_VAR};
@@ -103,6 +105,10 @@ pub fn run_pair(
     sandbox
         .write_base_config(home_port)
         .map_err(client_error(home))?;
+    for client in [owner, asker] {
+        allow_acc(&sandbox, client.client).map_err(client_error(client))?;
+    }
+    write_profile(&sandbox, &settings.binaries)?;
     let mut installed = install_adapter(owner.client.id(), &sandbox, &settings.binaries)?;
     installed.extend(install_adapter(
         asker.client.id(),
@@ -205,6 +211,40 @@ pub fn run_pair(
     })
 }
 
+/// The permission rule a Claude Code user who lets the agent run acc has in
+/// `~/.claude/settings.json`: headless `acceptEdits` runs no other Bash command unasked.
+pub const CLAUDE_ALLOW_ACC: &str = "Bash(acc:*)";
+
+/// Lets the client's shell tool run `acc` without asking, as the user who set acc up has.
+/// Written before acc's installer, which meets it as the user's own setting. Only Claude
+/// Code asks: the other clients run headless with every tool approved.
+fn allow_acc(sandbox: &Sandbox, client: Client) -> Result<(), crate::clients::ClientError> {
+    if client != Client::ClaudeCode {
+        return Ok(());
+    }
+    merge_json_file(
+        &sandbox.home().join(".claude/settings.json"),
+        &json!({"permissions": {"allow": [CLAUDE_ALLOW_ACC]}}),
+    )
+}
+
+/// `~/.profile` putting acc's directory on PATH, as a user who installed acc outside the
+/// system directories has it: a login shell (Codex runs its commands in one) starts from
+/// `/etc/profile`'s PATH, not the client's.
+fn write_profile(sandbox: &Sandbox, binaries: &Binaries) -> Result<(), RecordError> {
+    let Some(dir) = binaries.acc.parent() else {
+        return Ok(());
+    };
+    let path = sandbox.home().join(".profile");
+    let text = format!(
+        "PATH={}:\"$PATH\"\nexport PATH\n",
+        quote(&dir.display().to_string())
+    );
+    std::fs::write(&path, text).map_err(|e| RecordError::Write {
+        message: format!("writing {}: {e}", path.display()),
+    })
+}
+
 fn side(client: &InstalledClient, tuple: &Tuple) -> Side {
     Side {
         adapter: tuple.adapter.clone(),
@@ -276,7 +316,7 @@ mod tests {
     #[test]
     fn acc_comes_first_on_the_clients_path() {
         let installed = InstalledClient {
-            client: crate::clients::Client::Codex,
+            client: Client::Codex,
             version: "0.171.0".into(),
             version_output: String::new(),
             dir: PathBuf::from("/cache/codex"),
@@ -292,5 +332,41 @@ mod tests {
         assert!(path.contains(&"/usr/bin"), "{path:?}");
         assert_eq!(env[CAPTURE_DIR_VAR], "/sb/capture");
         assert_eq!(env.len(), 2);
+    }
+
+    #[test]
+    fn a_login_shell_finds_acc_through_the_profile() {
+        let sandbox = Sandbox::new(Client::Codex).unwrap();
+        let bin = sandbox.root().join("it's bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let binaries = Binaries {
+            acc: bin.join("acc"),
+            hook: bin.join("acc-hook"),
+        };
+        write_profile(&sandbox, &binaries).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(". \"$HOME/.profile\"; printf %s \"$PATH\"")
+            .env("HOME", sandbox.home())
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        let path = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(path, format!("{}:/usr/bin:/bin", bin.display()));
+    }
+
+    #[test]
+    fn only_claude_code_is_told_to_let_acc_run() {
+        let sandbox = Sandbox::new(Client::Codex).unwrap();
+        allow_acc(&sandbox, Client::Codex).unwrap();
+        let settings = sandbox.home().join(".claude/settings.json");
+        assert!(!settings.exists());
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, r#"{"permissions": {"deny": ["Bash(rm:*)"]}}"#).unwrap();
+        allow_acc(&sandbox, Client::ClaudeCode).unwrap();
+        let merged: Value =
+            serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+        assert_eq!(merged["permissions"]["allow"], json!([CLAUDE_ALLOW_ACC]));
+        assert_eq!(merged["permissions"]["deny"], json!(["Bash(rm:*)"]));
     }
 }
