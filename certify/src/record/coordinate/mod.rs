@@ -20,3 +20,6 @@ pub use judge::{CoordinationVerdict, Step, StepVerdict, judge};
 pub use observations::{CoordinationObservations, Turn};
 pub use pair::{PAIRS, Pair};
 pub use run::{PairClients, PairRun, run_pair};
+
+#[cfg(test)]
+mod tests;
