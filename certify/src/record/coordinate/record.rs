@@ -215,3 +215,85 @@ pub fn json(outcomes: &[PairOutcome]) -> Value {
         .collect();
     Value::Array(items)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::coordinate::bundle::PairBundle;
+    use crate::record::coordinate::judge::judge;
+    use crate::record::coordinate::observations::{
+        COORDINATION_SCHEMA, CoordinationExpect, CoordinationObservations, Side,
+    };
+    use crate::record::coordinate::pair::PAIRS;
+
+    fn tuple(client: &str, version: &str) -> Tuple {
+        Tuple {
+            adapter: client.into(),
+            client: client.into(),
+            version: version.into(),
+            platform: "linux-x64".into(),
+        }
+    }
+
+    /// A pair whose runs were never observed: every step fails with its reason.
+    fn unobserved() -> PairOutcome {
+        let side = |adapter: &str| Side {
+            adapter: adapter.into(),
+            client: adapter.into(),
+            version: "1.0.0".into(),
+            protocol: "anthropic-messages".into(),
+        };
+        let observations = CoordinationObservations {
+            schema_version: COORDINATION_SCHEMA,
+            platform: "linux-x64".into(),
+            owner: side("claude-code"),
+            asker: side("codex"),
+            expect: CoordinationExpect {
+                resource: "file:src/**".into(),
+                target: "src/x".into(),
+                target_sha256: "0".repeat(64),
+            },
+            runs: Vec::new(),
+        };
+        let verdict = judge(&observations);
+        PairOutcome::Recorded {
+            run: Box::new(PairRun {
+                pair: PAIRS[0],
+                owner: tuple("claude-code", "2.1.332"),
+                asker: tuple("codex-cli", "0.171.0"),
+                bundle: PairBundle {
+                    observations: observations.clone(),
+                    installed: Vec::new(),
+                    runs: Vec::new(),
+                },
+                observations,
+                verdict,
+            }),
+            bundle: "captures/coordinate/a+b".into(),
+            mismatches: vec![
+                "differs: step claimed is pass in the committed recording but fail now".into(),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_summary_names_every_step_and_each_difference() {
+        let outcomes = [
+            unobserved(),
+            PairOutcome::Unavailable {
+                pair: "claude-code+gemini-cli".into(),
+                code: "client.npm-missing".into(),
+                message: "npm is not on PATH".into(),
+            },
+        ];
+        assert!(outcomes[0].mismatched() && outcomes[1].unavailable());
+        insta::assert_snapshot!("pairs_checked", human(&outcomes, true));
+        insta::assert_snapshot!("pairs_recorded", human(&outcomes[..1], false));
+        let data = json(&outcomes);
+        assert_eq!(data[0]["pair"], "claude-code+codex");
+        assert_eq!(data[0]["passed"], false);
+        assert_eq!(data[0]["steps"].as_array().unwrap().len(), 7);
+        assert_eq!(data[0]["steps"][0]["step"], "claimed");
+        assert_eq!(data[1]["unavailable"]["code"], "client.npm-missing");
+    }
+}
