@@ -249,15 +249,16 @@ impl<'a> Judge<'a> {
                 if self.owner_claim(Turn::AskerWrites).is_none() {
                     check.fail("the owner's claim was not live while the asker wrote");
                 }
+                let reported = self
+                    .obs
+                    .run(Turn::AskerWrites)
+                    .and_then(|run| first_tool_result_error(run, &self.obs.asker.protocol));
+                if reported != Some(true) {
+                    check.fail(
+                        "the asker's client did not report the refused write to its model as failed",
+                    );
+                }
             }
-        }
-        let reported = self
-            .obs
-            .run(Turn::AskerWrites)
-            .and_then(|run| first_tool_result_error(run, &self.obs.asker.protocol));
-        if reported != Some(true) {
-            check
-                .fail("the asker's client did not report the refused write to its model as failed");
         }
         check.finish("the guard refused the asker's write into the claim and its model was told")
     }
