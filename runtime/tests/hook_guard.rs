@@ -377,3 +377,60 @@ fn the_whole_workspace_is_only_denied_by_peers_guarded_claims_inside_it() {
         &peer,
     );
 }
+
+#[test]
+fn a_claim_left_by_an_ended_run_is_the_next_runs_to_write_into_and_named_in_its_context() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    // The first run of the client claims the tree and ends (a one-shot run, say).
+    let first = start(&sb, "run-1", &ws);
+    let mut core = sb.core();
+    claim(&mut core, &first, "file:src/**", true);
+    let claim_id = core.live_claims().unwrap()[0].claim_id.clone();
+    let end = hook(
+        sb.settings(certified, &[]),
+        &payload("sessionEnd", "run-1", &ws),
+    );
+    assert_eq!(end.code, 0, "{}", end.stderr);
+    // The next run is the same participant, so the claim is its own to write into...
+    let second = start(&sb, "run-2", &ws);
+    assert_ne!(second.session, first.session);
+    let own = write(&sb, "run-2", &ws, &["src/lib.rs"]);
+    assert_eq!((own.code, own.stderr.as_str()), (0, ""), "{own:?}");
+    let whole = write(&sb, "run-2", &ws, &["."]);
+    assert_eq!(whole.code, 0, "{whole:?}");
+    // ...its context names it by id and resource...
+    let turn = hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", "run-2", &ws),
+    );
+    let lines: Vec<&str> = turn.stdout.lines().collect();
+    assert_eq!(lines[1], format!("ACC you are: {ADAPTER_ID}"));
+    assert_eq!(
+        lines[2],
+        format!(
+            "ACC inherited claims (left by your ended sessions; release them, or claim again to keep): {claim_id} file:src/**"
+        )
+    );
+    // ...while another participant's session is still refused.
+    let other = start(&sb, "other", &ws);
+    assert_ne!(
+        core.session(&other.session)
+            .unwrap()
+            .unwrap()
+            .participant_id,
+        core.session(&second.session)
+            .unwrap()
+            .unwrap()
+            .participant_id,
+    );
+    let denied = write(&sb, "other", &ws, &["src/lib.rs"]);
+    assert_eq!(denied.code, 2, "{denied:?}");
+    assert_eq!(
+        denied.stderr,
+        format!(
+            "file:src/lib.rs is claimed by {ADAPTER_ID} (session {})",
+            first.session
+        )
+    );
+}

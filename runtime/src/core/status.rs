@@ -34,6 +34,25 @@ pub struct StatusSession {
     pub heartbeat_at: String,
 }
 
+/// Whether the session that made a claim is still live. A claim outlives its session; once
+/// the session has ended (closed, or offline), the claim is its participant's to release or
+/// adopt from another session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OwnerSession {
+    Live,
+    Ended,
+}
+
+/// A live claim as status shows it: the claim, and whether its session is gone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusClaim {
+    #[serde(flatten)]
+    pub claim: ClaimRecord,
+    pub owner_session: OwnerSession,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkspaceSummary {
@@ -66,7 +85,7 @@ pub struct StatusCounts {
 pub struct StatusReport {
     pub workspace: WorkspaceSummary,
     pub sessions: Vec<StatusSession>,
-    pub claims: Vec<ClaimRecord>,
+    pub claims: Vec<StatusClaim>,
     pub protection: Protection,
     /// For the caller's participant; empty without an owner.
     pub attention: Vec<AttentionItem>,
@@ -194,6 +213,21 @@ impl Core {
                 None => Vec::new(),
             };
             let room = room(c, ports, now, all)?;
+            let claims = room
+                .claims
+                .into_iter()
+                .map(|claim| {
+                    let ended = claims::session_ended(c, ports, now, &claim.owner_session_id)?;
+                    Ok(StatusClaim {
+                        claim,
+                        owner_session: if ended {
+                            OwnerSession::Ended
+                        } else {
+                            OwnerSession::Live
+                        },
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
             Ok(StatusReport {
                 workspace: WorkspaceSummary {
                     id: ws.id.to_string(),
@@ -205,11 +239,11 @@ impl Core {
                 },
                 counts: StatusCounts {
                     live_sessions: room.live_sessions,
-                    live_claims: room.claims.len() as u64,
+                    live_claims: claims.len() as u64,
                     unretrieved: unretrieved(c)?,
                 },
                 sessions: room.sessions,
-                claims: room.claims,
+                claims,
                 protection: room.protection,
                 attention,
             })
@@ -260,8 +294,22 @@ mod tests {
             k.core.status(None, false).unwrap().protection,
             Protection::Advisory
         );
+        // A claim outlives its session, and status says the session is gone.
+        assert_eq!(
+            k.core.status(None, false).unwrap().claims[0].owner_session,
+            OwnerSession::Live
+        );
+        k.core.close_session(&a, None).unwrap();
+        let after = k.core.status(None, false).unwrap();
+        assert_eq!(after.claims.len(), 1);
+        assert_eq!(after.claims[0].owner_session, OwnerSession::Ended);
+        assert_eq!(after.claims[0].claim.owner_participant_id.as_str(), "alice");
+        let json = serde_json::to_value(&after).unwrap();
+        assert_eq!(json["claims"][0]["ownerSession"], "ended");
+        assert_eq!(json["claims"][0]["ownerParticipantId"], "alice");
         // A status never carries a generation.
-        let json = serde_json::to_string(&k.core.status(Some(&a), true).unwrap()).unwrap();
+        let c = k.attach("carol");
+        let json = serde_json::to_string(&k.core.status(Some(&c), true).unwrap()).unwrap();
         assert!(!json.contains("generation_"), "{json}");
     }
 }

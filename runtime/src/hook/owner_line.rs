@@ -7,7 +7,13 @@
 //! any earlier turn, and the lines cost under 200 bytes. They carry nothing a peer wrote.
 
 use crate::core::Owner;
+use crate::core::claims::ClaimRecord;
 use crate::ids::ParticipantId;
+
+/// The most inherited claims one turn names; the rest are counted.
+pub const MAX_INHERITED_SHOWN: usize = 5;
+/// A resource longer than this is cut (with `…`) in the inherited-claims line.
+const MAX_RESOURCE_CHARS: usize = 120;
 
 /// The start of the line that names the session's own participant id.
 pub const YOU_ARE: &str = "ACC you are: ";
@@ -45,6 +51,43 @@ pub fn owner_line(owner: &Owner, cwd: &str) -> String {
         owner.generation,
         shell_single_quote(cwd)
     )
+}
+
+/// `ACC inherited claims (…): <claimId> <resource>, …` for the live claims ended sessions of
+/// the participant left, which are now this session's to release or adopt; `None` without
+/// any. Ids and resources only (a resource has no whitespace or control characters, so it
+/// cannot start a line of its own).
+pub fn inherited_line(claims: &[ClaimRecord]) -> Option<String> {
+    if claims.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = claims
+        .iter()
+        .take(MAX_INHERITED_SHOWN)
+        .map(|c| {
+            let r = c.resource.as_str();
+            let shown = if r.chars().count() > MAX_RESOURCE_CHARS {
+                format!(
+                    "{}…",
+                    r.chars().take(MAX_RESOURCE_CHARS).collect::<String>()
+                )
+            } else {
+                r.to_string()
+            };
+            format!("{} {shown}", c.claim_id)
+        })
+        .collect();
+    let mut line = format!(
+        "ACC inherited claims (left by your ended sessions; release them, or claim again to keep): {}",
+        named.join(", ")
+    );
+    if claims.len() > MAX_INHERITED_SHOWN {
+        line.push_str(&format!(
+            " (+{} more in `acc status`)",
+            claims.len() - MAX_INHERITED_SHOWN
+        ));
+    }
+    Some(line)
 }
 
 /// What the line costs in a projector budget: its bytes plus the newline after it.
@@ -88,6 +131,38 @@ mod tests {
             "ACC CLI (append): --session session_a --generation generation_b --cwd '/w'\n\
              ACC you are: codex-2"
         );
+    }
+
+    #[test]
+    fn inherited_claims_are_named_by_id_and_resource_and_counted_past_five() {
+        use crate::core::claims::ClaimRecord;
+        use crate::core::model::{ClaimMode, Enforcement};
+        use crate::core::resources::Resource;
+        use crate::ids::ClaimId;
+        let claim = |i: usize, resource: &str| ClaimRecord {
+            claim_id: ClaimId::parse(&format!("claim_{i}")).unwrap(),
+            owner_session_id: SessionId::parse("session_old").unwrap(),
+            owner_participant_id: ParticipantId::parse("codex").unwrap(),
+            resource: Resource::parse(resource).unwrap(),
+            mode: ClaimMode::Exclusive,
+            enforcement: Enforcement::Guarded,
+            reason: Some("never shown".into()),
+            acquired_at: String::new(),
+            expires_at: String::new(),
+            live: true,
+        };
+        assert_eq!(inherited_line(&[]), None);
+        assert_eq!(
+            inherited_line(&[claim(1, "file:src/**")]).unwrap(),
+            "ACC inherited claims (left by your ended sessions; release them, or claim again to keep): claim_1 file:src/**"
+        );
+        let long = format!("doc:{}", "x".repeat(300));
+        let many: Vec<ClaimRecord> = (0..7).map(|i| claim(i, &long)).collect();
+        let line = inherited_line(&many).unwrap();
+        assert!(line.ends_with(" (+2 more in `acc status`)"), "{line}");
+        assert_eq!(line.matches("claim_").count(), 5);
+        assert!(!line.contains(&"x".repeat(121)));
+        assert!(!line.contains("never shown"));
     }
 
     #[test]

@@ -29,8 +29,15 @@ pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
             lease_seconds: a.lease,
         },
     )?;
-    let verb = if out.renewed { "renewed" } else { "claimed" };
-    Ok(Output::new(format!("{verb} {}", out.claim.resource), out))
+    let line = match (&out.adopted_from, out.renewed) {
+        (Some(from), _) => format!(
+            "adopted {} ({}) from ended session {from}",
+            out.claim.resource, out.claim.claim_id
+        ),
+        (None, true) => format!("renewed {}", out.claim.resource),
+        (None, false) => format!("claimed {}", out.claim.resource),
+    };
+    Ok(Output::new(line, out))
 }
 
 /// What `acc release` names: a claim by id, or this session's claim on a resource.

@@ -6,7 +6,8 @@ use crate::cli::output::Output;
 use crate::cli::owner;
 use crate::core::events::EventType;
 use crate::core::intents::PublishIntent;
-use crate::core::model::{IntentMode, IntentState, SyncScope};
+use crate::core::model::{IntentMode, IntentState, Presence, SyncScope};
+use crate::core::status::{OwnerSession, StatusReport};
 use crate::core::sync::SyncRequest;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{EventSeq, ParticipantId};
@@ -25,11 +26,65 @@ pub fn status(inv: &Invocation<'_>, a: StatusArgs) -> Result<Output> {
     if let Some(p) = &participant {
         report.sessions.retain(|s| &s.participant_id == p);
     }
-    let line = format!(
-        "{} live; {} claim(s); protection {}",
-        report.counts.live_sessions, report.counts.live_claims, report.protection
+    let text = render_status(&report);
+    Ok(Output::new(text, report))
+}
+
+/// How many names or claims the one human line lists before counting the rest.
+const SHOWN_IN_LINE: usize = 5;
+
+/// The one human line: who is live, by the participant id `--to` takes; each live claim with
+/// its owner participant, marked when its session has ended; the protection.
+fn render_status(report: &StatusReport) -> String {
+    let mut live: Vec<String> = Vec::new();
+    for s in &report.sessions {
+        let name = s.participant_id.to_string();
+        if s.presence != Presence::Offline && !live.contains(&name) {
+            live.push(name);
+        }
+    }
+    let claims: Vec<String> = report
+        .claims
+        .iter()
+        .map(|c| {
+            let ended = match c.owner_session {
+                OwnerSession::Live => "",
+                OwnerSession::Ended => " (session ended)",
+            };
+            format!(
+                "{} by {}{ended}",
+                c.claim.resource, c.claim.owner_participant_id
+            )
+        })
+        .collect();
+    format!(
+        "{} live{}; {} claim(s){}; protection {}",
+        report.counts.live_sessions,
+        listed(&live),
+        report.counts.live_claims,
+        listed(&claims),
+        report.protection
+    )
+}
+
+/// `: a, b, c` (with `, +N more` past [`SHOWN_IN_LINE`]), or nothing for an empty list.
+fn listed(items: &[String]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        ": {}",
+        items
+            .iter()
+            .take(SHOWN_IN_LINE)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
     );
-    Ok(Output::new(line, report))
+    if items.len() > SHOWN_IN_LINE {
+        out.push_str(&format!(", +{} more", items.len() - SHOWN_IN_LINE));
+    }
+    out
 }
 
 pub fn sync(inv: &Invocation<'_>, a: SyncArgs) -> Result<Output> {

@@ -1,12 +1,13 @@
 //! The context a turn shows: the session's identity lines, always (a solo session sees them
-//! and nothing else), then next-turn delivery rendered by the adapter within the workspace's
+//! and nothing else, plus the claims it inherited from its participant's ended sessions),
+//! then next-turn delivery rendered by the adapter within the workspace's
 //! budget, with bodies withheld (and a visible warning) where next-turn delivery is not
 //! granted.
 
 use super::super::answer::{Answer, Offers};
 use super::super::failure::Failure;
 use super::super::grants::Grants;
-use super::super::owner_line::{Identity, cost};
+use super::super::owner_line::{Identity, cost, inherited_line};
 use super::Call;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
@@ -91,7 +92,11 @@ pub fn project(
         (held.delivery.into_context_input(), withheld)
     };
     call.deadline.check()?;
-    let identity = me.lines(&call.event.cwd);
+    let mut identity = me.lines(&call.event.cwd);
+    if let Some(line) = inherited_line(&core.inherited_claims(owner)?) {
+        identity.push('\n');
+        identity.push_str(&line);
+    }
     let mut budget =
         (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&identity));
     let warning = withheld.as_ref().map(Withheld::context_line);

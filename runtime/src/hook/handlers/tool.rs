@@ -2,7 +2,8 @@
 //!
 //! A write is denied when another session's live *guarded* claim covers one of its targets,
 //! whatever the client's evidence says: a deny in a shape the client ignores is harmless,
-//! while a missing deny loses work. Advisory claims and the session's own claims never deny.
+//! while a missing deny loses work. Advisory claims, the session's own claims and the claims
+//! it inherits from ended sessions of its participant never deny.
 
 use super::super::answer::Answer;
 use super::super::bound::Bound;
@@ -11,7 +12,6 @@ use super::super::targets::{self, Reach};
 use super::{Call, lifecycle};
 use crate::core::Core;
 use crate::core::claims::{ClaimRecord, GuardHit};
-use crate::core::model::Enforcement;
 use crate::core::resources::Resource;
 use crate::ids::{ParticipantId, SessionId};
 use acc_sdk::adapter::OwnerLine;
@@ -70,13 +70,12 @@ fn first_denial(
         }
         // The whole workspace: every guarded claim of a peer on a path inside it.
         if everything.is_none() {
-            everything = Some(core.live_claims()?);
+            everything = Some(core.guarded_claims_against(me)?);
         }
-        let found = everything.iter().flatten().find(|c| {
-            c.enforcement == Enforcement::Guarded
-                && &c.owner_session_id != me
-                && c.resource.file_path().is_some_and(inside_the_root)
-        });
+        let found = everything
+            .iter()
+            .flatten()
+            .find(|c| c.resource.file_path().is_some_and(inside_the_root));
         if let Some(claim) = found {
             return Ok(Some(claimed_by(
                 &claim.resource,
