@@ -13,10 +13,10 @@ pub struct Pair {
     pub asker: Client,
 }
 
-/// The pairs `record` runs. Both clients share one sandbox home, which is made for the
-/// client that needs a base config ([`Pair::home_client`]); Claude Code, which needs none,
-/// is in every pair.
-pub const PAIRS: [Pair; 2] = [
+/// The pairs `record` runs: Claude Code with Codex and with Gemini CLI, each client in
+/// both roles. Both clients share one sandbox home, which is made for the client that needs
+/// a base config ([`Pair::home_client`]); Claude Code, which needs none, is in every pair.
+pub const PAIRS: [Pair; 4] = [
     Pair {
         owner: Client::ClaudeCode,
         asker: Client::Codex,
@@ -24,6 +24,14 @@ pub const PAIRS: [Pair; 2] = [
     Pair {
         owner: Client::ClaudeCode,
         asker: Client::GeminiCli,
+    },
+    Pair {
+        owner: Client::Codex,
+        asker: Client::ClaudeCode,
+    },
+    Pair {
+        owner: Client::GeminiCli,
+        asker: Client::ClaudeCode,
     },
 ];
 
@@ -77,10 +85,12 @@ mod tests {
         assert_eq!(Pair::among(&[Client::ClaudeCode]), []);
         assert_eq!(
             Pair::among(&[Client::GeminiCli, Client::ClaudeCode]),
-            [PAIRS[1]]
+            [PAIRS[1], PAIRS[3]]
         );
         assert_eq!(PAIRS[0].to_string(), "claude-code+codex");
         assert_eq!(PAIRS[0].home_client(), Client::Codex);
+        assert_eq!(PAIRS[2].home_client(), Client::Codex);
+        assert_eq!(PAIRS[3].home_client(), Client::GeminiCli);
         for pair in PAIRS {
             assert_ne!(pair.owner, pair.asker);
         }
