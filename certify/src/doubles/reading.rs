@@ -59,10 +59,36 @@ fn shell_word(value: &str) -> String {
 /// The flags of the last injected `ACC CLI (append):` line in `text` (the newest turn's),
 /// or `None` when no hook injected one. The skill's own example (`--session <id>`) is not an
 /// injected line and is skipped.
+///
+/// Text inside fenced peer blocks is skipped: a peer's message could quote an owner line,
+/// and a model that took it would act as that peer.
 pub fn cli_flags(text: &str) -> Option<CliFlags> {
-    text.match_indices(OWNER_LINE_START)
-        .filter_map(|(at, _)| parse_flags(&text[at + OWNER_LINE_START.len()..]))
+    let outside = outside_peer_blocks(text);
+    outside
+        .match_indices(OWNER_LINE_START)
+        .filter_map(|(at, _)| parse_flags(&outside[at + OWNER_LINE_START.len()..]))
         .last()
+}
+
+/// `text` without its fenced peer blocks (an unterminated block runs to the end).
+fn outside_peer_blocks(text: &str) -> String {
+    let mut kept = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if inside {
+            inside = !line.trim_start().starts_with(PEER_FENCE_CLOSE);
+        } else if line.contains(PEER_FENCE_OPEN) {
+            inside = true;
+        } else {
+            kept.push(line);
+        }
+    }
+    kept.join("\n")
+}
+
+fn is_flag_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
 }
 
 /// `--name value` pairs up to the end of the line; a value is a bare word or a
@@ -80,7 +106,10 @@ fn parse_flags(rest: &str) -> Option<CliFlags> {
             break;
         }
         let name: String = std::iter::from_fn(|| chars.next_if(|c| *c != ' ')).collect();
-        let name = name.strip_prefix("--")?.to_owned();
+        let name = name
+            .strip_prefix("--")
+            .filter(|n| is_flag_name(n))?
+            .to_owned();
         while chars.peek() == Some(&' ') {
             chars.next();
         }
