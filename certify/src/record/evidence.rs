@@ -94,7 +94,7 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
     let kind = match scenario {
         Scenario::Lifecycle => EventKind::SessionStart,
         Scenario::GuardWrite | Scenario::GuardShell => EventKind::BeforeTool,
-        Scenario::NextTurn | Scenario::SoloControl => EventKind::BeforeTurn,
+        Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate => EventKind::BeforeTurn,
     };
     let Some(fact) = obs
         .hooks

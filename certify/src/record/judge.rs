@@ -74,7 +74,8 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::GuardWrite => vec![guard(obs, Capability::BeforeWrite, "write")],
         Scenario::GuardShell => vec![guard(obs, Capability::BeforeShell, "shell command")],
         Scenario::NextTurn => next_turn(obs),
-        Scenario::SoloControl => Vec::new(),
+        // The pair scenario is judged by `coordinate::judge`.
+        Scenario::SoloControl | Scenario::Coordinate => Vec::new(),
     }
 }
 

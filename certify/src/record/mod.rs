@@ -18,6 +18,7 @@ pub mod bundle;
 pub mod canonical;
 pub mod check;
 pub mod command;
+pub mod coordinate;
 pub mod error;
 pub mod evidence;
 pub mod fixture;

@@ -80,7 +80,7 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
             room.message = Some(sent.message.message_id);
             room.peer = Some(peer);
         }
-        Scenario::Lifecycle | Scenario::SoloControl => {}
+        Scenario::Lifecycle | Scenario::SoloControl | Scenario::Coordinate => {}
     }
     Ok(room)
 }

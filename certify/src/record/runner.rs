@@ -209,7 +209,8 @@ pub fn extra_env(scenario: Scenario, capture_dir: &Path) -> BTreeMap<String, Str
     env
 }
 
-fn redactor(sandbox: &Sandbox, installed: &InstalledClient, binaries: &Binaries) -> Redactor {
+/// Sandbox paths, the client's directory, acc's binaries and the dummy key, replaced.
+pub fn redactor(sandbox: &Sandbox, installed: &InstalledClient, binaries: &Binaries) -> Redactor {
     let mut redactor = Redactor::new().secret(DUMMY_KEY);
     for (dir, placeholder) in PLACEHOLDERS {
         let path = if dir.is_empty() {

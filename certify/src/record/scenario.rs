@@ -41,17 +41,21 @@ pub enum Scenario {
     /// Negative control: a solo session with the next-turn candidates gets no peer text (its
     /// identity lines only).
     SoloControl,
+    /// Two real clients in one workspace coordinate through acc by themselves (a pair
+    /// scenario: see [`super::coordinate`]). Decides no capability of either client.
+    Coordinate,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 5] = [
+    pub const ALL: [Scenario; 6] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
         Scenario::SoloControl,
         Scenario::NextTurn,
+        Scenario::Coordinate,
     ];
 
     pub fn name(self) -> &'static str {
@@ -61,6 +65,7 @@ impl Scenario {
             Scenario::GuardShell => "guard-shell",
             Scenario::NextTurn => "next-turn",
             Scenario::SoloControl => "solo-control",
+            Scenario::Coordinate => "coordinate",
         }
     }
 
@@ -72,8 +77,13 @@ impl Scenario {
             Scenario::GuardWrite => &[Capability::BeforeWrite],
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
-            Scenario::SoloControl => &[],
+            Scenario::SoloControl | Scenario::Coordinate => &[],
         }
+    }
+
+    /// Runs two clients together instead of one client alone.
+    pub fn is_pair(self) -> bool {
+        self == Scenario::Coordinate
     }
 
     /// The capabilities named in `ACC_CERTIFY_CANDIDATES` for this run.
@@ -155,9 +165,12 @@ impl FromStr for Scenario {
 /// The scenarios a run records: the ones asked for (all when none), in run order, plus the
 /// solo control, which every run includes.
 pub fn plan(asked: &[Scenario]) -> Vec<Scenario> {
+    let one_client = asked.is_empty() || asked.iter().any(|s| !s.is_pair());
     Scenario::ALL
         .into_iter()
-        .filter(|s| asked.is_empty() || asked.contains(s) || *s == Scenario::SoloControl)
+        .filter(|s| {
+            asked.is_empty() || asked.contains(s) || (*s == Scenario::SoloControl && one_client)
+        })
         .collect()
 }
 
@@ -183,6 +196,7 @@ mod tests {
             plan(&[Scenario::NextTurn]),
             [Scenario::SoloControl, Scenario::NextTurn]
         );
+        assert_eq!(plan(&[Scenario::Coordinate]), [Scenario::Coordinate]);
         assert_eq!(
             plan(&[Scenario::GuardShell, Scenario::Lifecycle]),
             [
