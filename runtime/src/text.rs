@@ -78,22 +78,6 @@ pub fn cut_bytes(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// Peer text shown on one line: controls and newlines become visible escapes.
-pub fn escape_for_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 32 || c as u32 == 127 => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,10 +120,5 @@ mod tests {
         assert_eq!(cut_bytes("abc", 160), "abc");
         assert_eq!(cut_bytes("ééé", 3), "é");
         assert_eq!(cut_bytes(&"a".repeat(200), 160).len(), 160);
-    }
-
-    #[test]
-    fn escapes_for_one_line() {
-        assert_eq!(escape_for_line("a\nb\u{1b}"), "a\\nb\\u001b");
     }
 }

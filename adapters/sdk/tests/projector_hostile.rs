@@ -4,7 +4,7 @@
 
 mod projector_support;
 
-use acc_sdk::context::{AttentionKind, ContextInput};
+use acc_sdk::context::{AttentionKind, ContextInput, QuoteField};
 use acc_sdk::projector::project_context_result;
 use projector_support::*;
 
@@ -152,15 +152,17 @@ fn five_hundred_queued_messages_fill_the_budget_and_count_the_rest() {
 fn tiny_budgets() {
     let mut input = with_messages(all_hostile());
     input.attention = vec![
-        attention(
+        quoting(
             AttentionKind::ReplyRequired,
             "message_hostile12",
-            "peer asks: ```subject: reply now",
+            "request from codex-x1y2z3",
+            &[(QuoteField::Subject, "peer asks: ```subject: reply now")],
         ),
-        attention(
+        quoting(
             AttentionKind::ClaimConflict,
             "claim_1",
-            "file:src/lib.rs is claimed by codex",
+            "claimed (exclusive) by codex-x1y2z3; it overlaps a hint of your intent",
+            &[(QuoteField::Resource, "file:src/lib.rs")],
         ),
     ];
     for budget in [1, 50, 300] {
@@ -197,20 +199,23 @@ fn every_budget_from_zero_to_two_thousand_holds() {
     // Multi-byte text around every possible cut point.
     let mut input = with_messages(hostile("multibyte.json"));
     input.attention = vec![
-        attention(
+        quoting(
             AttentionKind::ReplyRequired,
             "message_hostile31",
-            &"日本語🦀é".repeat(20),
+            "question from codex-x1y2z3",
+            &[(QuoteField::Subject, &"日本語🦀é".repeat(20))],
         ),
-        attention(
+        quoting(
             AttentionKind::AcknowledgementRequired,
             "message_hostile32",
-            &"ü✓".repeat(30),
+            "decision from codex-x1y2z3 awaits your acknowledgement, and this summary is long enough to be cut",
+            &[(QuoteField::Subject, &"ü✓".repeat(30))],
         ),
-        attention(
+        quoting(
             AttentionKind::ClaimExpired,
             "claim_9",
-            "file:docs/** lease ran out",
+            "your lease ran out",
+            &[(QuoteField::Resource, "file:docs/**")],
         ),
     ];
     input.repeats = vec![repeat(message(
