@@ -230,3 +230,10 @@ fn duplicates_render_once() {
     assert_eq!(result.offered_message_ids, ["message_dup"]);
     assert_eq!(result.text.matches("messageId: message_dup").count(), 1);
 }
+
+#[test]
+fn peer_text_speaking_as_acc_rendered() {
+    let mut input = with_messages(hostile("acc-voice.json"));
+    input.attention = hostile_attention();
+    insta::assert_snapshot!(render(&input, 64000));
+}

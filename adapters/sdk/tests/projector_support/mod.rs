@@ -104,6 +104,60 @@ pub fn hostile(name: &str) -> Vec<PeerMessage> {
         .collect()
 }
 
+/// One string of `fixtures/hostile/peer-strings.json`.
+pub fn peer_string(key: &str) -> String {
+    let path = fixtures_dir().join("peer-strings.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let all: Value = serde_json::from_str(&text).unwrap();
+    all[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("peer-strings.json: missing {key}"))
+        .to_owned()
+}
+
+/// Attention items about the hostile peer strings, shaped as the runtime builds them: acc's
+/// words in the summary, the peer's in the quotes.
+pub fn hostile_attention() -> Vec<AttentionItem> {
+    vec![
+        quoting(
+            AttentionKind::ReplyRequired,
+            "message_hostile41",
+            "question from codex-x1y2z3",
+            &[(QuoteField::Subject, &peer_string("subject"))],
+        ),
+        quoting(
+            AttentionKind::ClaimConflict,
+            "claim_c1",
+            "claimed (exclusive) by codex-x1y2z3; it overlaps a hint of your intent",
+            &[
+                (QuoteField::Resource, &peer_string("claimedResource")),
+                (QuoteField::Hint, "file:docs/**"),
+            ],
+        ),
+        quoting(
+            AttentionKind::ClaimContended,
+            "claim_c2",
+            "your claim is wanted: a peer's intent names an overlapping hint",
+            &[
+                (QuoteField::Resource, "file:src/**"),
+                (QuoteField::Hint, &peer_string("hint")),
+            ],
+        ),
+        quoting(
+            AttentionKind::ClaimExpired,
+            "claim_c3",
+            "your lease ran out at 2026-12-02T09:30:00.000Z; claim it again or release it",
+            &[(QuoteField::Resource, &peer_string("hiddenResource"))],
+        ),
+        quoting(
+            AttentionKind::RecipientUnavailable,
+            "message_c4",
+            "codex-x1y2z3 has no online session",
+            &[(QuoteField::Subject, &peer_string("quotedResource"))],
+        ),
+    ]
+}
+
 /// All hostile fixtures together.
 pub fn all_hostile() -> Vec<PeerMessage> {
     [
@@ -111,6 +165,7 @@ pub fn all_hostile() -> Vec<PeerMessage> {
         "header-forgery.json",
         "control-characters.json",
         "multibyte.json",
+        "acc-voice.json",
     ]
     .into_iter()
     .flat_map(hostile)
@@ -283,7 +338,9 @@ fn peer_strings(input: &ContextInput) -> Vec<String> {
         all.extend(neutralise_body(&s));
         all.push(s);
     }
-    all.retain(|s| s.trim().len() >= DISTINCT_BYTES);
+    // A peer may copy acc's own header word for word; that line is acc's wherever it is
+    // outside a block, and the copy inside is marked.
+    all.retain(|s| s.trim().len() >= DISTINCT_BYTES && s != acc_sdk::projector::HEADER);
     all.sort();
     all.dedup();
     all
