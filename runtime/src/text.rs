@@ -60,9 +60,27 @@ pub fn check_prose(field: &str, s: &str) -> Result<()> {
     check_chars(field, s, true)
 }
 
-/// An intent summary: a line of at most 280 characters.
-pub fn check_summary(field: &str, s: &str) -> Result<()> {
+/// A line written for peers to read (a subject, an intent summary): a "line" that also
+/// holds no character a reader cannot see or that reorders the text around it (bidi
+/// controls, zero-width and other invisible format characters). Renderers escape them
+/// anyway; refusing them where they are written tells the writer at once.
+pub fn check_peer_line(field: &str, s: &str) -> Result<()> {
     check_line(field, s)?;
+    match s.chars().find(|&c| acc_sdk::peer_text::is_hidden(c)) {
+        Some(c) => Err(text_error(
+            field,
+            format!(
+                "contains the invisible or bidi character U+{:04X}; peers would not see it as written",
+                c as u32
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An intent summary: a peer line of at most 280 characters.
+pub fn check_summary(field: &str, s: &str) -> Result<()> {
+    check_peer_line(field, s)?;
     check_len(field, s, SUMMARY_MAX)
 }
 
@@ -107,6 +125,28 @@ mod tests {
         assert!(check_prose("body", "a\r\nb").is_ok());
         assert!(check_prose("body", "a\u{1b}[31m").is_err());
         assert!(check_prose("body", &"x".repeat(4001)).is_err());
+    }
+
+    #[test]
+    fn peer_lines_refuse_invisible_and_bidi_characters() {
+        assert!(check_peer_line("subject", "h\u{e9}llo \u{1f980} e\u{301}").is_ok());
+        for hidden in [
+            '\u{202e}',
+            '\u{2066}',
+            '\u{200b}',
+            '\u{feff}',
+            '\u{e0041}',
+            '\u{ad}',
+        ] {
+            let e = check_peer_line("subject", &format!("a{hidden}b")).unwrap_err();
+            assert_eq!(e.exit_code(), 2);
+            assert!(
+                e.message.starts_with("subject contains the invisible"),
+                "{}",
+                e.message
+            );
+        }
+        assert!(check_summary("summary", "fix\u{202e}gnp").is_err());
     }
 
     #[test]
