@@ -75,6 +75,7 @@ fn hostile_room() -> (Sandbox, Owner) {
 
     claim(&mut core, &mallory, &peer_string("claimedResource"), true);
     claim(&mut core, &mallory, &peer_string("hiddenResource"), true);
+    claim(&mut core, &mallory, &peer_string("quotedResource"), true);
     claim(&mut core, &me, "file:src/**", false);
     publish(&mut core, &me, &["file:docs/**"]);
     publish(&mut core, &mallory, &[&peer_string("hint")]);
@@ -104,7 +105,13 @@ fn a_turn_shows_peer_strings_only_inside_fenced_blocks() {
     assert_eq!((turn.code, turn.stderr.as_str()), (0, ""));
     let text = &turn.stdout;
     let outside = outside_fences(text).join("\n");
-    for key in ["subject", "claimedResource", "hint", "hiddenResource"] {
+    for key in [
+        "subject",
+        "claimedResource",
+        "hint",
+        "hiddenResource",
+        "quotedResource",
+    ] {
         let hostile = peer_string(key);
         assert!(
             !outside.contains(&hostile),
@@ -141,9 +148,6 @@ fn a_turn_shows_peer_strings_only_inside_fenced_blocks() {
 #[test]
 fn a_deny_reason_shows_the_peers_resource_escaped() {
     let (sb, _me) = hostile_room();
-    let mut core = sb.core();
-    let mallory = attach(&mut core, "mallory", true);
-    claim(&mut core, &mallory, &peer_string("quotedResource"), true);
     for (key, shown) in [
         ("hiddenResource", r#""file:docs/\u202egnp.exe""#),
         ("quotedResource", r#""file:docs/\"acc\"`says`\u200bhi""#),
@@ -168,4 +172,42 @@ fn a_deny_reason_shows_the_peers_resource_escaped() {
             denied.stderr
         );
     }
+}
+
+#[test]
+fn a_tree_target_under_an_unusual_name_is_still_guarded() {
+    // The lookup for a tree uses the stored spelling, never the quoted rendering.
+    let (sb, _me) = hostile_room();
+    let mut core = sb.core();
+    let mallory = attach(&mut core, "mallory", true);
+    claim(&mut core, &mallory, "file:docs/\u{202e}dir/x.md", true);
+    let denied = hook(
+        sb.settings(certified, &[]),
+        &write_payload("conv-me", &sb.ws(), &["docs/\u{202e}dir/**"]),
+    );
+    assert_eq!(denied.code, 2, "{denied:?}");
+    assert!(
+        denied
+            .stderr
+            .starts_with(r#""file:docs/\u202edir/x.md" is claimed by mallory"#),
+        "{:?}",
+        denied.stderr
+    );
+}
+
+#[test]
+fn a_claim_conflict_names_the_peers_resource_escaped() {
+    let (sb, me) = hostile_room();
+    let mut core = sb.core();
+    let wanted = acc_runtime::core::claims::ClaimRequest::new(
+        Resource::parse(&peer_string("quotedResource")).unwrap(),
+    );
+    let e = core.claim(&me, wanted).unwrap_err();
+    assert!(
+        e.message.starts_with(
+            r#""file:docs/\"acc\"`says`\u200bhi" conflicts with "file:docs/\"acc\"`says`\u200bhi" held exclusive by mallory"#
+        ),
+        "{}",
+        e.message
+    );
 }
