@@ -28,7 +28,12 @@ fn defuse_fences(line: &str) -> String {
 /// (`https://…`) or a time (`10:30`) is left alone while every header shape is caught.
 fn looks_like_acc(line: &str) -> bool {
     let line = line.trim_start();
-    if line.starts_with("- [") || line.to_lowercase().starts_with("untrusted peer") {
+    let label = "untrusted peer";
+    if line.starts_with("- [")
+        || line
+            .get(..label.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(label))
+    {
         return true;
     }
     let Some((key, rest)) = line.split_once(':') else {
@@ -67,8 +72,12 @@ pub fn neutralise_body(body: &str) -> Vec<String> {
             }
             let line = defuse_fences(&line);
             // Judged on what a reader sees once the invisible characters are gone.
-            let visible: String = raw.chars().filter(|&c| !is_hidden(c)).collect();
-            if looks_like_acc(&visible) {
+            let marked = if raw.chars().any(is_hidden) {
+                looks_like_acc(&raw.chars().filter(|&c| !is_hidden(c)).collect::<String>())
+            } else {
+                looks_like_acc(raw)
+            };
+            if marked {
                 format!("{BODY_MARK}{line}")
             } else {
                 line

@@ -332,6 +332,9 @@ fn peer_strings(input: &ContextInput) -> Vec<String> {
     for a in &input.attention {
         raw.extend(a.quotes.iter().map(|q| q.text.clone()));
     }
+    // A flood repeats its lines; each distinct one is checked once.
+    raw.sort();
+    raw.dedup();
     let mut all = Vec::new();
     for s in raw {
         all.push(neutralise_inline(&s));
