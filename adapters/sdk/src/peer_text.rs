@@ -25,6 +25,10 @@ use std::fmt::Write as _;
 /// variation-selector blocks used to smuggle invisible ASCII. U+FE0F stays: it only asks for
 /// emoji presentation and is in most emoji.
 pub fn is_hidden(c: char) -> bool {
+    // Most peer text is printable ASCII: answer it without walking the ranges.
+    if (' '..'\u{7f}').contains(&c) {
+        return false;
+    }
     matches!(
         c,
         '\u{0}'..='\u{8}'
