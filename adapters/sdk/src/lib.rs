@@ -28,6 +28,7 @@ pub mod native;
 pub mod outcome;
 pub mod patch_targets;
 pub mod payload;
+pub mod peer_text;
 pub mod probe;
 pub mod projector;
 pub mod resolution;

@@ -107,6 +107,16 @@ impl Resource {
             let path = normalise_file_path(raw, body)?;
             return Ok(Resource(format!("file:{path}")));
         }
+        // Other schemes name things acc cannot check, and peers read them: keep them to
+        // characters that can never pass for text acc wrote or hide anything.
+        if let Some(c) = body.chars().find(|&c| !acc_sdk::peer_text::is_plain(c)) {
+            return Err(refuse(
+                raw,
+                &format!(
+                    "contains {c:?}; outside file: use only letters, digits and . _ - / : @ + = ~ , * # %"
+                ),
+            ));
+        }
         Ok(Resource(raw.to_string()))
     }
 
@@ -229,9 +239,12 @@ impl Resource {
     }
 }
 
+/// A resource as shown to a model or a terminal (deny reasons, CLI lines, errors): a name a
+/// peer chose, so through the one rendering for peer strings, bare when plain and quoted and
+/// escaped otherwise. `as_str` is the stored spelling.
 impl std::fmt::Display for Resource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&acc_sdk::peer_text::display(&self.0))
     }
 }
 
@@ -278,6 +291,38 @@ mod tests {
         let long = format!("doc:{}", "x".repeat(1021));
         assert!(Resource::parse(&long).is_err());
         assert!(Resource::parse(&long[..1024]).is_ok());
+    }
+
+    #[test]
+    fn other_schemes_keep_to_a_safe_charset() {
+        for ok in [
+            "git:refs/heads/main",
+            "issue:acc#13",
+            "db:users@primary",
+            "x:a=b,c~d%20",
+        ] {
+            assert_eq!(r(ok).as_str(), ok);
+        }
+        for bad in [
+            "doc:ACC\u{202e}txt",
+            "doc:a\u{200b}b",
+            "doc:\"quoted\"",
+            "doc:back`tick",
+            "doc:caf\u{e9}",
+            "doc:a\\b",
+        ] {
+            let e = Resource::parse(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidResource, "{bad}");
+        }
+    }
+
+    #[test]
+    fn shown_through_the_peer_string_rendering() {
+        assert_eq!(r("file:src/**").to_string(), "file:src/**");
+        assert_eq!(
+            Resource::from_store("file:docs/a b\n\u{202e}.md".into()).to_string(),
+            "\"file:docs/a b\\n\\u202e.md\""
+        );
     }
 
     #[test]

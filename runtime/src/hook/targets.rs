@@ -106,7 +106,7 @@ impl Reach {
     pub fn lookup(&self) -> Option<Resource> {
         match self {
             Reach::File(r) => Some(r.clone()),
-            Reach::Tree(r) => Resource::parse(&format!("{r}/**")).ok(),
+            Reach::Tree(r) => Resource::parse(&format!("{}/**", r.as_str())).ok(),
             Reach::Workspace => None,
         }
     }
