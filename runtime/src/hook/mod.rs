@@ -17,6 +17,7 @@
 pub mod answer;
 pub mod args;
 pub mod bound;
+pub mod bound_workspace;
 pub mod capture;
 pub mod client;
 pub mod deadline;

@@ -3,6 +3,7 @@
 
 use super::super::answer::Answer;
 use super::super::bound::Bound;
+use super::super::bound_workspace;
 use super::super::client::{self, ClientProbe};
 use super::super::deadline::PROBE_CAP;
 use super::super::failure::Failure;
@@ -93,6 +94,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
         if core.resume_session(&bound.owner(), refresh)?.is_some() {
             let owner = bound.owner();
             bind(core, &key, &owner, &client_name, &probe)?;
+            pin(call, core);
             return Ok(Started {
                 owner,
                 grants,
@@ -121,6 +123,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let opened = core.open_session(req)?;
     let owner = Owner::new(opened.session_id, opened.generation);
     bind(core, &key, &owner, &client_name, &probe)?;
+    pin(call, core);
     Ok(Started {
         owner,
         grants,
@@ -137,6 +140,16 @@ fn bind(
 ) -> Result<(), Failure> {
     core.put_binding(key, owner, client_name, probe.version.as_deref(), probe.pid)?;
     Ok(())
+}
+
+/// Pins the conversation to the workspace it attached in, so later calls open this store
+/// whatever their cwd or the workspace's files say.
+fn pin(call: &Call, core: &Core) {
+    if let Some(fault) =
+        bound_workspace::pin_at_attach(&call.data_home, &call.event.session_id, core.workspace())
+    {
+        call.report(fault);
+    }
 }
 
 /// What captures and `acc status --json` show about how the session was started.
