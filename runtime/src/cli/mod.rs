@@ -8,6 +8,7 @@ pub mod context;
 pub mod help_json;
 pub mod output;
 pub mod owner;
+pub mod person;
 
 use crate::env::Env;
 use crate::error::{AccError, ErrorCode};

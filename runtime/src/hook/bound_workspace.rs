@@ -121,9 +121,10 @@ pub fn pin_at_attach(
     data_home: &Path,
     client_session_id: &str,
     ws: &WorkspaceDescriptor,
+    client_pid: Option<u32>,
 ) -> Option<String> {
     let key = binding_key(client_session_id);
-    match pin::write(data_home, &key, ws) {
+    match pin::write(data_home, &key, ws, client_pid) {
         Ok(()) => None,
         Err(e) => Some(format!(
             "acc: this conversation's workspace could not be pinned ({}); a later change to the workspace's files can move it",

@@ -16,6 +16,7 @@
 
 pub mod answer;
 pub mod args;
+pub mod authority_guard;
 pub mod bound;
 pub mod bound_workspace;
 pub mod capture;

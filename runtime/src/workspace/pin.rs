@@ -48,6 +48,10 @@ struct PinFile {
     context_budget_bytes: Option<u32>,
     git: Option<PinnedGit>,
     config_path: Option<PathBuf>,
+    /// The client process the conversation runs in, when the hook found it: a release
+    /// under `--authority` from one of its descendants is an agent's, not a person's.
+    #[serde(default)]
+    client_pid: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,7 +72,7 @@ fn source_name(s: WorkspaceSource) -> &'static str {
 }
 
 impl PinFile {
-    fn of(ws: &WorkspaceDescriptor) -> Self {
+    fn of(ws: &WorkspaceDescriptor, client_pid: Option<u32>) -> Self {
         PinFile {
             schema: PIN_SCHEMA,
             workspace_id: ws.id.as_str().to_string(),
@@ -91,6 +95,7 @@ impl PinFile {
                 head: g.head.clone(),
             }),
             config_path: ws.config_path.clone(),
+            client_pid,
         }
     }
 
@@ -152,14 +157,20 @@ fn pin_error(path: &Path, what: impl std::fmt::Display) -> AccError {
 
 /// Records that the conversation with `binding_key` belongs to `ws`: written to a temporary
 /// file next to the pin, flushed, then renamed over it, so a reader sees the old pin or the
-/// new one, never a part.
-pub fn write(data_home: &Path, binding_key: &str, ws: &WorkspaceDescriptor) -> Result<()> {
+/// new one, never a part. `client_pid` is the client process the conversation runs in.
+pub fn write(
+    data_home: &Path,
+    binding_key: &str,
+    ws: &WorkspaceDescriptor,
+    client_pid: Option<u32>,
+) -> Result<()> {
     crate::ids::check_portable_id("binding key", binding_key)?;
     let dir = pins_dir(data_home);
     std::fs::create_dir_all(&dir)
         .map_err(|e| pin_error(&dir, format!("cannot be created ({e})")))?;
     let path = pin_path(data_home, binding_key);
-    let mut bytes = serde_json::to_vec_pretty(&PinFile::of(ws)).expect("pins serialise");
+    let mut bytes =
+        serde_json::to_vec_pretty(&PinFile::of(ws, client_pid)).expect("pins serialise");
     bytes.push(b'\n');
     // A name no other writer uses: two hooks of one conversation may pin at once.
     let nanos = std::time::SystemTime::now()
@@ -180,10 +191,42 @@ pub fn write(data_home: &Path, binding_key: &str, ws: &WorkspaceDescriptor) -> R
     Ok(())
 }
 
+/// The client pids every pin under `data_home` recorded, whatever their workspace. Pins that
+/// cannot be read are skipped: this only ever adds refusals.
+pub fn client_pids(data_home: &Path) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir(pins_dir(data_home)) else {
+        return Vec::new();
+    };
+    let mut pids = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            continue;
+        };
+        if let Ok(Some(pid)) = read_file(data_home, key).map(|p| p.and_then(|p| p.client_pid)) {
+            pids.push(pid);
+        }
+    }
+    pids.sort_unstable();
+    pids.dedup();
+    pids
+}
+
 /// The workspace the conversation with `binding_key` is bound to. `Ok(None)` when it has no
 /// pin; an error when a pin exists but cannot be read or does not describe a workspace (a
 /// pin is acc's own file, so that is damage, reported, never a silent rebinding).
 pub fn read(data_home: &Path, binding_key: &str) -> Result<Option<WorkspaceDescriptor>> {
+    let path = pin_path(data_home, binding_key);
+    match read_file(data_home, binding_key)? {
+        None => Ok(None),
+        Some(pin) => pin
+            .descriptor()
+            .map(Some)
+            .ok_or_else(|| pin_error(&path, "does not describe a workspace")),
+    }
+}
+
+fn read_file(data_home: &Path, binding_key: &str) -> Result<Option<PinFile>> {
     use std::os::unix::fs::OpenOptionsExt;
     if crate::ids::check_portable_id("binding key", binding_key).is_err() {
         return Ok(None);
@@ -211,11 +254,9 @@ pub fn read(data_home: &Path, binding_key: &str) -> Result<Option<WorkspaceDescr
     if bytes.len() as u64 > MAX_PIN_BYTES {
         return Err(pin_error(&path, "is too large to be acc's pin"));
     }
-    let pin: PinFile = serde_json::from_slice(&bytes)
-        .map_err(|_| pin_error(&path, "is not a workspace pin acc wrote"))?;
-    pin.descriptor()
+    serde_json::from_slice(&bytes)
         .map(Some)
-        .ok_or_else(|| pin_error(&path, "does not describe a workspace"))
+        .map_err(|_| pin_error(&path, "is not a workspace pin acc wrote"))
 }
 
 #[cfg(test)]
@@ -238,7 +279,7 @@ mod tests {
         let ws = super::super::discover(&root, &Env::new()).unwrap();
         let home = dir.path().join("data");
         assert_eq!(read(&home, "k1").unwrap(), None);
-        write(&home, "k1", &ws).unwrap();
+        write(&home, "k1", &ws, Some(4242)).unwrap();
         let back = read(&home, "k1").unwrap().unwrap();
         assert_eq!(back.id, ws.id);
         assert_eq!(back.roots, ws.roots);
@@ -247,7 +288,10 @@ mod tests {
         assert_eq!(back.git, ws.git);
         assert_eq!(back.config_path, ws.config_path);
         // Rewritten in place, atomically: no temporary file is left behind.
-        write(&home, "k1", &ws).unwrap();
+        write(&home, "k1", &ws, None).unwrap();
+        write(&home, "k2", &ws, Some(77)).unwrap();
+        assert_eq!(client_pids(&home), vec![77]);
+        std::fs::remove_file(pin_path(&home, "k2")).unwrap();
         let names: Vec<_> = std::fs::read_dir(pins_dir(&home))
             .unwrap()
             .map(|e| e.unwrap().file_name())

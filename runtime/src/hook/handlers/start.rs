@@ -94,7 +94,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
         if core.resume_session(&bound.owner(), refresh)?.is_some() {
             let owner = bound.owner();
             bind(core, &key, &owner, &client_name, &probe)?;
-            pin(call, core);
+            pin(call, core, &probe);
             return Ok(Started {
                 owner,
                 grants,
@@ -123,7 +123,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let opened = core.open_session(req)?;
     let owner = Owner::new(opened.session_id, opened.generation);
     bind(core, &key, &owner, &client_name, &probe)?;
-    pin(call, core);
+    pin(call, core, &probe);
     Ok(Started {
         owner,
         grants,
@@ -144,10 +144,13 @@ fn bind(
 
 /// Pins the conversation to the workspace it attached in, so later calls open this store
 /// whatever their cwd or the workspace's files say.
-fn pin(call: &Call, core: &Core) {
-    if let Some(fault) =
-        bound_workspace::pin_at_attach(&call.data_home, &call.event.session_id, core.workspace())
-    {
+fn pin(call: &Call, core: &Core, probe: &ClientProbe) {
+    if let Some(fault) = bound_workspace::pin_at_attach(
+        &call.data_home,
+        &call.event.session_id,
+        core.workspace(),
+        probe.pid,
+    ) {
         call.report(fault);
     }
 }

@@ -5,6 +5,7 @@
 //! while a missing deny loses work. Advisory claims and the session's own claims never deny.
 
 use super::super::answer::Answer;
+use super::super::authority_guard;
 use super::super::bound::Bound;
 use super::super::failure::Failure;
 use super::super::targets::{self, Reach};
@@ -99,6 +100,11 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return Ok(Answer::silent());
     };
     let tool = call.event.tool.as_ref();
+    if let Some(reason) = authority_guard::deny_reason(call) {
+        return Ok(Answer::of(
+            call.adapter.behaviour().deny_outcome(call.event, reason),
+        ));
+    }
     let mut answer = Answer::silent();
     match tool.map(|t| &t.targets) {
         Some(Targets::Paths(paths)) => {
