@@ -22,6 +22,7 @@ pub mod bound_workspace;
 pub mod capture;
 pub mod client;
 pub mod deadline;
+pub mod deny_events;
 pub mod entry;
 pub mod failure;
 pub mod grants;

@@ -25,10 +25,16 @@ pub fn status(inv: &Invocation<'_>, a: StatusArgs) -> Result<Output> {
     if let Some(p) = &participant {
         report.sessions.retain(|s| &s.participant_id == p);
     }
-    let line = format!(
+    let mut line = format!(
         "{} live; {} claim(s); protection {}",
         report.counts.live_sessions, report.counts.live_claims, report.protection
     );
+    if !report.refused_writes.is_empty() {
+        line.push_str(&format!(
+            "; {} refused write(s) into guarded claims",
+            report.refused_writes.total
+        ));
+    }
     Ok(Output::new(line, report))
 }
 

@@ -3,12 +3,14 @@
 //! where next-turn delivery is not granted.
 
 use super::super::answer::{Answer, Offers};
+use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::grants::Grants;
 use super::super::owner_line::{cost, owner_line};
 use super::Call;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
+use crate::ids::EventSeq;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::outcome::HookOutcome;
@@ -65,6 +67,9 @@ pub struct Projection {
     /// repeats of live offers).
     pub offered_unshown: usize,
     pub withheld: Option<Withheld>,
+    /// The newest refusal into the owner's claims that `text` lists, to mark shown once
+    /// the text was written.
+    pub refusals_up_to: Option<EventSeq>,
 }
 
 /// Builds the projection for `owner`: reads only, changes nothing.
@@ -94,6 +99,11 @@ pub fn project(
         (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&owner_line));
     let warning = withheld.as_ref().map(Withheld::context_line);
     budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
+    let (refusals, refusals_up_to) = match deny_events::unshown(core, owner) {
+        Some((text, up_to)) => (Some(text), Some(up_to)),
+        None => (None, None),
+    };
+    budget = budget.saturating_sub(refusals.as_deref().map_or(0, cost));
     let rendered = call
         .adapter
         .behaviour()
@@ -116,11 +126,15 @@ pub fn project(
         .iter()
         .filter(|id| input.messages.iter().any(|m| m.message_id == id.as_str()))
         .count();
-    let parts: Vec<&str> = [Some(rendered.text.as_str()), warning.as_deref()]
-        .into_iter()
-        .flatten()
-        .filter(|t| !t.is_empty())
-        .collect();
+    let parts: Vec<&str> = [
+        refusals.as_deref(),
+        Some(rendered.text.as_str()),
+        warning.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|t| !t.is_empty())
+    .collect();
     let text = if parts.is_empty() {
         String::new()
     } else {
@@ -131,6 +145,7 @@ pub fn project(
         offered,
         offered_unshown,
         withheld,
+        refusals_up_to,
     })
 }
 
@@ -170,9 +185,19 @@ pub fn turn_context(
     grants: &Grants,
 ) -> Result<Answer, Failure> {
     let projection = project(call, core, owner, grants)?;
-    Ok(answer(owner, projection, |text| {
+    let refusals_up_to = projection.refusals_up_to;
+    let answer = answer(owner, projection, |text| {
         Some(call.adapter.behaviour().inject_outcome(call.event, text))
-    }))
+    });
+    // Marked now, before stdout is written (offers wait for the write): a refusal is a
+    // notice, not a message, and `acc status` keeps listing it whatever happens to stdout.
+    if let Some(up_to) = refusals_up_to
+        && !answer.outcome.stdout.is_empty()
+        && core.mark_refused_writes_shown(owner, up_to).is_err()
+    {
+        call.report("acc: refusals shown this turn may be shown again".to_string());
+    }
+    Ok(answer)
 }
 
 #[cfg(test)]
