@@ -140,7 +140,10 @@ fn a_client_hooked_in_another_workspace_is_known_by_its_pin() {
         &sb.data_path(),
         &binding_key("elsewhere"),
         &ws,
-        Some(std::process::id()),
+        &pin::PinFacts {
+            client_pid: Some(std::process::id()),
+            session_id: None,
+        },
     )
     .unwrap();
     sb.terminal.set(true);

@@ -121,10 +121,10 @@ pub fn pin_at_attach(
     data_home: &Path,
     client_session_id: &str,
     ws: &WorkspaceDescriptor,
-    client_pid: Option<u32>,
+    facts: &pin::PinFacts,
 ) -> Option<String> {
     let key = binding_key(client_session_id);
-    match pin::write(data_home, &key, ws, client_pid) {
+    match pin::write(data_home, &key, ws, facts) {
         Ok(()) => None,
         Err(e) => Some(format!(
             "acc: this conversation's workspace could not be pinned ({}); a later change to the workspace's files can move it",

@@ -26,6 +26,7 @@ pub mod deny_events;
 pub mod entry;
 pub mod failure;
 pub mod grants;
+pub mod guard_fallback;
 pub mod handlers;
 pub mod hook_env;
 pub mod owner_line;

@@ -52,6 +52,10 @@ struct PinFile {
     /// under `--authority` from one of its descendants is an agent's, not a person's.
     #[serde(default)]
     client_pid: Option<u32>,
+    /// The acc session the conversation acts as, so the guard can tell its own claims from
+    /// its peers' when it must answer from the guarded-claims snapshot.
+    #[serde(default)]
+    session_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,7 +76,7 @@ fn source_name(s: WorkspaceSource) -> &'static str {
 }
 
 impl PinFile {
-    fn of(ws: &WorkspaceDescriptor, client_pid: Option<u32>) -> Self {
+    fn of(ws: &WorkspaceDescriptor, facts: &PinFacts) -> Self {
         PinFile {
             schema: PIN_SCHEMA,
             workspace_id: ws.id.as_str().to_string(),
@@ -95,7 +99,8 @@ impl PinFile {
                 head: g.head.clone(),
             }),
             config_path: ws.config_path.clone(),
-            client_pid,
+            client_pid: facts.client_pid,
+            session_id: facts.session_id.clone(),
         }
     }
 
@@ -150,6 +155,41 @@ impl PinFile {
     }
 }
 
+/// What a pin records beside the workspace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PinFacts {
+    /// The client process the conversation runs in.
+    pub client_pid: Option<u32>,
+    /// The acc session the conversation acts as.
+    pub session_id: Option<String>,
+}
+
+/// A pin as the guard reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pinned {
+    pub workspace: WorkspaceDescriptor,
+    pub facts: PinFacts,
+}
+
+/// The pin of the conversation with `binding_key`, with what it records beside the
+/// workspace.
+pub fn read_pinned(data_home: &Path, binding_key: &str) -> Result<Option<Pinned>> {
+    let path = pin_path(data_home, binding_key);
+    match read_file(data_home, binding_key)? {
+        None => Ok(None),
+        Some(pin) => {
+            let facts = PinFacts {
+                client_pid: pin.client_pid,
+                session_id: pin.session_id.clone(),
+            };
+            let workspace = pin
+                .descriptor()
+                .ok_or_else(|| pin_error(&path, "does not describe a workspace"))?;
+            Ok(Some(Pinned { workspace, facts }))
+        }
+    }
+}
+
 fn pin_error(path: &Path, what: impl std::fmt::Display) -> AccError {
     AccError::new(ErrorCode::StoreIo, format!("{}: {what}", path.display()))
         .with("file", path.display().to_string())
@@ -157,20 +197,19 @@ fn pin_error(path: &Path, what: impl std::fmt::Display) -> AccError {
 
 /// Records that the conversation with `binding_key` belongs to `ws`: written to a temporary
 /// file next to the pin, flushed, then renamed over it, so a reader sees the old pin or the
-/// new one, never a part. `client_pid` is the client process the conversation runs in.
+/// new one, never a part.
 pub fn write(
     data_home: &Path,
     binding_key: &str,
     ws: &WorkspaceDescriptor,
-    client_pid: Option<u32>,
+    facts: &PinFacts,
 ) -> Result<()> {
     crate::ids::check_portable_id("binding key", binding_key)?;
     let dir = pins_dir(data_home);
     std::fs::create_dir_all(&dir)
         .map_err(|e| pin_error(&dir, format!("cannot be created ({e})")))?;
     let path = pin_path(data_home, binding_key);
-    let mut bytes =
-        serde_json::to_vec_pretty(&PinFile::of(ws, client_pid)).expect("pins serialise");
+    let mut bytes = serde_json::to_vec_pretty(&PinFile::of(ws, facts)).expect("pins serialise");
     bytes.push(b'\n');
     // A name no other writer uses: two hooks of one conversation may pin at once.
     let nanos = std::time::SystemTime::now()
@@ -279,7 +318,12 @@ mod tests {
         let ws = super::super::discover(&root, &Env::new()).unwrap();
         let home = dir.path().join("data");
         assert_eq!(read(&home, "k1").unwrap(), None);
-        write(&home, "k1", &ws, Some(4242)).unwrap();
+        let facts = PinFacts {
+            client_pid: Some(4242),
+            session_id: Some("session_x".into()),
+        };
+        write(&home, "k1", &ws, &facts).unwrap();
+        assert_eq!(read_pinned(&home, "k1").unwrap().unwrap().facts, facts);
         let back = read(&home, "k1").unwrap().unwrap();
         assert_eq!(back.id, ws.id);
         assert_eq!(back.roots, ws.roots);
@@ -288,8 +332,12 @@ mod tests {
         assert_eq!(back.git, ws.git);
         assert_eq!(back.config_path, ws.config_path);
         // Rewritten in place, atomically: no temporary file is left behind.
-        write(&home, "k1", &ws, None).unwrap();
-        write(&home, "k2", &ws, Some(77)).unwrap();
+        write(&home, "k1", &ws, &PinFacts::default()).unwrap();
+        let k2 = PinFacts {
+            client_pid: Some(77),
+            session_id: None,
+        };
+        write(&home, "k2", &ws, &k2).unwrap();
         assert_eq!(client_pids(&home), vec![77]);
         std::fs::remove_file(pin_path(&home, "k2")).unwrap();
         let names: Vec<_> = std::fs::read_dir(pins_dir(&home))

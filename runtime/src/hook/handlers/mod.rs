@@ -19,6 +19,7 @@ use super::answer::Answer;
 use super::bound_workspace;
 use super::deadline::Deadline;
 use super::failure::Failure;
+use super::guard_fallback;
 use super::settings::HookSettings;
 use crate::core::Core;
 use crate::store::{MMAP_WHOLE_STORE, OpenMode};
@@ -92,6 +93,11 @@ fn open_mode(kind: EventKind) -> OpenMode {
 
 /// Runs the handler of the event's kind.
 pub fn handle(call: &Call) -> Result<Handled, Failure> {
+    if call.event.kind == EventKind::BeforeTool {
+        // The guard must answer even when the store cannot be read in time.
+        let answer = guard_fallback::raced(call)?;
+        return Ok(Handled { answer, core: None });
+    }
     let mut core = call.open_core(open_mode(call.event.kind))?;
     call.deadline.check()?;
     let mut answer = match call.event.kind {

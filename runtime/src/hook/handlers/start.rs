@@ -16,6 +16,7 @@ use crate::core::bindings::binding_key;
 use crate::core::model::{Enforcement, Lifecycle};
 use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession, SessionRefresh};
 use crate::core::{Core, Owner};
+use crate::workspace::pin::PinFacts;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::resolution::ClientFacts;
 use serde_json::{Map, Value, json};
@@ -94,7 +95,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
         if core.resume_session(&bound.owner(), refresh)?.is_some() {
             let owner = bound.owner();
             bind(core, &key, &owner, &client_name, &probe)?;
-            pin(call, core, &probe);
+            pin(call, core, &probe, &owner);
             return Ok(Started {
                 owner,
                 grants,
@@ -123,7 +124,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let opened = core.open_session(req)?;
     let owner = Owner::new(opened.session_id, opened.generation);
     bind(core, &key, &owner, &client_name, &probe)?;
-    pin(call, core, &probe);
+    pin(call, core, &probe, &owner);
     Ok(Started {
         owner,
         grants,
@@ -144,12 +145,16 @@ fn bind(
 
 /// Pins the conversation to the workspace it attached in, so later calls open this store
 /// whatever their cwd or the workspace's files say.
-fn pin(call: &Call, core: &Core, probe: &ClientProbe) {
+fn pin(call: &Call, core: &Core, probe: &ClientProbe, owner: &Owner) {
+    let facts = PinFacts {
+        client_pid: probe.pid,
+        session_id: Some(owner.session.to_string()),
+    };
     if let Some(fault) = bound_workspace::pin_at_attach(
         &call.data_home,
         &call.event.session_id,
         core.workspace(),
-        probe.pid,
+        &facts,
     ) {
         call.report(fault);
     }
