@@ -185,3 +185,54 @@ fn without_a_pin_a_broken_config_still_fails_open_with_its_code() {
         "{run:?}"
     );
 }
+
+/// `acc status --json` from `dir`, on the sandbox's data home and clock.
+fn status_from(sb: &Sandbox, dir: &Path) -> (i32, serde_json::Value, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_acc"))
+        .env_clear()
+        .env("ACC_DATA_HOME", sb.data())
+        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
+        .arg("--cwd")
+        .arg(dir)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let v = serde_json::from_str(stdout.trim()).unwrap_or(serde_json::Value::Null);
+    (out.status.code().unwrap_or(-1), v, stdout)
+}
+
+#[test]
+fn status_reports_a_broken_config_and_still_shows_the_bound_room() {
+    let (sb, peer) = set_up();
+    std::fs::write(sb.ws().join("acc.workspace.json"), "{").unwrap();
+    let (code, v, raw) = status_from(&sb, &sb.ws());
+    assert_eq!(code, 0, "{raw}");
+    let faults = v["data"]["workspaceFaults"].as_array().expect("faults listed");
+    let fault = faults[0].as_str().unwrap();
+    assert!(
+        fault.contains("acc.workspace.json") && fault.contains("workspace_config_invalid"),
+        "{fault}"
+    );
+    let claims = v["data"]["claims"].as_array().unwrap();
+    assert_eq!(claims[0]["ownerSessionId"], peer.session.as_str());
+}
+
+#[test]
+fn status_from_a_nested_workspace_names_the_binding_it_does_not_move() {
+    let (sb, _peer) = set_up();
+    let tools = sb.ws().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(
+        tools.join("acc.workspace.json"),
+        r#"{"schemaVersion":1,"workspaceId":"tools-only"}"#,
+    )
+    .unwrap();
+    let (code, v, raw) = status_from(&sb, &tools);
+    assert_eq!(code, 0, "{raw}");
+    let fault = v["data"]["workspaceFaults"][0].as_str().unwrap_or_default();
+    assert!(fault.contains("stay bound") && fault.contains("tools-only"), "{raw}");
+    // A room whose files agree says nothing.
+    let (_, v, _) = status_from(&sb, &sb.ws());
+    assert!(v["data"].get("workspaceFaults").is_none(), "{v}");
+}

@@ -76,6 +76,10 @@ pub struct StatusReport {
     /// newest last; left out when there were none.
     #[serde(skip_serializing_if = "RefusedWrites::is_empty")]
     pub refused_writes: RefusedWrites,
+    /// Where the workspace's files disagree with the workspace its conversations are bound
+    /// to (filled by the caller, which knows the directory); left out when they agree.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workspace_faults: Vec<String>,
 }
 
 /// `none` without live claims; `guarded` only when every live session and every live claim
@@ -224,6 +228,7 @@ impl Core {
                 protection: room.protection,
                 attention,
                 refused_writes: RefusedWrites::default(),
+                workspace_faults: Vec::new(),
             })
         })
     }

@@ -233,22 +233,45 @@ pub fn write(
 /// The client pids every pin under `data_home` recorded, whatever their workspace. Pins that
 /// cannot be read are skipped: this only ever adds refusals.
 pub fn client_pids(data_home: &Path) -> Vec<u32> {
+    let mut pids: Vec<u32> = all(data_home)
+        .into_iter()
+        .filter_map(|p| p.facts.client_pid)
+        .collect();
+    pids.sort_unstable();
+    pids.dedup();
+    pids
+}
+
+/// Every readable pin under `data_home`, in no particular order.
+pub fn all(data_home: &Path) -> Vec<Pinned> {
     let Ok(entries) = std::fs::read_dir(pins_dir(data_home)) else {
         return Vec::new();
     };
-    let mut pids = Vec::new();
+    let mut out = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
             continue;
         };
-        if let Ok(Some(pid)) = read_file(data_home, key).map(|p| p.and_then(|p| p.client_pid)) {
-            pids.push(pid);
+        if let Ok(Some(pinned)) = read_pinned(data_home, key) {
+            out.push(pinned);
         }
     }
-    pids.sort_unstable();
-    pids.dedup();
-    pids
+    out
+}
+
+/// The workspaces conversations were bound to whose roots hold `dir` (a real path), one
+/// per workspace id.
+pub fn bound_workspaces_holding(data_home: &Path, dir: &Path) -> Vec<WorkspaceDescriptor> {
+    let mut out: Vec<WorkspaceDescriptor> = Vec::new();
+    for pinned in all(data_home) {
+        let ws = pinned.workspace;
+        if ws.roots.iter().any(|r| dir.starts_with(r)) && !out.iter().any(|o| o.id == ws.id) {
+            out.push(ws);
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
 }
 
 /// The workspace the conversation with `binding_key` is bound to. `Ok(None)` when it has no
