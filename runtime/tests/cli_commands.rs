@@ -160,6 +160,8 @@ fn scenario(json: bool) -> String {
     t.record(Some(&alice), &["status"]);
     t.record(Some(&bob), &["release", "--resource", "file:docs/**"]);
     let alices = first_claim_of(&sb, "alice");
+    // Only a person asserts an authority: typed at a terminal.
+    sb.terminal.set(true);
     t.record(
         Some(&bob),
         &[
@@ -172,6 +174,7 @@ fn scenario(json: bool) -> String {
             "alice is away",
         ],
     );
+    sb.terminal.set(false);
     t.record(Some(&alice), &["work", "--clear"]);
     t.record(
         Some(&bob),

@@ -134,7 +134,19 @@ fn two_sessions_a_guarded_claim_a_denied_write_and_a_delivered_message() {
         lines[2],
         format!("ACC peers here (address them with --to): {ADAPTER_ID}-2")
     );
-    assert_eq!(lines[3], "ACC (load the acc skill):");
+    // First, that B's write into A's claim was refused: ids, the target, the time.
+    assert_eq!(
+        lines[3],
+        "ACC: 1 write(s) by other sessions into your guarded claims were refused; the files are unchanged:"
+    );
+    assert!(
+        lines[4].starts_with(&format!("- {FIXED_CLOCK} "))
+            && lines[4].contains(&format!("(session {})", b.session))
+            && lines[4].ends_with(r#"(file:src/**): target "file:src/engine.rs""#),
+        "{}",
+        lines[4]
+    );
+    assert_eq!(lines[5], "ACC (load the acc skill):");
     assert!(turn.stdout.contains("```acc-peer-message"));
     assert!(turn.stdout.contains(&format!("messageId: {fits}")));
     assert!(turn.stdout.contains("body:\nI will wait for your change."));

@@ -98,7 +98,7 @@ pub enum Command {
 
     /// Release a claim.
     #[command(
-        long_about = "Release one of this session's claims, or one an ended session of its participant left, by id or by resource. Releasing another participant's claim needs --authority human or policy; the authority, the reason and the replaced generation are recorded. Prints `released <claimId>`.",
+        long_about = "Release one of this session's claims, or one an ended session of its participant left, by id or by resource. Releasing another participant's claim needs --authority human or policy; the authority, the reason and the replaced generation are recorded. Prints `released <claimId>`.\n\nAn authority is never taken on an agent's word: --authority works only for a person, that is, when stdin and stderr are terminals and no ancestor process is the client of a hooked agent session. Otherwise it fails with authority_needs_person (exit 5): an agent asks the user to run the command in their own terminal.",
         after_help = "Examples:\n  acc release --resource 'file:src/**'\n  acc release --claim claim_Ab9CpMJfn0pL6igB5AdYDQ --authority human --reason \"owner is gone\""
     )]
     Release(ReleaseArgs),

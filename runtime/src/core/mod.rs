@@ -19,6 +19,7 @@ pub mod model;
 pub mod presence;
 pub mod prune;
 pub mod receipts;
+pub mod refusals;
 pub mod replies;
 pub mod resources;
 pub mod sessions;

@@ -5,11 +5,12 @@ use super::attention;
 use super::claims::{self, ClaimRecord};
 use super::intents::{self, IntentRecord};
 use super::model::{Enforcement, Lifecycle, Presence, Protection, SessionState};
+use super::refusals::RefusedWrites;
 use super::sessions::{self, SessionRow, check_owner};
 use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
-use crate::ids::{ParticipantId, SessionId};
+use crate::ids::{EventSeq, ParticipantId, SessionId};
 use crate::workspace::WorkspaceSource;
 use acc_sdk::context::AttentionItem;
 use rusqlite::Connection;
@@ -90,6 +91,14 @@ pub struct StatusReport {
     /// For the caller's participant; empty without an owner.
     pub attention: Vec<AttentionItem>,
     pub counts: StatusCounts,
+    /// Writes the guard refused into guarded claims (the caller's own, with an owner),
+    /// newest last; left out when there were none.
+    #[serde(skip_serializing_if = "RefusedWrites::is_empty")]
+    pub refused_writes: RefusedWrites,
+    /// Where the workspace's files disagree with the workspace its conversations are bound
+    /// to (filled by the caller, which knows the directory); left out when they agree.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workspace_faults: Vec<String>,
 }
 
 /// `none` without live claims; `guarded` only when every live session and every live claim
@@ -199,6 +208,12 @@ impl Core {
     /// The room's status. With an owner, attention is computed for its participant (and the
     /// owner is checked). `all` includes closed sessions.
     pub fn status(&mut self, owner: Option<&Owner>, all: bool) -> Result<StatusReport> {
+        let mut report = self.room_status(owner, all)?;
+        report.refused_writes = self.refused_writes(owner.map(|o| &o.session), EventSeq(0))?;
+        Ok(report)
+    }
+
+    fn room_status(&mut self, owner: Option<&Owner>, all: bool) -> Result<StatusReport> {
         let ports = &self.ports;
         let now = ports.now();
         let ws = &self.workspace;
@@ -246,6 +261,8 @@ impl Core {
                 claims,
                 protection: room.protection,
                 attention,
+                refused_writes: RefusedWrites::default(),
+                workspace_faults: Vec::new(),
             })
         })
     }

@@ -7,6 +7,7 @@
 //! existing file that is not a readable store of this workspace fails closed and is never
 //! recreated.
 
+pub mod guard_snapshot;
 pub mod schema;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
@@ -419,9 +420,46 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| ctx(e.into()))?;
+        let snapshot = (!self.ephemeral).then(|| guard_snapshot::path_for(&self.path));
+        let before = match &snapshot {
+            Some(_) => Some(guard_snapshot::fingerprint(&tx).map_err(ctx)?),
+            None => None,
+        };
         let out = f(&tx).map_err(ctx)?;
+        let changed = match (&snapshot, before) {
+            (Some(file), Some(before)) => {
+                let after = guard_snapshot::fingerprint(&tx).map_err(ctx)?;
+                // A store from before snapshots gets one at its first write with claims.
+                after != before || (after.0 > 0 && !file.exists())
+            }
+            _ => false,
+        };
         tx.commit().map_err(|e| ctx(e.into()))?;
+        if changed && let Some(file) = snapshot {
+            // Best effort: the commit stands; a stale snapshot is only read when the store
+            // cannot be, and each reader applies expiry itself.
+            let _ = self.write_guard_snapshot(&file);
+        }
         Ok(out)
+    }
+
+    /// Rewrites the guarded-claims snapshot beside the store from one read.
+    fn write_guard_snapshot(&mut self, file: &Path) -> Result<()> {
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let workspace: String = tx.query_row(
+            "SELECT value FROM meta WHERE key = 'workspace_id'",
+            [],
+            |r| r.get(0),
+        )?;
+        guard_snapshot::write(&tx, file, &workspace, now_ms)?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// Runs `f` in one read transaction, so every query sees the same snapshot.

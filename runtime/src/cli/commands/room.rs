@@ -2,6 +2,7 @@
 
 use crate::cli::args::{StatusArgs, SyncArgs, WorkArgs};
 use crate::cli::context::Invocation;
+use crate::cli::workspace_faults;
 use crate::cli::output::Output;
 use crate::cli::owner;
 use crate::core::events::EventType;
@@ -21,8 +22,9 @@ pub fn status(inv: &Invocation<'_>, a: StatusArgs) -> Result<Output> {
         .as_deref()
         .map(ParticipantId::parse)
         .transpose()?;
-    let mut core = inv.open(OpenMode::ReadOnly)?;
+    let (mut core, faults) = workspace_faults::open_for_status(inv)?;
     let mut report = core.status(owner.as_ref(), a.all)?;
+    report.workspace_faults = faults;
     if let Some(p) = &participant {
         report.sessions.retain(|s| &s.participant_id == p);
     }
@@ -57,14 +59,24 @@ fn render_status(report: &StatusReport) -> String {
             )
         })
         .collect();
-    format!(
+    let mut line = format!(
         "{} live{}; {} claim(s){}; protection {}",
         report.counts.live_sessions,
         listed(&live),
         report.counts.live_claims,
         listed(&claims),
         report.protection
-    )
+    );
+    for fault in &report.workspace_faults {
+        line.push_str(&format!("; workspace fault: {fault}"));
+    }
+    if !report.refused_writes.is_empty() {
+        line.push_str(&format!(
+            "; {} refused write(s) into guarded claims",
+            report.refused_writes.total
+        ));
+    }
+    line
 }
 
 /// `: a, b, c` (with `, +N more` past [`SHOWN_IN_LINE`]), or nothing for an empty list.

@@ -5,12 +5,14 @@
 //! granted.
 
 use super::super::answer::{Answer, Offers};
+use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::grants::Grants;
 use super::super::owner_line::{Identity, cost, inherited_line, peers_line};
 use super::Call;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
+use crate::ids::EventSeq;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::outcome::HookOutcome;
@@ -67,6 +69,9 @@ pub struct Projection {
     /// repeats of live offers).
     pub offered_unshown: usize,
     pub withheld: Option<Withheld>,
+    /// The newest refusal into the owner's claims that `text` lists, to mark shown once
+    /// the text was written.
+    pub refusals_up_to: Option<EventSeq>,
 }
 
 /// Builds the projection for `me`: reads only, changes nothing.
@@ -103,6 +108,11 @@ pub fn project(
         (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&preamble));
     let warning = withheld.as_ref().map(Withheld::context_line);
     budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
+    let (refusals, refusals_up_to) = match deny_events::unshown(core, owner) {
+        Some((text, up_to)) => (Some(text), Some(up_to)),
+        None => (None, None),
+    };
+    budget = budget.saturating_sub(refusals.as_deref().map_or(0, cost));
     let rendered = call
         .adapter
         .behaviour()
@@ -127,6 +137,7 @@ pub fn project(
         .count();
     let text = [
         Some(preamble.as_str()),
+        refusals.as_deref(),
         Some(rendered.text.as_str()),
         warning.as_deref(),
     ]
@@ -140,6 +151,7 @@ pub fn project(
         offered,
         offered_unshown,
         withheld,
+        refusals_up_to,
     })
 }
 
@@ -179,9 +191,20 @@ pub fn turn_context(
     grants: &Grants,
 ) -> Result<Answer, Failure> {
     let projection = project(call, core, me, grants)?;
-    Ok(answer(&me.owner, projection, |text| {
+    let owner = &me.owner;
+    let refusals_up_to = projection.refusals_up_to;
+    let answer = answer(owner, projection, |text| {
         Some(call.adapter.behaviour().inject_outcome(call.event, text))
-    }))
+    });
+    // Marked now, before stdout is written (offers wait for the write): a refusal is a
+    // notice, not a message, and `acc status` keeps listing it whatever happens to stdout.
+    if let Some(up_to) = refusals_up_to
+        && !answer.outcome.stdout.is_empty()
+        && core.mark_refused_writes_shown(owner, up_to).is_err()
+    {
+        call.report("acc: refusals shown this turn may be shown again".to_string());
+    }
+    Ok(answer)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use super::super::answer::Answer;
 use super::super::bound::Bound;
+use super::super::bound_workspace;
 use super::super::client::{self, ClientProbe};
 use super::super::deadline::PROBE_CAP;
 use super::super::failure::Failure;
@@ -16,6 +17,7 @@ use crate::core::bindings::binding_key;
 use crate::core::model::{Enforcement, Lifecycle};
 use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession, SessionRefresh};
 use crate::core::{Core, Owner};
+use crate::workspace::pin::PinFacts;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::resolution::ClientFacts;
 use serde_json::{Map, Value, json};
@@ -93,6 +95,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
         if let Some(resumed) = core.resume_session(&bound.owner(), refresh)? {
             let owner = bound.owner();
             bind(core, &key, &owner, &client_name, &probe)?;
+            pin(call, core, &probe, &owner);
             return Ok(Started {
                 identity: Identity {
                     owner,
@@ -125,6 +128,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let opened = core.open_session(req)?;
     let owner = Owner::new(opened.session_id, opened.generation);
     bind(core, &key, &owner, &client_name, &probe)?;
+    pin(call, core, &probe, &owner);
     Ok(Started {
         identity: Identity {
             owner,
@@ -144,6 +148,23 @@ fn bind(
 ) -> Result<(), Failure> {
     core.put_binding(key, owner, client_name, probe.version.as_deref(), probe.pid)?;
     Ok(())
+}
+
+/// Pins the conversation to the workspace it attached in, so later calls open this store
+/// whatever their cwd or the workspace's files say.
+fn pin(call: &Call, core: &Core, probe: &ClientProbe, owner: &Owner) {
+    let facts = PinFacts {
+        client_pid: probe.pid,
+        session_id: Some(owner.session.to_string()),
+    };
+    if let Some(fault) = bound_workspace::pin_at_attach(
+        &call.data_home,
+        &call.event.session_id,
+        core.workspace(),
+        &facts,
+    ) {
+        call.report(fault);
+    }
 }
 
 /// What captures and `acc status --json` show about how the session was started.

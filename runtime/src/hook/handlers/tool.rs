@@ -6,12 +6,15 @@
 //! it inherits from ended sessions of its participant never deny.
 
 use super::super::answer::Answer;
+use super::super::authority_guard;
 use super::super::bound::Bound;
+use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::targets::{self, Reach};
 use super::{Call, lifecycle};
 use crate::core::Core;
 use crate::core::claims::{ClaimRecord, GuardHit};
+use crate::core::refusals::Refusal;
 use crate::core::resources::Resource;
 use crate::ids::{ParticipantId, SessionId};
 use acc_sdk::adapter::OwnerLine;
@@ -52,7 +55,7 @@ fn first_denial(
     core: &mut Core,
     me: &SessionId,
     reaches: &[Reach],
-) -> Result<Option<String>, Failure> {
+) -> Result<Option<(String, Refusal)>, Failure> {
     let lookups: Vec<Resource> = reaches.iter().filter_map(Reach::lookup).collect();
     let hits = if lookups.is_empty() {
         Vec::new()
@@ -64,7 +67,7 @@ fn first_denial(
         if !matches!(reach, Reach::Workspace) {
             let lookup = reach.lookup();
             if let Some(hit) = hits.iter().find(|h| Some(&h.resource) == lookup.as_ref()) {
-                return Ok(Some(reach_reason(reach, hit)));
+                return Ok(Some((reach_reason(reach, hit), deny_events::of_hit(hit))));
             }
             continue;
         }
@@ -77,11 +80,12 @@ fn first_denial(
             .flatten()
             .find(|c| c.resource.file_path().is_some_and(inside_the_root));
         if let Some(claim) = found {
-            return Ok(Some(claimed_by(
+            let reason = claimed_by(
                 &claim.resource,
                 &claim.owner_participant_id,
                 &claim.owner_session_id,
-            )));
+            );
+            return Ok(Some((reason, deny_events::of_workspace_write(claim))));
         }
     }
     Ok(None)
@@ -98,12 +102,20 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return Ok(Answer::silent());
     };
     let tool = call.event.tool.as_ref();
+    if let Some(reason) = authority_guard::deny_reason(call) {
+        return Ok(Answer::of(
+            call.adapter.behaviour().deny_outcome(call.event, reason),
+        ));
+    }
     let mut answer = Answer::silent();
     match tool.map(|t| &t.targets) {
         Some(Targets::Paths(paths)) => {
             let root = core.workspace().checkout_root().to_path_buf();
             let reaches = targets::reaches(Path::new(&call.event.cwd), &root, paths);
-            if let Some(reason) = first_denial(core, &bound.binding.session_id, &reaches)? {
+            if let Some((reason, refusal)) =
+                first_denial(core, &bound.binding.session_id, &reaches)?
+            {
+                deny_events::record(call, core, &bound.binding.session_id, &refusal);
                 // Decided: a heartbeat write now could only delay the deny.
                 let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
                 return Ok(Answer::of(outcome));

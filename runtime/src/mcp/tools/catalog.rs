@@ -68,6 +68,8 @@ pub const EVENT_TYPES: &[&str] = &[
     "message.acknowledged",
     "message.offer_succeeded",
     "message.offer_failed",
+    "claim.write_refused",
+    "claim.write_refusals_shown",
 ];
 
 const LINE: Text = Text::bounded(1, LINE_MAX);
