@@ -15,6 +15,7 @@ pub mod finish;
 pub mod inbox;
 pub mod intents;
 pub mod messages;
+pub mod path_spelling;
 pub mod model;
 pub mod presence;
 pub mod prune;
