@@ -256,7 +256,10 @@ impl Room {
     fn claimed_bytes(&self) -> BTreeMap<PathBuf, Vec<u8>> {
         let mut out = BTreeMap::new();
         for root in [self.ws(), self.wt2.clone()] {
-            for e in walkdir::WalkDir::new(root.join("src")).into_iter().flatten() {
+            for e in walkdir::WalkDir::new(root.join("src"))
+                .into_iter()
+                .flatten()
+            {
                 if e.file_type().is_file() {
                     out.insert(e.path().to_path_buf(), std::fs::read(e.path()).unwrap());
                 }
@@ -283,7 +286,7 @@ fn hold(c: Client, calls: impl Fn(&Room) -> Vec<Call>) {
     let room = Room::new();
     room.start(c);
     let before = room.claimed_bytes();
-    assert!(before.len() >= AWKWARD.len() * 2 + 1, "{before:?}");
+    assert_eq!(before.len(), (AWKWARD.len() + 1) * 2, "{before:?}");
     for call in calls(&room) {
         let denied = room.attempt(c, &call);
         assert_eq!(
@@ -314,9 +317,12 @@ fn claude_code_file_tools_and_shell_cannot_touch_claimed_files() {
         calls.extend([
             write_tool("Write", &ws, "src/brand new file.rs"),
             shell("Bash", r#"printf x > src/Read\ Me.md"#),
-            shell("Bash", r#"cat > "src/a*b.rs" <<'EOF'
+            shell(
+                "Bash",
+                r#"cat > "src/a*b.rs" <<'EOF'
 gone
-EOF"#),
+EOF"#,
+            ),
             shell("Bash", "rm -rf src"),
             // Another worktree of the same repository: the same claim.
             shell("Bash", "echo x > ../wt2/src/lib.rs"),

@@ -266,7 +266,10 @@ fn worktrees_of_one_repository_share_claims() {
     for target in &from_b {
         let run = write(&sb, "conv-b", &wt, &[target]);
         assert_eq!(run.code, 2, "{target}: {run:?}");
-        assert!(run.stderr.starts_with("file:src/x.rs is claimed by"), "{run:?}");
+        assert!(
+            run.stderr.starts_with("file:src/x.rs is claimed by"),
+            "{run:?}"
+        );
     }
     // The claim's owner writes its claim in any worktree; the peer writes elsewhere.
     assert_allowed(&write(&sb, "conv-a", &ws, &["../worktree-b/src/x.rs"]));

@@ -49,7 +49,10 @@ pub fn decode_segment(seg: &str) -> Result<Vec<u8>, SegmentError> {
                     out.push(c);
                     i += 2;
                 }
-                Some(b'x') => match (b.get(i + 2).and_then(|&h| hex(h)), b.get(i + 3).and_then(|&l| hex(l))) {
+                Some(b'x') => match (
+                    b.get(i + 2).and_then(|&h| hex(h)),
+                    b.get(i + 3).and_then(|&l| hex(l)),
+                ) {
                     (Some(h), Some(l)) => {
                         let byte = h * 16 + l;
                         if byte == b'/' || byte == 0 {

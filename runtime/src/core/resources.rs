@@ -387,7 +387,10 @@ mod tests {
     #[test]
     fn escapes_name_every_file_name_with_one_spelling() {
         // Spelt raw, with needless escapes, or canonically: one resource.
-        assert_eq!(r("file:src/Read\\x20Me.md").as_str(), "file:src/Read\\x20Me.md");
+        assert_eq!(
+            r("file:src/Read\\x20Me.md").as_str(),
+            "file:src/Read\\x20Me.md"
+        );
         assert_eq!(r("file:src/\\x61\\*b.rs").as_str(), "file:src/a\\*b.rs");
         assert_eq!(r("file:src/a\\*b/**").as_str(), "file:src/a\\*b/**");
         // A backslash before anything else is literal, as before, and spelt `\\`.
@@ -414,7 +417,10 @@ mod tests {
             assert_eq!(res.as_str(), spelt);
             assert_eq!(r(spelt), res, "it parses to itself");
             let pattern = res.relative_pattern().unwrap();
-            assert_eq!((pattern.path.as_path(), pattern.tree), (Path::new(path), tree));
+            assert_eq!(
+                (pattern.path.as_path(), pattern.tree),
+                (Path::new(path), tree)
+            );
         }
         assert!(Resource::from_relative_path(Path::new(""), false).is_none());
         assert!(Resource::from_relative_path(Path::new("../x"), false).is_none());

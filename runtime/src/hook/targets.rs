@@ -348,7 +348,12 @@ mod tests {
         );
         assert_eq!(
             names(got),
-            ["src/lib.rs", "src/deep/new/file.rs", "README.md", "src/deep/x/y"]
+            [
+                "src/lib.rs",
+                "src/deep/new/file.rs",
+                "README.md",
+                "src/deep/x/y"
+            ]
         );
     }
 

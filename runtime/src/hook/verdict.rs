@@ -85,7 +85,11 @@ impl Guarded {
         for (i, (_, pattern)) in claims.iter().enumerate() {
             let own = if pattern.tree { &mut trees } else { &mut files };
             own.entry(pattern.path.clone()).or_insert(i);
-            for a in pattern.path.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+            for a in pattern
+                .path
+                .ancestors()
+                .filter(|a| !a.as_os_str().is_empty())
+            {
                 under.entry(a.to_path_buf()).or_insert(i);
             }
         }

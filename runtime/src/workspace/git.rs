@@ -154,7 +154,11 @@ mod tests {
         )
         .unwrap();
         std::fs::create_dir_all(main.join(".git/worktrees/gone")).unwrap();
-        std::fs::write(main.join(".git/worktrees/gone/gitdir"), "/nowhere/at/all/.git\n").unwrap();
+        std::fs::write(
+            main.join(".git/worktrees/gone/gitdir"),
+            "/nowhere/at/all/.git\n",
+        )
+        .unwrap();
         assert_eq!(worktree_roots(&main.join(".git")), [main.clone(), wt]);
         // A bare repository has no main worktree.
         let bare = base.join("bare.git");

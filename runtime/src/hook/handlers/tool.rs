@@ -43,7 +43,10 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         let cwd = Path::new(&call.event.cwd);
         if let Some(denial) = verdict::judge_call(core, me, cwd, targets, guard_until(call))? {
             // Decided: a heartbeat write now could only delay the deny.
-            let outcome = call.adapter.behaviour().deny_outcome(call.event, &denial.reason);
+            let outcome = call
+                .adapter
+                .behaviour()
+                .deny_outcome(call.event, &denial.reason);
             return Ok(Answer::of(outcome));
         }
         if matches!(targets, Targets::Unreadable) {
