@@ -402,3 +402,39 @@ fn the_whole_workspace_is_only_denied_by_peers_guarded_claims_inside_it() {
         &peer,
     );
 }
+
+#[test]
+fn every_file_name_can_be_claimed_and_is_guarded() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    start(&sb, "me", &ws);
+    let spaced = peer_claims(&sb, "file:src/Read\\x20Me.md", true);
+    let starred = peer_claims(&sb, "file:lib/a\\*b/**", true);
+    assert_denied(
+        &write(&sb, "me", &ws, &["src/Read Me.md"]),
+        "file:src/Read\\x20Me.md",
+        &spaced,
+    );
+    assert_denied(
+        &shell(&sb, "me", &ws, "rm -rf 'lib/a*b'"),
+        "file:lib/a\\*b",
+        &starred,
+    );
+    assert_denied(
+        &write(&sb, "me", &ws, &["lib/a*b/new\nline.rs"]),
+        "file:lib/a\\*b/new\\x0aline.rs",
+        &starred,
+    );
+    // A literal `*` is no pattern, and a name is compared whole.
+    assert_allowed(&write(
+        &sb,
+        "me",
+        &ws,
+        &[
+            "lib/ab/x.rs",
+            "lib/aXb/x.rs",
+            "src/Read Me.md.bak",
+            "src/ReadMe.md",
+        ],
+    ));
+}

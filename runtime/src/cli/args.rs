@@ -91,7 +91,7 @@ pub enum Command {
 
     /// Claim a resource (a file, a tree, or an opaque name).
     #[command(
-        long_about = "Claim a resource for this session: `file:path` (one file), `file:dir/**` (a tree) or an opaque URI such as `doc:api-design`. A live overlapping claim of another session, where either side is exclusive, refuses the claim with exit 5 and names the holder. Claiming your own resource again renews its lease. Guarded claims are enforced by installed write guards; advisory claims are informational. Prints `claimed <resource>`.",
+        long_about = "Claim a resource for this session: `file:path` (one file), `file:dir/**` (a tree) or an opaque URI such as `doc:api-design`. In a `file:` path, `\\*` is a literal `*`, `\\\\` a backslash and `\\xHH` any byte, so every file name can be claimed (`file:src/Read\\x20Me.md`). A live overlapping claim of another session, where either side is exclusive, refuses the claim with exit 5 and names the holder. Claiming your own resource again renews its lease. Guarded claims are enforced by installed write guards; advisory claims are informational. Prints `claimed <resource>`.",
         after_help = "Examples:\n  acc claim --resource 'file:src/**' --enforcement guarded\n  acc claim --resource file:README.md --reason \"rewriting the tour\" --lease 600\n  acc claim --resource doc:release-notes --mode shared"
     )]
     Claim(ClaimArgs),
