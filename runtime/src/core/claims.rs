@@ -474,6 +474,24 @@ impl Core {
         })
     }
 
+    /// Live guarded `file:` claims of sessions other than `except`, oldest first: what the
+    /// write guard judges a tool call against.
+    pub fn guarded_file_claims_of_others(
+        &mut self,
+        except: &SessionId,
+    ) -> Result<Vec<ClaimRecord>> {
+        let now = self.ports.now();
+        self.store.read(|c| {
+            let found = rows(
+                c,
+                "WHERE c.expires_at > ?1 AND c.enforcement = ?2 AND c.scheme = 'file'
+                    AND c.owner_session_id <> ?3 ORDER BY c.acquired_at, c.rowid",
+                params![now, Enforcement::Guarded.as_str(), except.as_str()],
+            )?;
+            Ok(found.iter().map(|r| r.record(now)).collect())
+        })
+    }
+
     /// Checks `owner` without writing anything (for read commands that take an owner).
     pub fn check_owner(&mut self, owner: &Owner) -> Result<()> {
         self.store.read(|c| check_owner(c, owner).map(|_| ()))
@@ -665,11 +683,31 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+        let judged: Vec<String> = k
+            .core
+            .guarded_file_claims_of_others(&b.session)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.resource.to_string())
+            .collect();
+        assert_eq!(judged, ["file:src/**"]);
+        assert!(
+            k.core
+                .guarded_file_claims_of_others(&a.session)
+                .unwrap()
+                .is_empty()
+        );
         k.clock
             .advance_ms((DEFAULT_LEASE_SECONDS as i64) * 1000 + 1);
         assert!(
             k.core
                 .guarded_claims_covering(&b.session, &targets)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            k.core
+                .guarded_file_claims_of_others(&b.session)
                 .unwrap()
                 .is_empty()
         );

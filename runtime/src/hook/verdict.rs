@@ -72,9 +72,8 @@ impl Guarded {
     /// (claims spelt outside the root never judge its writes).
     pub fn load(core: &mut Core, me: &SessionId) -> Result<Guarded> {
         let claims = core
-            .live_claims()?
+            .guarded_file_claims_of_others(me)?
             .into_iter()
-            .filter(|c| c.enforcement == Enforcement::Guarded && &c.owner_session_id != me)
             .filter_map(|c| c.resource.relative_pattern().map(|p| (c, p)))
             .collect();
         Ok(Guarded::of(claims))
