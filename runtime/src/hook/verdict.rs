@@ -18,7 +18,6 @@
 use super::targets::{self, Inode, Reach, RelPath, Resolved, Roots};
 use crate::core::Core;
 use crate::core::claims::ClaimRecord;
-use crate::core::model::Enforcement;
 use crate::core::resources::{FilePattern, Resource};
 use crate::error::Result;
 use crate::ids::SessionId;
@@ -341,7 +340,7 @@ pub fn roots_of(core: &Core) -> Roots {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::model::ClaimMode;
+    use crate::core::model::{ClaimMode, Enforcement};
     use crate::ids::{ClaimId, ParticipantId};
     use std::time::Duration;
 
