@@ -492,6 +492,32 @@ impl Core {
         })
     }
 
+    /// Live guarded `file:` claims of sessions other than `except` that overlap any of
+    /// `targets`, found through the resource index (a few targets cost a few index lookups,
+    /// however many claims exist), oldest first.
+    pub fn guarded_file_claims_overlapping(
+        &mut self,
+        except: &SessionId,
+        targets: &[Resource],
+    ) -> Result<Vec<ClaimRecord>> {
+        let now = self.ports.now();
+        self.store.read(|c| {
+            let mut found: Vec<ClaimRow> = Vec::new();
+            for target in targets.iter().filter(|t| t.is_file()) {
+                for row in live_overlapping(c, target, now)? {
+                    if row.enforcement == Enforcement::Guarded
+                        && &row.owner_session_id != except
+                        && !found.iter().any(|f| f.claim_id == row.claim_id)
+                    {
+                        found.push(row);
+                    }
+                }
+            }
+            found.sort_by_key(|r| r.acquired_at);
+            Ok(found.iter().map(|r| r.record(now)).collect())
+        })
+    }
+
     /// Checks `owner` without writing anything (for read commands that take an owner).
     pub fn check_owner(&mut self, owner: &Owner) -> Result<()> {
         self.store.read(|c| check_owner(c, owner).map(|_| ()))
@@ -691,6 +717,16 @@ mod tests {
             .map(|c| c.resource.to_string())
             .collect();
         assert_eq!(judged, ["file:src/**"]);
+        let overlapping = |k: &mut crate::core::testkit::Kit, who: &SessionId| {
+            k.core
+                .guarded_file_claims_overlapping(who, &targets)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.resource.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(overlapping(&mut k, &b.session), ["file:src/**"]);
+        assert!(overlapping(&mut k, &a.session).is_empty());
         assert!(
             k.core
                 .guarded_file_claims_of_others(&a.session)

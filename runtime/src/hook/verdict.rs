@@ -70,12 +70,16 @@ impl Guarded {
     /// The live guarded claims of sessions other than `me` on root-relative paths
     /// (claims spelt outside the root never judge its writes).
     pub fn load(core: &mut Core, me: &SessionId) -> Result<Guarded> {
-        let claims = core
-            .guarded_file_claims_of_others(me)?
-            .into_iter()
-            .filter_map(|c| c.resource.relative_pattern().map(|p| (c, p)))
-            .collect();
-        Ok(Guarded::of(claims))
+        Ok(Guarded::of_records(core.guarded_file_claims_of_others(me)?))
+    }
+
+    fn of_records(records: Vec<ClaimRecord>) -> Guarded {
+        Guarded::of(
+            records
+                .into_iter()
+                .filter_map(|c| c.resource.relative_pattern().map(|p| (c, p)))
+                .collect(),
+        )
     }
 
     fn of(claims: Vec<(ClaimRecord, FilePattern)>) -> Guarded {
@@ -194,20 +198,32 @@ pub fn judge_paths(
     if guarded.is_empty() {
         return None;
     }
-    let Ok(resolved) = targets::resolve_all(cwd, roots, raw_targets, until) else {
-        return cannot_judge(
-            guarded,
-            &format!(
-                "this tool call names {} paths, more than acc can judge in its time budget",
-                raw_targets.len()
-            ),
-            "split it into smaller calls",
-        );
-    };
+    match targets::resolve_all(cwd, roots, raw_targets, until) {
+        Ok(resolved) => judge_resolved(guarded, roots, &resolved, until),
+        Err(targets::OutOfTime) => too_many(guarded, raw_targets.len()),
+    }
+}
+
+fn too_many(guarded: &Guarded, count: usize) -> Option<Denial> {
+    cannot_judge(
+        guarded,
+        &format!("this tool call names {count} paths, more than acc can judge in its time budget"),
+        "split it into smaller calls",
+    )
+}
+
+/// The refusal of resolved targets: the first one a claim covers, in target order, else a
+/// hard link of a claimed file.
+fn judge_resolved(
+    guarded: &Guarded,
+    roots: &Roots,
+    resolved: &[Resolved],
+    until: Instant,
+) -> Option<Denial> {
     if let Some(denial) = resolved.iter().find_map(|r| guarded.judge(&r.reach)) {
         return Some(denial);
     }
-    hard_links(guarded, roots, &resolved, until)
+    hard_links(guarded, roots, resolved, until)
 }
 
 /// The refusal of a write into a hard link of a file under a guarded claim.
@@ -312,18 +328,48 @@ pub fn judge_call(
     targets: &Targets,
     until: Instant,
 ) -> Result<Option<Denial>> {
-    if matches!(targets, Targets::None) {
-        return Ok(None);
+    let paths = match targets {
+        Targets::None => return Ok(None),
+        Targets::Unreadable => return Ok(unreadable(&Guarded::load(core, me)?, None)),
+        Targets::Paths(paths) => paths,
+    };
+    let roots = roots_of(core);
+    let resolved = match targets::resolve_all(cwd, &roots, paths, until) {
+        Ok(resolved) => resolved,
+        Err(targets::OutOfTime) => return Ok(too_many(&Guarded::load(core, me)?, paths.len())),
+    };
+    let guarded = candidates(core, me, &resolved)?;
+    Ok(judge_resolved(&guarded, &roots, &resolved, until))
+}
+
+/// Targets few enough to look up one by one in the store's claim index.
+const INDEXED_MAX: usize = 32;
+
+/// The claims that can decide `resolved`: for a few targets, each spelt as a resource, the
+/// ones the claim index finds overlapping them (spellings are canonical, so the index
+/// compares paths); otherwise, or when the whole workspace or a hard link is at stake,
+/// every guarded claim of a peer.
+fn candidates(core: &mut Core, me: &SessionId, resolved: &[Resolved]) -> Result<Guarded> {
+    let few = resolved.len() <= INDEXED_MAX && resolved.iter().all(|r| r.linked.is_none());
+    let lookups: Option<Vec<Resource>> = few
+        .then(|| {
+            resolved
+                .iter()
+                .map(|r| match &r.reach {
+                    Reach::File(p) => Resource::from_relative_path(p.as_path(), false),
+                    Reach::Tree(p) => Resource::from_relative_path(p.as_path(), true),
+                    Reach::Workspace => None,
+                })
+                .collect()
+        })
+        .flatten();
+    match lookups {
+        Some(lookups) if lookups.is_empty() => Ok(Guarded::of(Vec::new())),
+        Some(lookups) => Ok(Guarded::of_records(
+            core.guarded_file_claims_overlapping(me, &lookups)?,
+        )),
+        None => Guarded::load(core, me),
     }
-    let guarded = Guarded::load(core, me)?;
-    if guarded.is_empty() {
-        return Ok(None);
-    }
-    Ok(match targets {
-        Targets::Paths(paths) => judge_paths(&guarded, &roots_of(core), cwd, paths, until),
-        Targets::Unreadable => unreadable(&guarded, None),
-        Targets::None => None,
-    })
 }
 
 /// Every worktree of the session's workspace: its own checkout root first.
