@@ -591,6 +591,57 @@ impl Core {
         })
     }
 
+    /// Live guarded `file:` claims that can deny `me` a write (neither its own nor inherited
+    /// from its participant's ended sessions), oldest first: what the write guard judges a
+    /// tool call against.
+    pub fn guarded_file_claims_of_others(&mut self, me: &SessionId) -> Result<Vec<ClaimRecord>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let row = sessions::load(c, me.as_str())?;
+            let found = rows(
+                c,
+                "WHERE c.expires_at > ?1 AND c.enforcement = ?2 AND c.scheme = 'file'
+                    AND c.owner_session_id <> ?3 ORDER BY c.acquired_at, c.rowid",
+                params![now, Enforcement::Guarded.as_str(), me.as_str()],
+            )?;
+            let mut out = Vec::new();
+            for claim in found {
+                if guards_against(c, ports, now, me, row.as_ref(), &claim)? {
+                    out.push(claim.record(now));
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Live guarded `file:` claims that can deny `me` a write and overlap any of `targets`,
+    /// found through the resource index (a few targets cost a few index lookups, however
+    /// many claims exist), oldest first.
+    pub fn guarded_file_claims_overlapping(
+        &mut self,
+        me: &SessionId,
+        targets: &[Resource],
+    ) -> Result<Vec<ClaimRecord>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let row = sessions::load(c, me.as_str())?;
+            let mut found: Vec<ClaimRow> = Vec::new();
+            for target in targets.iter().filter(|t| t.is_file()) {
+                for claim in live_overlapping(c, target, now)? {
+                    if !found.iter().any(|f| f.claim_id == claim.claim_id)
+                        && guards_against(c, ports, now, me, row.as_ref(), &claim)?
+                    {
+                        found.push(claim);
+                    }
+                }
+            }
+            found.sort_by_key(|r| r.acquired_at);
+            Ok(found.iter().map(|r| r.record(now)).collect())
+        })
+    }
+
     /// Checks `owner` without writing anything (for read commands that take an owner).
     pub fn check_owner(&mut self, owner: &Owner) -> Result<()> {
         self.store.read(|c| check_owner(c, owner).map(|_| ()))
@@ -800,11 +851,41 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+        let judged: Vec<String> = k
+            .core
+            .guarded_file_claims_of_others(&b.session)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.resource.to_string())
+            .collect();
+        assert_eq!(judged, ["file:src/**"]);
+        let overlapping = |k: &mut crate::core::testkit::Kit, who: &SessionId| {
+            k.core
+                .guarded_file_claims_overlapping(who, &targets)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.resource.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(overlapping(&mut k, &b.session), ["file:src/**"]);
+        assert!(overlapping(&mut k, &a.session).is_empty());
+        assert!(
+            k.core
+                .guarded_file_claims_of_others(&a.session)
+                .unwrap()
+                .is_empty()
+        );
         k.clock
             .advance_ms((DEFAULT_LEASE_SECONDS as i64) * 1000 + 1);
         assert!(
             k.core
                 .guarded_claims_covering(&b.session, &targets)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            k.core
+                .guarded_file_claims_of_others(&b.session)
                 .unwrap()
                 .is_empty()
         );

@@ -6,6 +6,7 @@
 //! peer chose the path), when.
 
 use super::handlers::Call;
+use super::verdict::Denial;
 use crate::core::claims::{ClaimRecord, GuardHit};
 use crate::core::refusals::{Refusal, RefusedWrites};
 use crate::core::{Core, Owner};
@@ -26,6 +27,21 @@ pub fn of_hit(hit: &GuardHit) -> Refusal {
         owner_session_id: hit.owner_session_id.clone(),
         owner_participant_id: hit.owner_participant_id.clone(),
         target: hit.resource.to_string(),
+    }
+}
+
+/// The refusal a guard verdict records: its target, or the whole workspace when the call
+/// was refused as a whole (a workspace-wide write, or a call acc could not judge).
+pub fn of_denial(denial: &Denial) -> Refusal {
+    Refusal {
+        claim_id: denial.claim.claim_id.clone(),
+        claim_resource: denial.claim.resource.as_str().to_string(),
+        owner_session_id: denial.claim.owner_session_id.clone(),
+        owner_participant_id: denial.claim.owner_participant_id.clone(),
+        target: denial
+            .target
+            .as_ref()
+            .map_or_else(|| WHOLE_WORKSPACE.to_string(), |t| t.as_str().to_string()),
     }
 }
 

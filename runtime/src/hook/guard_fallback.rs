@@ -11,14 +11,18 @@ use super::answer::Answer;
 use super::failure::Failure;
 use super::handlers::Call;
 use super::handlers::tool::UNGUARDED_NOTE;
-use super::targets::{self, Reach};
+use super::verdict::{self, Guarded};
 use crate::core::bindings::binding_key;
+use crate::core::claims::ClaimRecord;
+use crate::core::model::{ClaimMode, Enforcement};
 use crate::core::resources::Resource;
+use crate::ids::{ClaimId, ParticipantId, SessionId};
 use crate::paths;
 use crate::store::guard_snapshot::{self, SnapshotClaim};
 use crate::workspace::pin;
 use acc_sdk::event::Targets;
 use std::path::Path;
+use std::time::Instant;
 
 /// How long the guard waits for a store another process holds before it answers from the
 /// snapshot: a fraction of the budget, so the answer still comes well within it.
@@ -61,59 +65,54 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
         failure.code()
     );
     let now = call.settings.ports.now();
-    let live: Vec<(Resource, &SnapshotClaim)> = snapshot
+    // The snapshot holds only guarded claims; a claim this session inherited from its
+    // participant's ended sessions still denies here (the pin cannot tell): the fallback
+    // errs on the side of the claim.
+    let records: Vec<ClaimRecord> = snapshot
         .claims
         .iter()
         .filter(|c| c.expires_at_ms > now && c.owner_session_id != me)
-        .filter_map(|c| Resource::parse(&c.resource).ok().map(|r| (r, c)))
+        .map(|c| record_of(c, now))
         .collect();
-    let paths = match &tool.targets {
-        Targets::Paths(paths) => paths,
-        Targets::Unreadable => {
-            return Ok(Answer::silent().with_note(UNGUARDED_NOTE).with_note(note));
+    let guarded = Guarded::of_records(records);
+    let until = Instant::now() + call.deadline.remaining() / 2;
+    let denial = match &tool.targets {
+        Targets::Paths(paths) => {
+            let roots = verdict::roots_of_workspace(&pinned.workspace);
+            verdict::judge_paths(&guarded, &roots, Path::new(&call.event.cwd), paths, until)
         }
-        Targets::None => return Ok(Answer::silent().with_note(note)),
+        Targets::Unreadable => verdict::unreadable(&guarded, None),
+        Targets::None => None,
     };
-    let root = pinned.workspace.checkout_root().to_path_buf();
-    let reaches = targets::reaches(Path::new(&call.event.cwd), &root, paths);
-    for reach in &reaches {
-        if let Some(reason) = judge(reach, &live) {
-            let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
-            return Ok(Answer::of(outcome).with_note(note));
+    match denial {
+        Some(denial) => {
+            let outcome = call
+                .adapter
+                .behaviour()
+                .deny_outcome(call.event, &denial.reason);
+            Ok(Answer::of(outcome).with_note(note))
         }
-    }
-    Ok(Answer::silent().with_note(note))
-}
-
-/// The deny reason for `reach`, as the store-backed guard words it.
-fn judge(reach: &Reach, live: &[(Resource, &SnapshotClaim)]) -> Option<String> {
-    let claimed_by = |named: &dyn std::fmt::Display, c: &SnapshotClaim| {
-        format!(
-            "{named} is claimed by {} (session {})",
-            c.owner_participant_id, c.owner_session_id
-        )
-    };
-    match reach {
-        Reach::Workspace => live
-            .iter()
-            .find(|(r, _)| r.file_path().is_some_and(inside_the_root))
-            .map(|(r, c)| claimed_by(r, c)),
-        Reach::File(own) | Reach::Tree(own) => {
-            let lookup = reach.lookup()?;
-            let (claim_resource, c) = live
-                .iter()
-                .find(|(r, _)| r.is_file() && r.overlaps(&lookup))?;
-            if claim_resource.overlaps(own) {
-                Some(claimed_by(own, c))
-            } else {
-                Some(claimed_by(claim_resource, c))
-            }
+        None if matches!(tool.targets, Targets::Unreadable) => {
+            Ok(Answer::silent().with_note(UNGUARDED_NOTE).with_note(note))
         }
+        None => Ok(Answer::silent().with_note(note)),
     }
 }
 
-fn inside_the_root(path: &str) -> bool {
-    !path.starts_with('/') && path != ".." && !path.starts_with("../")
+/// A snapshot's claim as the verdict reads claims: guarded, live until its expiry.
+fn record_of(c: &SnapshotClaim, now: i64) -> ClaimRecord {
+    ClaimRecord {
+        claim_id: ClaimId::from_store(c.claim_id.clone()),
+        owner_session_id: SessionId::from_store(c.owner_session_id.clone()),
+        owner_participant_id: ParticipantId::from_store(c.owner_participant_id.clone()),
+        resource: Resource::from_store(c.resource.clone()),
+        mode: ClaimMode::Exclusive,
+        enforcement: Enforcement::Guarded,
+        reason: None,
+        acquired_at: String::new(),
+        expires_at: crate::clock::to_iso(c.expires_at_ms),
+        live: c.expires_at_ms > now,
+    }
 }
 
 /// The store-backed guard on a thread of its own, raced against a share of the budget: a

@@ -36,6 +36,7 @@ pub mod platform;
 pub mod runner;
 pub mod settings;
 pub mod targets;
+pub mod verdict;
 
 use std::time::Duration;
 
