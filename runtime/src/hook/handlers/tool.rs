@@ -110,7 +110,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
                 return Ok(Answer::of(outcome));
             }
         }
-        Some(Targets::Unreadable) => answer.notes.push(UNGUARDED_NOTE.to_string()),
+        Some(Targets::Unreadable { .. }) => answer.notes.push(UNGUARDED_NOTE.to_string()),
         Some(Targets::None) | None => {}
     }
     call.deadline.check()?;
