@@ -40,17 +40,13 @@ pub fn apply_patch_targets(patch: &str) -> Option<Vec<String>> {
 /// Like [`apply_patch_targets`], with the reason a patch cannot be read.
 pub fn read_apply_patch(patch: &str) -> Result<Vec<String>, Unreadable> {
     let lines: Vec<&str> = patch.trim().lines().collect();
-    let body = boundaries(&lines).or_else(|why| {
-        match lines.as_slice() {
-            [first, .., last]
-                if lines.len() >= 4
-                    && HEREDOC_OPENERS.contains(first)
-                    && last.ends_with("EOF") =>
-            {
-                boundaries(&lines[1..lines.len() - 1])
-            }
-            _ => Err(why),
+    let body = boundaries(&lines).or_else(|why| match lines.as_slice() {
+        [first, .., last]
+            if lines.len() >= 4 && HEREDOC_OPENERS.contains(first) && last.ends_with("EOF") =>
+        {
+            boundaries(&lines[1..lines.len() - 1])
         }
+        _ => Err(why),
     })?;
     let mut paths = Vec::new();
     let mut seen = HashSet::new();

@@ -215,9 +215,9 @@ impl ToolGuard for ShellTools {
         tool_input: &Value,
         at: &ShellContext<'_>,
     ) -> Option<Targets> {
-        self.names.contains(&tool_name).then(|| {
-            shell_targets_at(tool_command(tool_input, self.command_keys).as_deref(), at)
-        })
+        self.names
+            .contains(&tool_name)
+            .then(|| shell_targets_at(tool_command(tool_input, self.command_keys).as_deref(), at))
     }
 }
 

@@ -410,9 +410,7 @@ impl Reader<'_, '_> {
             return Ok(());
         }
         match simple_command(&expanded, stdin.as_deref()) {
-            Effect::Writes(targets) => targets
-                .into_iter()
-                .try_for_each(|t| self.record(t, state)),
+            Effect::Writes(targets) => targets.into_iter().try_for_each(|t| self.record(t, state)),
             Effect::ChangeDir(change) => {
                 self.change_dir(change, state);
                 Ok(())
@@ -614,17 +612,22 @@ impl Reader<'_, '_> {
         }
         // A link this command makes is itself made where it is spelt; any other path is
         // followed through the links made before it.
-        if target.link_to.is_none()
-            && let Some(real) = state.through_links(&path)
-        {
-            self.found.push(real, target.whole)?;
-        }
+        let real = match &target.link_to {
+            None => state.through_links(&path),
+            Some(_) => None,
+        };
         if let Some(to) = &target.link_to
             && let Some(resolved) = state.resolve(to)
         {
-            state.links.insert(path.trim_end_matches('/').to_owned(), resolved);
+            state
+                .links
+                .insert(path.trim_end_matches('/').to_owned(), resolved);
         }
-        self.found.push(path, target.whole)
+        self.found.push(path, target.whole)?;
+        match real {
+            Some(real) => self.found.push(real, target.whole),
+            None => Ok(()),
+        }
     }
 }
 
@@ -690,4 +693,3 @@ fn fold(path: &str) -> String {
         joined
     }
 }
-

@@ -73,7 +73,11 @@ fn a_patch_wrapped_in_a_heredoc_is_unwrapped() {
         let patch = format!(
             "{opener}\n*** Begin Patch\n*** Update File: src/old.rs\n*** Move to: src/new.rs\n@@\n-a\n+b\n*** End Patch\nEOF\n"
         );
-        assert_eq!(targets(&patch), paths(&["src/old.rs", "src/new.rs"]), "{opener}");
+        assert_eq!(
+            targets(&patch),
+            paths(&["src/old.rs", "src/new.rs"]),
+            "{opener}"
+        );
     }
 }
 
@@ -86,12 +90,27 @@ fn a_move_writes_both_sides() {
 #[test]
 fn what_codex_refuses_is_refused_with_a_reason() {
     for (body, why) in [
-        ("*** Begin Patch\n*** Update File: a.rs\n*** End Patch", "no change lines"),
-        ("*** Begin Patch\n*** Add File: \n*** End Patch", "hunk header"),
-        ("*** Begin Patch\n*** Frobnicate: a.rs\n*** End Patch", "hunk header"),
+        (
+            "*** Begin Patch\n*** Update File: a.rs\n*** End Patch",
+            "no change lines",
+        ),
+        (
+            "*** Begin Patch\n*** Add File: \n*** End Patch",
+            "hunk header",
+        ),
+        (
+            "*** Begin Patch\n*** Frobnicate: a.rs\n*** End Patch",
+            "hunk header",
+        ),
         ("*** Begin Patch\n*** Add File: a.rs\n+a", "End Patch"),
-        ("*** Begin Patch\n*** Update File: a.rs\nnot a change\n*** End Patch", "change line"),
-        ("*** Begin Patch\n*** Update File: a.rs\n-a\nstray\n*** End Patch", "`@@`"),
+        (
+            "*** Begin Patch\n*** Update File: a.rs\nnot a change\n*** End Patch",
+            "change line",
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a.rs\n-a\nstray\n*** End Patch",
+            "`@@`",
+        ),
         ("<<EOF\n*** Begin Patch\n*** Add File: a\nEOF", "End Patch"),
     ] {
         let reason = read_apply_patch(body).expect_err(body).to_string();

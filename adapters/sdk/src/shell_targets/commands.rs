@@ -55,11 +55,30 @@ pub fn simple_command(words: &[Word], stdin: Option<&str>) -> Effect {
     }
     // A writer whose arguments are only known at runtime may be told anything, an option
     // that moves its writes included (`cp $OPTS a b` with `OPTS='-t src'`).
+    // (git, the shells and apply_patch judge their own runtime-only words.)
     if opaque::is_writer(name)
-        && name != "git"
-        && args.iter().any(|w| w.substituted && !w.process)
+        && !matches!(
+            name,
+            "git"
+                | "apply_patch"
+                | "applypatch"
+                | "sh"
+                | "bash"
+                | "zsh"
+                | "dash"
+                | "ksh"
+                | "mksh"
+                | "ash"
+        )
+        && let Some(dynamic) = args.iter().find(|w| w.substituted && !w.process)
     {
-        return Effect::Unknown(Unreadable::dynamic_arguments(name));
+        // A glob or `~` that cannot be resolved says so; anything else may be an option.
+        return Effect::Unknown(match &dynamic.unknown {
+            Some(
+                why @ (Unreadable::Glob | Unreadable::UnknownHome | Unreadable::UnknownDirectory),
+            ) => why.clone(),
+            _ => Unreadable::dynamic_arguments(name),
+        });
     }
     with_extra(command(name, args, stdin), extra)
 }
@@ -412,10 +431,7 @@ fn shell(name: &str, args: &[Word]) -> Effect {
             long_values: &["rcfile", "init-file"],
         },
     );
-    let has_c = parsed
-        .flags
-        .iter()
-        .any(|f| matches!(f, Flag::Short('c')));
+    let has_c = parsed.flags.iter().any(|f| matches!(f, Flag::Short('c')));
     if !has_c {
         if parsed.operands.is_empty() || parsed.has_short('s') {
             return Effect::Unknown(Unreadable::script_on_stdin(name));

@@ -53,11 +53,8 @@ impl Target {
 
 /// Why `word` is only known at runtime, or `None` when it is known.
 pub fn dynamic_reason(word: &Word) -> Option<Unreadable> {
-    word.substituted.then(|| {
-        word.unknown
-            .clone()
-            .unwrap_or(Unreadable::Substitution)
-    })
+    word.substituted
+        .then(|| word.unknown.clone().unwrap_or(Unreadable::Substitution))
 }
 
 /// A change of the shell's working directory.

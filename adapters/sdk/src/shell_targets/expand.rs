@@ -30,7 +30,12 @@ pub fn expand(word: &Word, state: &State, ctx: &ShellContext<'_>) -> Result<Vec<
         match fields(&atoms, state, ctx) {
             Ok(fields) => {
                 for field in fields {
-                    glob(field, state, ctx, &mut out)?;
+                    match glob(field, state, ctx, &mut out) {
+                        Ok(()) => {}
+                        Err(Unreadable::TooLarge) => return Err(Unreadable::TooLarge),
+                        // Matters only where the word names a written file.
+                        Err(why) => out.push(unknown(word, why)),
+                    }
                     if out.len() > MAX_FIELDS {
                         return Err(Unreadable::TooLarge);
                     }
@@ -48,15 +53,24 @@ pub fn expand(word: &Word, state: &State, ctx: &ShellContext<'_>) -> Result<Vec<
 /// The value of an assignment's right-hand side (`NAME=value`): `~` after `=` is expanded,
 /// parameters are, nothing is split or globbed. `None` when it is only known at runtime.
 pub fn assigned_value(word: &Word, state: &State, ctx: &ShellContext<'_>) -> Option<String> {
-    let eq = word
-        .atoms
-        .iter()
-        .position(|a| matches!(a, Atom::Char { c: '=', quoted: false }))?;
+    let eq = word.atoms.iter().position(|a| {
+        matches!(
+            a,
+            Atom::Char {
+                c: '=',
+                quoted: false
+            }
+        )
+    })?;
     let fields = fields_joined(&word.atoms[eq + 1..], state, ctx).ok()?;
     Some(fields)
 }
 
-fn fields_joined(atoms: &[Atom], state: &State, ctx: &ShellContext<'_>) -> Result<String, Unreadable> {
+fn fields_joined(
+    atoms: &[Atom],
+    state: &State,
+    ctx: &ShellContext<'_>,
+) -> Result<String, Unreadable> {
     let mut text = String::new();
     let atoms = tilde(atoms, state, ctx, &mut text)?;
     for atom in atoms {
@@ -169,7 +183,13 @@ fn tilde<'w>(
     ctx: &ShellContext<'_>,
     out: &mut String,
 ) -> Result<&'w [Atom], Unreadable> {
-    if !matches!(atoms.first(), Some(Atom::Char { c: '~', quoted: false })) {
+    if !matches!(
+        atoms.first(),
+        Some(Atom::Char {
+            c: '~',
+            quoted: false
+        })
+    ) {
         return Ok(atoms);
     }
     let end = atoms
@@ -199,6 +219,7 @@ fn pwd(cwd: &Cwd, ctx: &ShellContext<'_>) -> Result<String, Unreadable> {
     match cwd {
         Cwd::Known(dir) if dir.starts_with('/') => Ok(dir.clone()),
         Cwd::Known(rel) => Ok(match ctx.cwd {
+            Some(base) if rel.is_empty() => base.to_owned(),
             Some(base) => super::effect::join(base, rel),
             None if rel.is_empty() => ".".to_owned(),
             None => rel.clone(),
@@ -223,7 +244,12 @@ fn param(name: &str, state: &State, ctx: &ShellContext<'_>) -> Result<String, Un
                 .as_ref()
                 .ok_or_else(|| Unreadable::unknown_variable(name))?;
             match name {
-                "@" | "*" => Ok(positional.iter().skip(1).cloned().collect::<Vec<_>>().join(" ")),
+                "@" | "*" => Ok(positional
+                    .iter()
+                    .skip(1)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ")),
                 "#" => Ok(positional.len().saturating_sub(1).to_string()),
                 digits if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
                     let index: usize = digits.parse().unwrap_or(usize::MAX);
@@ -358,18 +384,19 @@ fn sequence(body: &[Atom]) -> Option<Vec<Vec<Atom>>> {
     Some(
         items
             .into_iter()
-            .map(|s| {
-                s.chars()
-                    .map(|c| Atom::Char { c, quoted: true })
-                    .collect()
-            })
+            .map(|s| s.chars().map(|c| Atom::Char { c, quoted: true }).collect())
             .collect(),
     )
 }
 
 /// A field as words: itself when it holds no live glob character, else the paths it
 /// matches (sorted), or itself when it matches nothing (bash's default).
-fn glob(field: Field, state: &State, ctx: &ShellContext<'_>, out: &mut Vec<Word>) -> Result<(), Unreadable> {
+fn glob(
+    field: Field,
+    state: &State,
+    ctx: &ShellContext<'_>,
+    out: &mut Vec<Word>,
+) -> Result<(), Unreadable> {
     let word = |text: String, first_quoted: Option<usize>| Word {
         text,
         first_quoted,
@@ -458,7 +485,10 @@ fn matches(pattern: &str, live: &[usize], name: &str) -> bool {
         Lit(char),
         Any,
         Star,
-        Class { negated: bool, items: Vec<(char, char)> },
+        Class {
+            negated: bool,
+            items: Vec<(char, char)>,
+        },
     }
     let mut pieces = Vec::new();
     let chars: Vec<(usize, char)> = pattern.char_indices().collect();

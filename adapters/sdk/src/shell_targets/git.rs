@@ -115,7 +115,9 @@ fn subcommand(sub: &str, rest: &[Word]) -> Effect {
                     long_values: &["create", "force-create", "orphan", "conflict"],
                 },
             );
-            if parsed.has_short('f') || parsed.has_long("force") || parsed.has_long("discard-changes")
+            if parsed.has_short('f')
+                || parsed.has_long("force")
+                || parsed.has_long("discard-changes")
             {
                 Effect::Writes(vec![worktree()])
             } else {
@@ -170,7 +172,13 @@ fn subcommand(sub: &str, rest: &[Word]) -> Effect {
                 rest,
                 &OptionSpec {
                     short_values: "pC",
-                    long_values: &["exclude", "include", "directory", "whitespace", "build-fake-ancestor"],
+                    long_values: &[
+                        "exclude",
+                        "include",
+                        "directory",
+                        "whitespace",
+                        "build-fake-ancestor",
+                    ],
                 },
             );
             let reads_only = ["check", "stat", "numstat", "summary", "cached"]

@@ -88,7 +88,11 @@ pub fn refusal(name: &str, args: &[Word]) -> Option<Unreadable> {
             return Some(Unreadable::Definition { what: "an alias" });
         }
         "function" => return Some(Unreadable::Definition { what: "a function" }),
-        "trap" if args.first().is_some_and(|w| !matches!(w.text.as_str(), "-l" | "-p")) => {
+        "trap"
+            if args
+                .first()
+                .is_some_and(|w| !matches!(w.text.as_str(), "-l" | "-p")) =>
+        {
             return Some(Unreadable::deferred("trap"));
         }
         "coproc" => return Some(Unreadable::deferred("coproc")),
@@ -215,9 +219,12 @@ fn awk(name: &str, args: &[Word]) -> Option<Unreadable> {
         || text.contains("| \"")
         || text.contains("|\"")
         || (text.contains("getline") && text.contains('|'));
-    let redirects = text
-        .match_indices("print")
-        .any(|(at, _)| text[at..].split([';', '}', '\n']).next().is_some_and(|s| s.contains('>')));
+    let redirects = text.match_indices("print").any(|(at, _)| {
+        text[at..]
+            .split([';', '}', '\n'])
+            .next()
+            .is_some_and(|s| s.contains('>'))
+    });
     (program.substituted || text.contains("system") || pipes || redirects)
         .then(|| Unreadable::inline_code(name, "program"))
 }

@@ -46,7 +46,11 @@ impl State {
 
     /// The state a child shell (`sh -c`) starts with: the directory, exported variables and
     /// links (which live on disk), and its own positional arguments.
-    pub fn child(&self, positional: Option<Vec<String>>, assigned: &[(String, Option<String>)]) -> State {
+    pub fn child(
+        &self,
+        positional: Option<Vec<String>>,
+        assigned: &[(String, Option<String>)],
+    ) -> State {
         let mut vars: HashMap<String, Option<String>> = self
             .exported
             .iter()
@@ -134,7 +138,9 @@ impl State {
         }
         self.exported.extend(other.exported.iter().cloned());
         for (link, target) in &other.links {
-            self.links.entry(link.clone()).or_insert_with(|| target.clone());
+            self.links
+                .entry(link.clone())
+                .or_insert_with(|| target.clone());
         }
     }
 }
