@@ -555,11 +555,9 @@ impl Reader<'_, '_> {
             Some(base) => join(base, dir),
             None => return entered,
         };
-        let made_here = self
-            .found
-            .index
-            .keys()
-            .any(|p| p.trim_end_matches('/') == dir.trim_end_matches('/'));
+        let bare = dir.trim_end_matches('/');
+        let made_here = self.found.index.contains_key(bare)
+            || self.found.index.contains_key(&format!("{bare}/"));
         if made_here || fs.is_dir(&absolute) {
             entered
         } else {

@@ -703,6 +703,8 @@ const IN_CONTEXT: &[(&str, &[&str])] = &[
     ("rm -rf [!a-r]rc", &["src"]),
     ("echo x > s*/a.rs", &["src/a.rs"]),
     ("rm */*.md", &["docs/x.md"]),
+    ("rm */a.rs", &["src/a.rs"]),
+    ("rm */nothing", &["*/nothing"]),
     ("rm /w/src/*.rs", &["/w/src/a.rs", "/w/src/b.rs"]),
     // A glob that matches nothing is the literal word (bash's default).
     ("rm src/*.py", &["src/*.py"]),

@@ -12,6 +12,9 @@ use super::unreadable::Unreadable;
 /// The most words one word may expand to (braces and globs multiply).
 pub const MAX_FIELDS: usize = 100_000;
 
+/// The most directories one glob may list (`/*/*/*/*` would walk the disk).
+const MAX_LISTINGS: usize = 2_000;
+
 /// What one word expands to: its fields, each a word with the final text.
 pub fn expand(word: &Word, state: &State, ctx: &ShellContext<'_>) -> Result<Vec<Word>, Unreadable> {
     if word.process || word.atoms.is_empty() {
@@ -90,18 +93,19 @@ fn is_special_char(c: char) -> bool {
 /// The word as written (no expansion applies).
 fn finished(word: &Word) -> Word {
     Word {
-        atoms: Vec::new(),
-        expanded: false,
-        ..word.clone()
+        text: word.text.clone(),
+        first_quoted: word.first_quoted,
+        substituted: word.substituted,
+        process: word.process,
+        ..Word::default()
     }
 }
 
 fn unknown(word: &Word, why: Unreadable) -> Word {
     Word {
-        atoms: Vec::new(),
         substituted: true,
         unknown: Some(why),
-        ..word.clone()
+        ..finished(word)
     }
 }
 
@@ -419,6 +423,7 @@ fn glob(
     // (text so far, absolute directory it names)
     let mut found: Vec<(String, String)> = vec![(String::new(), base)];
     let mut offset = 0;
+    let mut listings = 0;
     for component in field.text.split('/') {
         let start = offset;
         offset += component.len() + 1;
@@ -448,6 +453,10 @@ fn glob(
                 next.push(join(component));
                 continue;
             }
+            listings += 1;
+            if listings > MAX_LISTINGS {
+                return Err(Unreadable::TooLarge);
+            }
             let mut names: Vec<String> = fs
                 .list_dir(&dir)
                 .unwrap_or_default()
@@ -470,6 +479,9 @@ fn glob(
             break;
         }
     }
+    // bash yields only paths that exist (`*/x` matches `src/x`, not `docs/x` when there is
+    // none); a pattern nothing matches stays as written.
+    found.retain(|(_, absolute)| fs.exists(absolute));
     if found.is_empty() {
         out.push(word(field.text, field.first_quoted));
     } else {
