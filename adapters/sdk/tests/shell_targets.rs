@@ -135,6 +135,12 @@ const CASES: &[(&str, &[&str])] = &[
     ("sed -n 's/a/b/p' read-only.txt", &[]),
     ("sed -f script.sed -i data.txt", &["data.txt"]),
     ("sed -ie 's/a/b/' gotcha.txt", &["gotcha.txt"]),
+    // sed's own `w` command and flag write files too.
+    ("sed -n 'w src/copy' in.txt", &["src/copy"]),
+    (
+        "sed -i 's/a/b/w changes.log' f.txt",
+        &["f.txt", "changes.log"],
+    ),
     ("perl -pie 's/a/b/' s.txt", &["s.txt"]),
     ("perl script.pl t.txt", &[]),
     ("ruby -i script.rb v.txt", &["v.txt"]),
@@ -367,6 +373,8 @@ const UNREADABLE: &[(&str, &str)] = &[
     ("ruby -e 'File.write(\"src/x\", \"\")'", "shell.inline-code"),
     ("ruby -i -pe 'gsub(/a/, \"b\")' u.rb", "shell.inline-code"),
     ("php -r 'unlink(\"src/x\");'", "shell.inline-code"),
+    ("sed '1e rm -rf src' f.txt", "shell.inline-code"),
+    ("sed -n 's/.*/rm &/e' list", "shell.inline-code"),
     ("env python3 -c 'x'", "shell.inline-code"),
     (
         "awk 'BEGIN { system(\"rm -rf src\") }'",

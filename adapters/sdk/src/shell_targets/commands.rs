@@ -2,7 +2,7 @@
 //! CLIENTS.md §2, the wrappers in front of a command, directory changes, and scripts run
 //! through `sh -c` or `eval`.
 
-use super::editors::{PERL, RUBY, SED, in_place};
+use super::editors::{PERL, RUBY, SED, in_place, sed_writes};
 use super::effect::{
     DirChange, Effect, NOTHING, Target, destination, dynamic_reason, operands, whole,
 };
@@ -167,7 +167,14 @@ fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
                 .collect(),
         ),
         "git" => git(args),
-        "sed" => in_place(args, &SED),
+        "sed" => match (in_place(args, &SED), sed_writes(args)) {
+            (_, Err(why)) => Effect::Unknown(why),
+            (Effect::Writes(mut files), Ok(more)) => {
+                files.extend(more);
+                Effect::Writes(files)
+            }
+            (other, Ok(_)) => other,
+        },
         "perl" => in_place(args, &PERL),
         "ruby" => in_place(args, &RUBY),
         "cd" => change_dir(args, false),
