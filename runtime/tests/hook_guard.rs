@@ -284,7 +284,9 @@ fn shell(sb: &Sandbox, conv: &str, cwd: &Path, command: &str) -> HookRun {
     let targets = match acc_sdk::payload::shell_targets(Some(command)) {
         acc_sdk::event::Targets::Paths(paths) => paths,
         acc_sdk::event::Targets::None => Vec::new(),
-        acc_sdk::event::Targets::Unreadable => panic!("{command:?} is readable"),
+        acc_sdk::event::Targets::Unreadable { reason } => {
+            panic!("{command:?} is readable: {reason}")
+        }
     };
     let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
     write(sb, conv, cwd, &targets)

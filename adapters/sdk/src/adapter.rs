@@ -103,6 +103,19 @@ pub struct OwnerLine {
 pub trait ToolGuard: Send + Sync {
     /// `None` when the tool is not of this family; otherwise its targets.
     fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets>;
+
+    /// Like [`ToolGuard::targets`], read where the call runs (`at`: the payload's cwd,
+    /// `$HOME`, the file system), which shell families need to expand globs, `~` and
+    /// `$PWD`. Families that need no context keep the default.
+    fn targets_at(
+        &self,
+        tool_name: &str,
+        tool_input: &Value,
+        at: &crate::shell_targets::ShellContext<'_>,
+    ) -> Option<Targets> {
+        let _ = at;
+        self.targets(tool_name, tool_input)
+    }
 }
 
 /// The behaviour of one client adapter.

@@ -81,7 +81,7 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
             let roots = verdict::roots_of_workspace(&pinned.workspace);
             verdict::judge_paths(&guarded, &roots, Path::new(&call.event.cwd), paths, until)
         }
-        Targets::Unreadable => verdict::unreadable(&guarded, None),
+        Targets::Unreadable { reason } => verdict::unreadable(&guarded, Some(reason)),
         Targets::None => None,
     };
     match denial {
@@ -92,7 +92,7 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
                 .deny_outcome(call.event, &denial.reason);
             Ok(Answer::of(outcome).with_note(note))
         }
-        None if matches!(tool.targets, Targets::Unreadable) => {
+        None if matches!(tool.targets, Targets::Unreadable { .. }) => {
             Ok(Answer::silent().with_note(UNGUARDED_NOTE).with_note(note))
         }
         None => Ok(Answer::silent().with_note(note)),

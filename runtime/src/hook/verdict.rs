@@ -330,7 +330,9 @@ pub fn judge_call(
 ) -> Result<Option<Denial>> {
     let paths = match targets {
         Targets::None => return Ok(None),
-        Targets::Unreadable => return Ok(unreadable(&Guarded::load(core, me)?, None)),
+        Targets::Unreadable { reason } => {
+            return Ok(unreadable(&Guarded::load(core, me)?, Some(reason)));
+        }
         Targets::Paths(paths) => paths,
     };
     let roots = roots_of(core);

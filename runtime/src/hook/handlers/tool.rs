@@ -60,7 +60,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
                 .deny_outcome(call.event, &denial.reason);
             return Ok(Answer::of(outcome));
         }
-        if matches!(targets, Targets::Unreadable) {
+        if matches!(targets, Targets::Unreadable { .. }) {
             answer.notes.push(UNGUARDED_NOTE.to_string());
         }
     }
