@@ -8,7 +8,7 @@ use super::super::answer::Answer;
 use super::super::bound::Bound;
 use super::super::failure::Failure;
 use super::super::targets::{self, Reach};
-use super::{Call, lifecycle};
+use super::{Call, confine, lifecycle};
 use crate::core::Core;
 use crate::core::claims::{ClaimRecord, GuardHit};
 use crate::core::model::Enforcement;
@@ -113,12 +113,19 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         Some(Targets::Unreadable) => answer.notes.push(UNGUARDED_NOTE.to_string()),
         Some(Targets::None) | None => {}
     }
+    // Not denied: where the client can rewrite the call, the kernel keeps peers' claimed
+    // paths read-only for whatever it runs, readable targets or not.
+    let confined = confine::confine(call, core, &bound.binding.session_id)?;
+    if let Some(outcome) = &confined {
+        answer = Answer::of(outcome.clone());
+    }
     call.deadline.check()?;
     if !bound.is_live() {
         return Ok(answer);
     }
     lifecycle::refresh_if_due(core, &bound)?;
-    if let Some(tool) = tool {
+    // The rewrite is the whole answer: an owner line would replace it.
+    if let Some(tool) = tool.filter(|_| confined.is_none()) {
         let owner = bound.owner();
         let line = OwnerLine {
             session_id: owner.session.to_string(),
