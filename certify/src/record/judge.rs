@@ -74,7 +74,9 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::GuardWrite => vec![guard(obs, Capability::BeforeWrite, "write")],
         Scenario::GuardShell => vec![guard(obs, Capability::BeforeShell, "shell command")],
         Scenario::NextTurn => next_turn(obs),
-        Scenario::SoloControl => Vec::new(),
+        // Their outcomes are reported beside the capabilities (`judge_control`,
+        // `opaque::judge`).
+        Scenario::SoloControl | Scenario::GuardOpaque => Vec::new(),
     }
 }
 

@@ -36,6 +36,9 @@ pub enum Scenario {
     GuardWrite,
     /// The same through the shell tool: `echo x > src/y`, then a write to `free.txt`.
     GuardShell,
+    /// An opaque shell command (inline `python3`) that writes `free.txt`, then the existing
+    /// `src/x`; then a write to `after.txt` (see [`super::opaque`]).
+    GuardOpaque,
     /// A peer message queued before the prompt must reach the first model request.
     NextTurn,
     /// Negative control: a solo session with the next-turn candidates gets no injection.
@@ -45,10 +48,11 @@ pub enum Scenario {
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 5] = [
+    pub const ALL: [Scenario; 6] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
+        Scenario::GuardOpaque,
         Scenario::SoloControl,
         Scenario::NextTurn,
     ];
@@ -58,6 +62,7 @@ impl Scenario {
             Scenario::Lifecycle => "lifecycle",
             Scenario::GuardWrite => "guard-write",
             Scenario::GuardShell => "guard-shell",
+            Scenario::GuardOpaque => "guard-opaque",
             Scenario::NextTurn => "next-turn",
             Scenario::SoloControl => "solo-control",
         }
@@ -71,8 +76,14 @@ impl Scenario {
             Scenario::GuardWrite => &[Capability::BeforeWrite],
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
-            Scenario::SoloControl => &[],
+            Scenario::SoloControl | Scenario::GuardOpaque => &[],
         }
+    }
+
+    /// The client must run every tool call without asking its user (for Claude Code,
+    /// `bypassPermissions`): acc's hook rewrites a call only where that skips no prompt.
+    pub fn unasked(self) -> bool {
+        self == Scenario::GuardOpaque
     }
 
     /// The capabilities named in `ACC_CERTIFY_CANDIDATES` for this run.
@@ -89,7 +100,10 @@ impl Scenario {
     pub fn has_peer(self) -> bool {
         matches!(
             self,
-            Scenario::GuardWrite | Scenario::GuardShell | Scenario::NextTurn
+            Scenario::GuardWrite
+                | Scenario::GuardShell
+                | Scenario::GuardOpaque
+                | Scenario::NextTurn
         )
     }
 
@@ -98,6 +112,7 @@ impl Scenario {
         match self {
             Scenario::GuardWrite => Some("src/x"),
             Scenario::GuardShell => Some("src/y"),
+            Scenario::GuardOpaque => Some(super::opaque::SEEDED),
             _ => None,
         }
     }
@@ -109,6 +124,9 @@ impl Scenario {
 
     /// The reason acc's guard gives for the claimed target.
     pub fn deny_reason(self) -> Option<String> {
+        if self == Scenario::GuardOpaque {
+            return Some(super::opaque::REFUSAL.to_owned());
+        }
         self.claimed_target()
             .map(|target| format!("file:{target} is claimed by {PEER}"))
     }
@@ -125,6 +143,7 @@ impl Scenario {
                 Step::shell("echo x > src/y"),
                 Step::shell(format!("echo ok > {FREE_FILE}")),
             ],
+            Scenario::GuardOpaque => super::opaque::steps(),
             _ => Vec::new(),
         };
         Script::new(steps, FINAL_TEXT)

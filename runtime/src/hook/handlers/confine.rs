@@ -89,6 +89,8 @@ fn quote(word: &str) -> String {
 }
 
 /// The rewritten answer for this call, or `None` when it is left to the target rules.
+/// Claims are read, and the namespace probed, only once the adapter asks for the wrapped
+/// command: a client that cannot rewrite this call costs nothing.
 pub fn confine(
     call: &Call,
     core: &mut Core,
@@ -97,6 +99,32 @@ pub fn confine(
     if call.event.tool.as_ref().map(|t| t.class) != Some(ToolClass::Shell) {
         return Ok(None);
     }
+    let mut failure = None;
+    let mut wrap = |command: &str| match wrapped(call, core, me, command) {
+        Ok(line) => line,
+        Err(f) => {
+            failure = Some(f);
+            None
+        }
+    };
+    let outcome =
+        call.adapter
+            .behaviour()
+            .rewrite_shell_outcome(call.event, call.payload, &mut wrap);
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(outcome),
+    }
+}
+
+/// `command` under the runner, or `None` when no peer claim has an existing path here or
+/// the namespace cannot be set up for them.
+fn wrapped(
+    call: &Call,
+    core: &mut Core,
+    me: &SessionId,
+    command: &str,
+) -> Result<Option<String>, Failure> {
     let root = core.workspace().checkout_root().to_path_buf();
     let claims = core.live_claims()?;
     let confinement = confinement(&root, me, &claims, |p| p.symlink_metadata().is_ok());
@@ -108,15 +136,15 @@ pub fn confine(
     let Ok(runner) = std::env::current_exe() else {
         return Ok(None);
     };
-    let mut wrap = |command: &str| {
-        let plan = Plan::new(&confinement.read_only).ok()?;
-        namespace::probe(&plan).ok()?;
-        Some(runner_command(&runner, &confinement, command))
+    // One path proves the kernel lets this process set the guard up; the runner sets up
+    // the rest, and refuses to run the command if any of them fails.
+    let Ok(plan) = Plan::new(&confinement.read_only[..1]) else {
+        return Ok(None);
     };
-    Ok(call
-        .adapter
-        .behaviour()
-        .rewrite_shell_outcome(call.event, call.payload, &mut wrap))
+    if namespace::probe(&plan).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(runner_command(&runner, &confinement, command)))
 }
 
 #[cfg(test)]
