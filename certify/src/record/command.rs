@@ -33,7 +33,7 @@ pub struct RecordArgs {
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
     /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
-    /// next-turn, solo-control. The solo control runs in every recording.
+    /// guard-opaque, next-turn, solo-control. The solo control runs in every recording.
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,
     /// Record into a temporary directory and compare the verdicts with the committed
