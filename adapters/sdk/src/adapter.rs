@@ -161,6 +161,19 @@ pub trait AdapterBehaviour: Send + Sync {
     fn inject_tool_owner_outcome(&self, _owner: &OwnerLine, _tool: &str) -> Option<HookOutcome> {
         None
     }
+    /// Where the client's pre-tool hook may replace a shell call's input: the answer that
+    /// runs `wrap(command)` instead of the call's own command. `payload` is the raw hook
+    /// payload, handed back unread by core. `None` (the default) when the client cannot
+    /// rewrite, the call is not a shell call, `wrap` declines, or the rewritten call would
+    /// skip a permission prompt the client would have shown its user for the original.
+    fn rewrite_shell_outcome(
+        &self,
+        _event: &NormalizedEvent,
+        _payload: &Value,
+        _wrap: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Option<HookOutcome> {
+        None
+    }
     /// Hold a turn open to show `context` (a peer body nobody has shown yet). `payload` is
     /// the raw hook payload, handed back unread by core. `None` lets the turn end.
     fn continue_turn_outcome(&self, _context: &str, _payload: &Value) -> Option<HookOutcome> {

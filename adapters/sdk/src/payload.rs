@@ -297,6 +297,19 @@ pub fn permission_deny(reason: &str) -> HookOutcome {
     }))
 }
 
+/// The Claude-shaped tool rewrite (`PreToolUse` `updatedInput`): allow the call, with
+/// `updated_input` replacing the tool's whole input, exit 0.
+pub fn permission_rewrite(updated_input: &Value, reason: &str) -> HookOutcome {
+    json_outcome(&json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "permissionDecisionReason": reason,
+            "updatedInput": updated_input,
+        }
+    }))
+}
+
 /// The Claude-shaped context envelope: `hookSpecificOutput.additionalContext` under the
 /// client's own name for the event. Empty context is silence, not an empty envelope.
 pub fn additional_context(client_event: &str, context: &str) -> HookOutcome {

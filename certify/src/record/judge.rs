@@ -74,8 +74,9 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::GuardWrite => vec![guard(obs, Capability::BeforeWrite, "write")],
         Scenario::GuardShell => vec![guard(obs, Capability::BeforeShell, "shell command")],
         Scenario::NextTurn => next_turn(obs),
-        // The pair scenario is judged by `coordinate::judge`.
-        Scenario::SoloControl | Scenario::Coordinate => Vec::new(),
+        // Their outcomes are reported beside the capabilities (`judge_control`,
+        // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
+        Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => Vec::new(),
     }
 }
 

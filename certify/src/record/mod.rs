@@ -28,6 +28,7 @@ pub mod judge;
 pub mod model_text;
 pub mod observations;
 pub mod observe;
+pub mod opaque;
 pub mod recording;
 pub mod redact;
 pub mod room;

@@ -36,6 +36,9 @@ pub enum Scenario {
     GuardWrite,
     /// The same through the shell tool: `echo x > src/y`, then a write to `free.txt`.
     GuardShell,
+    /// An opaque shell command (inline `python3`) that writes `free.txt`, then the existing
+    /// `src/x`; then a write to `after.txt` (see [`super::opaque`]).
+    GuardOpaque,
     /// A peer message queued before the prompt must reach the first model request.
     NextTurn,
     /// Negative control: a solo session with the next-turn candidates gets no peer text (its
@@ -53,6 +56,7 @@ impl Scenario {
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
+        Scenario::GuardOpaque,
         Scenario::SoloControl,
         Scenario::NextTurn,
         Scenario::Coordinate,
@@ -63,6 +67,7 @@ impl Scenario {
             Scenario::Lifecycle => "lifecycle",
             Scenario::GuardWrite => "guard-write",
             Scenario::GuardShell => "guard-shell",
+            Scenario::GuardOpaque => "guard-opaque",
             Scenario::NextTurn => "next-turn",
             Scenario::SoloControl => "solo-control",
             Scenario::Coordinate => "coordinate",
@@ -77,13 +82,19 @@ impl Scenario {
             Scenario::GuardWrite => &[Capability::BeforeWrite],
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
-            Scenario::SoloControl | Scenario::Coordinate => &[],
+            Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
         }
     }
 
     /// Runs two clients together instead of one client alone.
     pub fn is_pair(self) -> bool {
         self == Scenario::Coordinate
+    }
+
+    /// The client must run every tool call without asking its user (for Claude Code,
+    /// `bypassPermissions`): acc's hook rewrites a call only where that skips no prompt.
+    pub fn unasked(self) -> bool {
+        self == Scenario::GuardOpaque
     }
 
     /// The capabilities named in `ACC_CERTIFY_CANDIDATES` for this run.
@@ -100,7 +111,10 @@ impl Scenario {
     pub fn has_peer(self) -> bool {
         matches!(
             self,
-            Scenario::GuardWrite | Scenario::GuardShell | Scenario::NextTurn
+            Scenario::GuardWrite
+                | Scenario::GuardShell
+                | Scenario::GuardOpaque
+                | Scenario::NextTurn
         )
     }
 
@@ -109,6 +123,7 @@ impl Scenario {
         match self {
             Scenario::GuardWrite => Some("src/x"),
             Scenario::GuardShell => Some("src/y"),
+            Scenario::GuardOpaque => Some(super::opaque::SEEDED),
             _ => None,
         }
     }
@@ -120,6 +135,9 @@ impl Scenario {
 
     /// The reason acc's guard gives for the claimed target.
     pub fn deny_reason(self) -> Option<String> {
+        if self == Scenario::GuardOpaque {
+            return Some(super::opaque::REFUSAL.to_owned());
+        }
         self.claimed_target()
             .map(|target| format!("file:{target} is claimed by {PEER}"))
     }
@@ -136,6 +154,7 @@ impl Scenario {
                 Step::shell("echo x > src/y"),
                 Step::shell(format!("echo ok > {FREE_FILE}")),
             ],
+            Scenario::GuardOpaque => super::opaque::steps(),
             _ => Vec::new(),
         };
         Script::new(steps, FINAL_TEXT)

@@ -82,10 +82,12 @@ fn passing_guard(scenario: Scenario) -> Observations {
         FileFact {
             path: target.into(),
             exists: false,
+            sha256: None,
         },
         FileFact {
             path: "free.txt".into(),
             exists: true,
+            sha256: None,
         },
     ];
     let mut first = request(1, "/v1/messages");

@@ -5,10 +5,11 @@
 //! | `sessionStart` | [`start`]: probe, open or resume, bind; startup context only when granted |
 //! | `beforeTurn` | [`turn::before_turn`]: next-turn delivery within the context budget |
 //! | `turnEnd` | [`turn::turn_end`]: hold the turn open only for an unshown peer body |
-//! | `beforeTool` | [`tool::before_tool`]: the write guard |
+//! | `beforeTool` | [`tool::before_tool`]: the write guard, and [`confine`] for shell calls |
 //! | `sessionEnd`, `heartbeat` | [`lifecycle`] |
 //! | `afterTool`, `childStart`, `childEnd`, `other` | a heartbeat at most |
 
+pub mod confine;
 pub mod lifecycle;
 pub mod project;
 pub mod start;

@@ -14,10 +14,11 @@ use super::super::bound::Bound;
 use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::verdict;
-use super::{Call, lifecycle};
+use super::{Call, confine, lifecycle};
 use crate::core::Core;
 use acc_sdk::adapter::OwnerLine;
 use acc_sdk::event::Targets;
+use acc_sdk::outcome::HookOutcome;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -48,28 +49,47 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         ));
     }
     let mut answer = Answer::silent();
+    let me = &bound.binding.session_id;
+    let mut confined: Option<Option<HookOutcome>> = None;
     if let Some(targets) = tool.map(|t| &t.targets) {
-        let me = &bound.binding.session_id;
-        let cwd = Path::new(&call.event.cwd);
-        if let Some(denial) = verdict::judge_call(core, me, cwd, targets, guard_until(call))? {
-            deny_events::record(call, core, me, &deny_events::of_denial(&denial));
-            // Decided: a heartbeat write now could only delay the deny.
-            let outcome = call
-                .adapter
-                .behaviour()
-                .deny_outcome(call.event, &denial.reason);
-            return Ok(Answer::of(outcome));
+        let unreadable = matches!(targets, Targets::Unreadable { .. });
+        // A command acc cannot read runs confined where the kernel can keep peers' claimed
+        // paths read-only for it; only where it cannot is it refused by the target rules.
+        if unreadable {
+            confined = Some(confine::confine(call, core, me)?);
         }
-        if matches!(targets, Targets::Unreadable { .. }) {
-            answer.notes.push(UNGUARDED_NOTE.to_string());
+        if !matches!(confined, Some(Some(_))) {
+            let cwd = Path::new(&call.event.cwd);
+            if let Some(denial) = verdict::judge_call(core, me, cwd, targets, guard_until(call))? {
+                deny_events::record(call, core, me, &deny_events::of_denial(&denial));
+                // Decided: a heartbeat write now could only delay the deny.
+                let outcome = call
+                    .adapter
+                    .behaviour()
+                    .deny_outcome(call.event, &denial.reason);
+                return Ok(Answer::of(outcome));
+            }
+            if unreadable {
+                answer.notes.push(UNGUARDED_NOTE.to_string());
+            }
         }
+    }
+    // Not denied: where the client can rewrite the call, the kernel keeps peers' claimed
+    // paths read-only for whatever it runs, readable targets or not.
+    let confined = match confined {
+        Some(done) => done,
+        None => confine::confine(call, core, me)?,
+    };
+    if let Some(outcome) = &confined {
+        answer = Answer::of(outcome.clone());
     }
     call.deadline.check()?;
     if !bound.is_live() {
         return Ok(answer);
     }
     lifecycle::refresh_if_due(core, &bound)?;
-    if let Some(tool) = tool {
+    // The rewrite is the whole answer: an owner line would replace it.
+    if let Some(tool) = tool.filter(|_| confined.is_none()) {
         let owner = bound.owner();
         let line = OwnerLine {
             session_id: owner.session.to_string(),
