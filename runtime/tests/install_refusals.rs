@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use support::{Sandbox, Tree};
 
 /// Each broken fixture home, the adapter that must refuse it, and the line:column named.
-const BROKEN: [(&str, &str, &str, &str); 6] = [
+const BROKEN: [(&str, &str, &str, &str); 5] = [
     (
         "claude-code-json",
         "claude-code",
@@ -40,12 +40,6 @@ const BROKEN: [(&str, &str, &str, &str); 6] = [
         "kimi-code",
         ".kimi-code/config.toml",
         ":3:4: not valid TOML",
-    ),
-    (
-        "kimi-code-block",
-        "kimi-code",
-        ".kimi-code/config.toml",
-        ":4:1: broken acc block",
     ),
 ];
 
@@ -78,6 +72,29 @@ fn malformed_configs_are_refused_naming_file_and_line_with_nothing_written() {
         messages.push(sandbox.redact(run.stderr.trim_end()));
     }
     insta::assert_snapshot!("malformed_config_messages", messages.join("\n"));
+}
+
+/// A `hooks` key an array of tables cannot extend is a conflict naming its line, with
+/// nothing written.
+#[test]
+fn a_kimi_hooks_key_in_another_form_is_refused_naming_its_line() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.home.join(".kimi-code/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "model = \"k2\"\n\n[hooks]\nstop = \"x\"\n").unwrap();
+    let before = sandbox.home_tree();
+    let run = sandbox.acc(&["install", "--adapter", "kimi-code"]);
+    assert_eq!(run.code, 5, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(&format!(
+            "{}:3:1: `hooks` is defined here as a table",
+            config.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(sandbox.home_tree(), before);
+    assert!(!sandbox.data.exists());
 }
 
 #[test]

@@ -222,6 +222,24 @@ fn uninstall_recorded(
     let mut keep = Vec::new();
     for (path, kind, verdict) in &verdicts {
         match verdict {
+            Verdict::Keep => {
+                keep.push(path.clone());
+                files.push(file(path, *kind, FileAction::Kept, Some(KEPT_NOTE)));
+            }
+            Verdict::Missing => files.push(file(path, *kind, FileAction::Missing, None)),
+            Verdict::Restore(_) | Verdict::Strip { .. } | Verdict::Remove => {}
+        }
+    }
+    let report: InstallReport = adapter
+        .behaviour()
+        .uninstall(ctx, &keep)
+        .map_err(|e| InstallError::from_adapter(id, e))?;
+    // Originals come back after the adapter's pass, never before it: an original may hold
+    // entries that look like acc's (an older acc's, or the user's own copy), and they are
+    // the user's bytes now.
+    for (path, kind, verdict) in &verdicts {
+        let change = report.changes.iter().find(|c| &c.path == path);
+        match verdict {
             Verdict::Restore(original) => {
                 let action = match backups::restore(&ctx.acc_data_dir, original)? {
                     Restored::Bytes => FileAction::Restored,
@@ -229,21 +247,6 @@ fn uninstall_recorded(
                 };
                 files.push(file(path, *kind, action, None));
             }
-            Verdict::Keep => {
-                keep.push(path.clone());
-                files.push(file(path, *kind, FileAction::Kept, Some(KEPT_NOTE)));
-            }
-            Verdict::Missing => files.push(file(path, *kind, FileAction::Missing, None)),
-            Verdict::Strip { .. } | Verdict::Remove => {}
-        }
-    }
-    let report: InstallReport = adapter
-        .behaviour()
-        .uninstall(ctx, &keep)
-        .map_err(|e| InstallError::from_adapter(id, e))?;
-    for (path, kind, verdict) in &verdicts {
-        let change = report.changes.iter().find(|c| &c.path == path);
-        match verdict {
             Verdict::Strip { created_by_acc } => {
                 let mut action = change.map_or(FileAction::Unchanged, |c| c.action.into());
                 // A file acc created that holds nothing else now goes, as it came.
