@@ -237,3 +237,64 @@ fn a_missing_hook_runtime_is_refused_by_path() {
     assert_eq!(doctor.code, 0);
     assert!(doctor.stdout.contains("(missing or not executable)"));
 }
+
+/// Issue 18: a mistyped `--home` used to grow a client tree silently.
+#[test]
+fn a_home_that_does_not_exist_is_refused_naming_it() {
+    let sandbox = Sandbox::new();
+    let missing = sandbox.tmp.path().join("no-such-home");
+    for verb in ["install", "uninstall", "doctor"] {
+        let run = sandbox.acc(&[verb, "--home", missing.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{verb}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "the home {} given with --home is not an existing directory",
+                missing.display()
+            )),
+            "{verb}: {}",
+            run.stderr
+        );
+        assert!(!missing.exists(), "{verb}");
+    }
+    assert!(!sandbox.data.exists());
+}
+
+/// Issue 13: the commands a run suggests act on the home it acted on.
+#[test]
+fn every_suggested_command_carries_the_home_the_user_passed() {
+    let sandbox = Sandbox::new();
+    let other = sandbox.tmp.path().canonicalize().unwrap().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let home = other.to_str().unwrap();
+    let run = sandbox.acc(&["install", "--adapter", "codex", "--home", home]);
+    let undo = format!("undo with: acc uninstall --adapter codex --home {home}");
+    assert!(run.ok().trim_end().ends_with(&undo), "{}", run.stdout);
+    assert!(other.join(".codex/hooks.json").exists());
+    // The suggestion, run as printed, undoes it.
+    let args: Vec<&str> = undo["undo with: acc ".len()..].split(' ').collect();
+    let back = sandbox.acc(&args);
+    assert!(
+        back.ok().trim_end().ends_with(&format!(
+            "reinstall with: acc install --adapter codex --home {home}"
+        )),
+        "{}",
+        back.stdout
+    );
+    assert_eq!(Tree::of(&other).contents(), Default::default());
+    // With nothing detected, the dry run says what would make it install something.
+    let dry = sandbox.acc(&["install", "--dry-run", "--home", home]);
+    assert!(
+        dry.ok().trim_end().ends_with(&format!(
+            "name the client with: acc install --adapter <id> --home {home}"
+        )),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        dry.stdout.contains(&format!(
+            "wire it with: acc install --adapter codex --home {home}"
+        )),
+        "{}",
+        dry.stdout
+    );
+}

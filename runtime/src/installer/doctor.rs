@@ -118,6 +118,7 @@ pub fn run_doctor(
         &InstallOptions {
             adapters: ids,
             dry_run: false,
+            home: None,
         },
         EditedFiles::Replace,
     )?;

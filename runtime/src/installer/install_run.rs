@@ -28,6 +28,8 @@ pub struct InstallOptions {
     /// `--adapter` ids; empty wires every detected client.
     pub adapters: Vec<String>,
     pub dry_run: bool,
+    /// The `--home` the user passed, repeated in every command the run suggests.
+    pub home: Option<PathBuf>,
 }
 
 /// What a re-install does with acc's own files the user changed since acc wrote them.
@@ -73,7 +75,7 @@ pub fn run_install_with(
         } else {
             skipped.push(Skip {
                 adapter_id: adapter.id().to_owned(),
-                reason: not_detected_reason(adapter, &detection),
+                reason: not_detected_reason(adapter, &detection, options.home.as_deref()),
             });
         }
     }
@@ -154,7 +156,8 @@ pub fn run_install_with(
                         "{} ({} already installed; undo with: {})",
                         e.message,
                         e.completed.join(", "),
-                        command_for("uninstall", &e.completed).unwrap_or_default()
+                        command_for("uninstall", &e.completed, options.home.as_deref())
+                            .unwrap_or_default()
                     );
                 }
                 return Err(e);
@@ -167,8 +170,9 @@ pub fn run_install_with(
         undo: if options.dry_run {
             None
         } else {
-            command_for("uninstall", &completed)
+            command_for("uninstall", &completed, options.home.as_deref())
         },
+        home: options.home.clone(),
         adapters: outcomes,
         skipped,
     })

@@ -30,6 +30,8 @@ pub struct UninstallOptions {
     /// `--adapter` ids; empty means every adapter in the install record.
     pub adapters: Vec<String>,
     pub dry_run: bool,
+    /// The `--home` the user passed, repeated in every command the run suggests.
+    pub home: Option<PathBuf>,
 }
 
 /// How one recorded artifact is taken back.
@@ -127,10 +129,11 @@ pub fn run_uninstall(
         action: RunAction::Uninstall,
         dry_run: options.dry_run,
         undo: if changed {
-            command_for("install", &done)
+            command_for("install", &done, options.home.as_deref())
         } else {
             None
         },
+        home: options.home.clone(),
         adapters: outcomes,
         skipped,
     })

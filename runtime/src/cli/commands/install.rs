@@ -11,8 +11,10 @@ use crate::cli::context::Invocation;
 use crate::cli::output::Output;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::installer::doctor::{ArtifactState, DoctorRun};
-use crate::installer::report::{AdapterOutcome, RunAction, RunReport};
-use crate::installer::{self, ContextRequest, InstallError, InstallOptions, UninstallOptions};
+use crate::installer::report::{AdapterOutcome, RunAction, RunReport, command_for, home_flag};
+use crate::installer::{
+    self, ContextRequest, InstallError, InstallErrorKind, InstallOptions, UninstallOptions,
+};
 use acc_sdk::install::{DiagnosticLevel, InstallContext};
 
 pub const INSTALL_ABOUT: &str = "Wire acc's hooks and skill into the coding agents on this machine. Without --adapter, every client whose `<command> --version` answers is wired and every other one is named with the reason it was skipped. Each client's files are written where the real client reads them; user files keep their formatting and their original bytes are kept so `acc uninstall` can give them back exactly. Installing twice changes nothing. --dry-run prints every file it would create or edit and writes nothing. A malformed client config is refused, naming file and line, before anything is written (exit 4); acc's wiring colliding with something that is not acc's exits 5.";
@@ -77,6 +79,7 @@ pub fn install(inv: &Invocation<'_>, a: InstallArgs) -> Result<Output> {
     let options = InstallOptions {
         adapters: a.adapters,
         dry_run: a.dry_run,
+        home: a.home.is_some().then(|| ctx.home.clone()),
     };
     let report = installer::run_install(&ctx, &adapters, &options).map_err(to_acc_error)?;
     Ok(Output::new(render_run(&report), report))
@@ -88,6 +91,7 @@ pub fn uninstall(inv: &Invocation<'_>, a: UninstallArgs) -> Result<Output> {
     let options = UninstallOptions {
         adapters: a.adapters,
         dry_run: a.dry_run,
+        home: a.home.is_some().then(|| ctx.home.clone()),
     };
     let report = installer::run_uninstall(&ctx, &adapters, &options).map_err(to_acc_error)?;
     Ok(Output::new(render_run(&report), report))
@@ -96,7 +100,17 @@ pub fn uninstall(inv: &Invocation<'_>, a: UninstallArgs) -> Result<Output> {
 pub fn doctor(inv: &Invocation<'_>, a: DoctorArgs) -> Result<Output> {
     let adapters = crate::registry::all();
     let ctx = context(inv, a.home.as_deref(), &adapters)?;
-    let run = installer::run_doctor(&ctx, &adapters, a.repair).map_err(to_acc_error)?;
+    let mut run = installer::run_doctor(&ctx, &adapters, a.repair).map_err(to_acc_error)?;
+    if let Some(repaired) = &mut run.repaired {
+        let home = a.home.is_some().then(|| ctx.home.clone());
+        let ids: Vec<String> = repaired
+            .adapters
+            .iter()
+            .map(|o| o.adapter_id.clone())
+            .collect();
+        repaired.undo = command_for("uninstall", &ids, home.as_deref());
+        repaired.home = home;
+    }
     Ok(Output::new(render_doctor(&run), run))
 }
 
@@ -118,8 +132,29 @@ fn context(
         acc_executable: &exe,
     })
     .map_err(to_acc_error)?;
+    if home.is_some() {
+        require_existing_home(&ctx.home)?;
+    }
     installer::context::compose_receiver_sockets(&mut ctx, adapters);
     Ok(ctx)
+}
+
+/// A `--home` that does not exist is refused rather than created: a mistyped path would
+/// otherwise grow a whole client tree where nobody looks.
+fn require_existing_home(home: &Path) -> Result<()> {
+    if std::fs::metadata(home).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
+    }
+    Err(to_acc_error(
+        InstallError::new(
+            InstallErrorKind::Usage,
+            format!(
+                "the home {} given with --home is not an existing directory; check the path, or create it first if a new home is what you want",
+                home.display()
+            ),
+        )
+        .at(home),
+    ))
 }
 
 fn to_acc_error(e: InstallError) -> AccError {
@@ -200,7 +235,13 @@ pub fn render_run(report: &RunReport) -> String {
             let _ = write!(out, "\nneeds action ({}): {step}", adapter.adapter_id);
         }
     }
-    if report.dry_run {
+    let home = home_flag(report.home.as_deref());
+    if report.dry_run && report.adapters.is_empty() && report.action == RunAction::Install {
+        let _ = write!(
+            out,
+            "\nnothing was written, and without --dry-run nothing would be either: put a client's command on PATH so it is detected, or name the client with: acc install --adapter <id>{home}"
+        );
+    } else if report.dry_run {
         let _ = write!(
             out,
             "\nnothing was written; run without --dry-run to {verb}"
@@ -212,7 +253,10 @@ pub fn render_run(report: &RunReport) -> String {
         };
         let _ = write!(out, "\n{label}: {undo}");
     } else if report.adapters.is_empty() && report.action == RunAction::Install {
-        out.push_str("\nwire a client explicitly with: acc install --adapter <id>");
+        let _ = write!(
+            out,
+            "\nwire a client explicitly with: acc install --adapter <id>{home}"
+        );
     }
     out
 }
@@ -293,7 +337,6 @@ pub fn render_doctor(run: &DoctorRun) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::installer::InstallErrorKind;
     use crate::installer::record::RecordedKind;
     use crate::installer::report::{ClientFacts, FileAction, FileOutcome, Skip};
 
@@ -322,7 +365,21 @@ mod tests {
                 reason: "absent".to_owned(),
             }],
             undo: (!dry_run).then(|| "acc uninstall --adapter codex".to_owned()),
+            home: None,
         }
+    }
+
+    #[test]
+    fn a_dry_run_that_would_install_nothing_says_what_would_make_it() {
+        let mut empty = report(true, RunAction::Install);
+        empty.adapters.clear();
+        empty.home = Some(PathBuf::from("/tmp/box"));
+        let text = render_run(&empty);
+        assert!(
+            text.ends_with("name the client with: acc install --adapter <id> --home /tmp/box"),
+            "{text}"
+        );
+        assert!(!text.contains("run without --dry-run"), "{text}");
     }
 
     #[test]
