@@ -298,3 +298,50 @@ fn every_suggested_command_carries_the_home_the_user_passed() {
         dry.stdout
     );
 }
+
+/// Issue 13: a write error on the second adapter used to leave the first installed. The
+/// run is all or nothing: it is rolled back, says so, and the home and data home are as
+/// they were.
+#[test]
+fn a_write_error_on_a_later_adapter_rolls_the_whole_run_back() {
+    let sandbox = Sandbox::with_homes(&["claude-code", "codex"]);
+    // Codex's hook file is a link into a dotfiles directory that is not there: planning
+    // reads it as absent, writing it fails.
+    let hooks = sandbox.home.join(".codex/hooks.json");
+    std::fs::remove_file(&hooks).unwrap();
+    std::os::unix::fs::symlink(sandbox.home.join("dotfiles/missing/hooks.json"), &hooks).unwrap();
+    let before = sandbox.home_tree();
+    let run = sandbox.acc(&[
+        "install",
+        "--adapter",
+        "claude-code",
+        "--adapter",
+        "codex",
+        "--json",
+    ]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    let json = run.json();
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&*hooks.to_string_lossy()), "{message}");
+    assert!(
+        message.ends_with(
+            "acc rolled this run back, so nothing was installed and every file is as it was"
+        ),
+        "{message}"
+    );
+    assert!(
+        json["error"]["details"].get("completed").is_none(),
+        "{json}"
+    );
+    assert_eq!(sandbox.home_tree().contents(), before.contents());
+    // Claude Code's settings were rewritten and put back; nothing of acc's is left.
+    let record = sandbox.data.join("acc/installs.json");
+    assert!(
+        !record.exists()
+            || !std::fs::read_to_string(&record)
+                .unwrap()
+                .contains("claude-code"),
+        "the record holds no install"
+    );
+    assert!(!sandbox.data.join("acc/install-backups").exists());
+}

@@ -18,6 +18,7 @@ use super::record::{self, InstallEntry, InstallRecord, Original, RecordedArtifac
 use super::report::{
     AdapterOutcome, FileAction, FileOutcome, RunAction, RunReport, Skip, command_for,
 };
+use super::rollback::Journal;
 use super::selection::{detect_all, facts, named, not_detected_reason};
 use super::set_aside::{self, SetAside};
 use super::uninstall_run::KEPT_NOTE;
@@ -124,6 +125,26 @@ pub fn run_install_with(
     };
     // Read again under the lock: another run may have changed it meanwhile.
     let mut record = record::load(&record_path)?;
+    // All or nothing: what every adapter's install may change is kept first, and put back
+    // if any of them fails. Files set aside for the user are theirs and go back on their own.
+    let journal = if options.dry_run {
+        Journal::default()
+    } else {
+        let mut paths: Vec<PathBuf> = plans
+            .iter()
+            .zip(&kept)
+            .flat_map(|(plan, kept)| {
+                plan.artifacts
+                    .iter()
+                    .map(|a| a.path.clone())
+                    .filter(|p| !kept.contains(p))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        paths.push(record_path.clone());
+        paths.push(ctx.acc_data_dir.join(backups::BACKUPS_DIR));
+        Journal::capture(&paths)?
+    };
     let mut outcomes = Vec::new();
     let mut completed: Vec<String> = Vec::new();
     for (((adapter, detection), plan), (kept, asides)) in selected
@@ -148,6 +169,26 @@ pub fn run_install_with(
             Ok(outcome) => {
                 completed.push(adapter.id().to_owned());
                 outcomes.push(outcome);
+            }
+            Err(mut e) if !options.dry_run => {
+                let failed = journal.roll_back();
+                if failed.is_empty() {
+                    e.message = format!(
+                        "{}; acc rolled this run back, so nothing was installed and every file is as it was",
+                        e.message
+                    );
+                    return Err(e);
+                }
+                e.completed = completed;
+                e.message = format!(
+                    "{}; acc rolled this run back but could not put back {}{}",
+                    e.message,
+                    failed.join(", "),
+                    command_for("uninstall", &e.completed, options.home.as_deref())
+                        .map(|undo| format!("; undo the rest with: {undo}"))
+                        .unwrap_or_default()
+                );
+                return Err(e);
             }
             Err(mut e) => {
                 e.completed = completed;

@@ -6,6 +6,8 @@
 //!   of each user file before its first edit, runs the adapter's install and records each
 //!   artifact's sha256 in `<data home>/acc/installs.json` ([`record`]). An acc file the
 //!   user changed since acc wrote it is kept through a re-install ([`set_aside`]).
+//!   A run over several adapters is all or nothing: a failure part way is rolled back
+//!   ([`rollback`]).
 //! - [`uninstall_run::run_uninstall`] restores unchanged user files from their originals,
 //!   lets the adapter strip acc's entries from files the user edited since, keeps acc trees
 //!   the user changed, and removes the directories install created once empty (a directory
@@ -24,6 +26,7 @@ pub mod error;
 pub mod install_run;
 pub mod record;
 pub mod report;
+pub mod rollback;
 pub mod selection;
 pub mod set_aside;
 pub mod store_health;
