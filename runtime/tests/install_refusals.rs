@@ -115,21 +115,79 @@ fn one_broken_client_stops_the_whole_run_before_any_write() {
     assert!(!sandbox.data.exists());
 }
 
+/// Issue 13: a user file made malformed since install, or replaced by a directory, is
+/// refused by name and left as it is; acc's own unchanged trees and the other adapters
+/// still go, and once the file is fixed the next uninstall finishes.
 #[test]
-fn uninstall_refuses_a_config_broken_since_install_before_touching_anything() {
-    let sandbox = Sandbox::with_homes(&["claude-code", "codex"]);
-    sandbox
-        .acc(&["install", "--adapter", "claude-code", "--adapter", "codex"])
-        .ok();
-    let settings = sandbox.home.join(".claude/settings.json");
-    let mut broken = std::fs::read(&settings).unwrap();
-    broken.extend_from_slice(b"\n}");
-    std::fs::write(&settings, &broken).unwrap();
-    let before = sandbox.home_tree();
-    let run = sandbox.acc(&["uninstall"]);
-    assert_eq!(run.code, 4, "{}", run.stderr);
-    assert!(run.stderr.starts_with(&format!("{}:", settings.display())));
-    assert_eq!(sandbox.home_tree(), before, "codex was not touched either");
+fn uninstall_refuses_only_the_file_it_cannot_read_and_takes_the_rest_back() {
+    for replace_with_directory in [false, true] {
+        let sandbox = Sandbox::with_homes(&["claude-code", "codex"]);
+        let before = sandbox.home_tree().contents();
+        sandbox
+            .acc(&["install", "--adapter", "claude-code", "--adapter", "codex"])
+            .ok();
+        let settings = sandbox.home.join(".claude/settings.json");
+        let installed = std::fs::read(&settings).unwrap();
+        if replace_with_directory {
+            std::fs::remove_file(&settings).unwrap();
+            std::fs::create_dir(&settings).unwrap();
+            std::fs::write(settings.join("note.txt"), "mine").unwrap();
+        } else {
+            let mut broken = installed.clone();
+            broken.extend_from_slice(b"\n}");
+            std::fs::write(&settings, &broken).unwrap();
+        }
+        let broken_tree = sandbox.home_tree();
+
+        let dry = sandbox.acc(&["uninstall", "--dry-run"]);
+        assert_eq!(dry.code, 4, "{}", dry.stderr);
+        assert_eq!(
+            sandbox.home_tree(),
+            broken_tree,
+            "a dry run changes nothing"
+        );
+
+        let run = sandbox.acc(&["uninstall", "--json"]);
+        assert_eq!(run.code, 4, "{}", run.stdout);
+        let json = run.json();
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("{}", settings.display())),
+            "{message}"
+        );
+        assert!(
+            message.contains("fix it (or move it aside) and run `acc uninstall --adapter claude-code` to finish; the rest was uninstalled"),
+            "{message}"
+        );
+        assert_eq!(
+            json["error"]["details"]["completed"],
+            serde_json::json!(["codex"])
+        );
+        // The refused file is untouched; acc's skill tree and all of Codex are gone.
+        let after = sandbox.home_tree();
+        for (path, node) in &broken_tree.0 {
+            if path.starts_with(".claude/settings.json") {
+                assert_eq!(after.0.get(path), Some(node), "{}", path.display());
+            }
+        }
+        assert!(!sandbox.home.join(".claude/skills/acc").exists());
+        let mut expected = before.clone();
+        let mut got = after.contents();
+        expected.retain(|p, _| !p.starts_with(".claude/settings.json"));
+        got.retain(|p, _| !p.starts_with(".claude/settings.json"));
+        assert_eq!(
+            got, expected,
+            "replace_with_directory={replace_with_directory}"
+        );
+
+        // Fixed, the next uninstall finishes.
+        if replace_with_directory {
+            std::fs::remove_dir_all(&settings).unwrap();
+        }
+        std::fs::write(&settings, &installed).unwrap();
+        sandbox.acc(&["uninstall"]).ok();
+        assert_eq!(sandbox.home_tree().contents(), before);
+    }
 }
 
 #[test]

@@ -76,6 +76,9 @@ pub enum FileAction {
     Kept,
     /// Already gone.
     Missing,
+    /// A user file acc cannot read any more (malformed since install, replaced by a
+    /// directory): left exactly as it is; the note says why and how to finish.
+    Refused,
 }
 
 impl FileAction {
@@ -89,6 +92,7 @@ impl FileAction {
             FileAction::Removed => "remove",
             FileAction::Kept => "keep",
             FileAction::Missing => "find missing",
+            FileAction::Refused => "refuse",
         }
     }
 
@@ -101,7 +105,19 @@ impl FileAction {
             FileAction::Removed => "removed",
             FileAction::Kept => "kept",
             FileAction::Missing => "missing",
+            FileAction::Refused => "refused",
         }
+    }
+}
+
+impl RunReport {
+    /// The files this run refused, with their notes.
+    pub fn refused(&self) -> Vec<(&AdapterOutcome, &FileOutcome)> {
+        self.adapters
+            .iter()
+            .flat_map(|a| a.files.iter().map(move |f| (a, f)))
+            .filter(|(_, f)| f.action == FileAction::Refused)
+            .collect()
     }
 }
 

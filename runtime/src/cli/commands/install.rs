@@ -17,11 +17,11 @@ use crate::installer::{
 };
 use acc_sdk::install::{DiagnosticLevel, InstallContext};
 
-pub const INSTALL_ABOUT: &str = "Wire acc's hooks and skill into the coding agents on this machine. Without --adapter, every client whose `<command> --version` answers is wired and every other one is named with the reason it was skipped. Each client's files are written where the real client reads them; user files keep their formatting and their original bytes are kept so `acc uninstall` can give them back exactly. Installing twice changes nothing. --dry-run prints every file it would create or edit and writes nothing. A malformed client config is refused, naming file and line, before anything is written (exit 4); acc's wiring colliding with something that is not acc's exits 5.";
+pub const INSTALL_ABOUT: &str = "Wire acc's hooks and skill into the coding agents on this machine. Without --adapter, every client whose `<command> --version` answers is wired and every other one is named with the reason it was skipped. Each client's files are written where the real client reads them; user files keep their formatting and their original bytes are kept so `acc uninstall` can give them back exactly. Installing twice changes nothing. --dry-run prints every file it would create or edit and writes nothing. A malformed client config is refused, naming file and line, before anything is written (exit 4); acc's wiring colliding with something that is not acc's exits 5. A run over several clients is all or nothing: a failure part way is rolled back and said so. A --home that does not exist is refused.";
 
 pub const INSTALL_EXAMPLES: &str = "Examples:\n  acc install --dry-run\n  acc install\n  acc install --adapter claude-code --adapter codex\n  acc install --adapter gemini-cli --home /tmp/sandbox-home --json";
 
-pub const UNINSTALL_ABOUT: &str = "Take acc's wiring back out. A user file still exactly as install left it gets its original bytes back (or is deleted when acc created it); one you edited since keeps your edits and loses only acc's entries; an acc file you changed is kept and named. Without --adapter, every adapter in the install record is uninstalled. Running it again does nothing.";
+pub const UNINSTALL_ABOUT: &str = "Take acc's wiring back out. A user file still exactly as install left it gets its original bytes back (or is deleted when acc created it); one you edited since keeps your edits and loses only acc's entries; an acc file you changed is kept and named. A user file acc cannot read any more (made malformed, or a directory now) is left exactly as it is and named, the rest is still taken back, and the command exits 4 saying how to finish. Without --adapter, every adapter in the install record is uninstalled. Running it again does nothing.";
 
 pub const UNINSTALL_EXAMPLES: &str =
     "Examples:\n  acc uninstall --dry-run\n  acc uninstall\n  acc uninstall --adapter codex --json";
@@ -94,7 +94,47 @@ pub fn uninstall(inv: &Invocation<'_>, a: UninstallArgs) -> Result<Output> {
         home: a.home.is_some().then(|| ctx.home.clone()),
     };
     let report = installer::run_uninstall(&ctx, &adapters, &options).map_err(to_acc_error)?;
+    if let Some(refusal) = refusal_error(&report) {
+        return Err(refusal);
+    }
     Ok(Output::new(render_run(&report), report))
+}
+
+/// An uninstall that had to leave a user file it cannot read fails (exit 4) after doing the
+/// rest, naming each such file and the command that finishes the job once it is fixed; the
+/// whole report is in the error's details.
+fn refusal_error(report: &RunReport) -> Option<AccError> {
+    let refused = report.refused();
+    let (first_adapter, first) = refused.first()?;
+    let ids: Vec<String> = refused.iter().map(|(a, _)| a.adapter_id.clone()).collect();
+    let again = command_for("uninstall", &ids, report.home.as_deref()).unwrap_or_default();
+    let notes: Vec<&str> = refused
+        .iter()
+        .filter_map(|(_, f)| f.note.as_deref())
+        .collect();
+    let done = if report.dry_run {
+        "the rest would be uninstalled"
+    } else {
+        "the rest was uninstalled"
+    };
+    let message = format!(
+        "{}; fix it (or move it aside) and run `{again}` to finish; {done}",
+        notes.join("; ")
+    );
+    let completed: Vec<&str> = report
+        .adapters
+        .iter()
+        .filter(|a| !ids.contains(&a.adapter_id))
+        .map(|a| a.adapter_id.as_str())
+        .collect();
+    let mut error = AccError::new(ErrorCode::MalformedUserFile, message)
+        .with("file", first.path.display().to_string())
+        .with("adapter", first_adapter.adapter_id.clone())
+        .with("report", serde_json::to_value(report).unwrap_or_default());
+    if !completed.is_empty() {
+        error = error.with("completed", json!(completed));
+    }
+    Some(error)
 }
 
 pub fn doctor(inv: &Invocation<'_>, a: DoctorArgs) -> Result<Output> {
