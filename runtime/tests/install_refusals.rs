@@ -403,3 +403,38 @@ fn a_write_error_on_a_later_adapter_rolls_the_whole_run_back() {
     );
     assert!(!sandbox.data.join("acc/install-backups").exists());
 }
+
+/// Issue 18: a client whose `--version` outlives the probe window is installed with an
+/// unknown version, never "not installed": install wires it and says why the version is
+/// unknown, and doctor says the same.
+#[test]
+fn a_client_slow_to_print_its_version_is_installed_with_an_unknown_version() {
+    use std::os::unix::fs::PermissionsExt;
+    let sandbox = Sandbox::new();
+    let gemini = sandbox.clients.join("gemini");
+    // Slower than the probe window; exec so the group kill reaches the sleep directly.
+    std::fs::write(&gemini, "#!/bin/sh\nexec /bin/sleep 30\n").unwrap();
+    std::fs::set_permissions(&gemini, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = sandbox.acc(&["install", "--dry-run", "--json"]);
+    let json = run.json();
+    let adapters = json["data"]["adapters"].as_array().unwrap();
+    let ids: Vec<&str> = adapters
+        .iter()
+        .map(|a| a["adapterId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["gemini-cli"], "{json}");
+    let client = &adapters[0]["client"];
+    assert_eq!(client["present"], true);
+    assert_eq!(client["version"], serde_json::Value::Null);
+    let detail = client["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!("{}, version unknown: `gemini --version` did not answer within", gemini.display())),
+        "{detail}"
+    );
+    let human = sandbox.acc(&["install", "--dry-run"]);
+    assert!(
+        human.ok().contains("gemini-cli (Gemini CLI, version unknown):"),
+        "{}",
+        human.stdout
+    );
+}

@@ -217,7 +217,7 @@ fn client_label(outcome: &AdapterOutcome, action: RunAction) -> String {
         (RunAction::Uninstall, _) | (_, None) => name.clone(),
         (_, Some(c)) if c.present => match &c.version {
             Some(v) => format!("{name} {v}"),
-            None => name.clone(),
+            None => format!("{name}, version unknown"),
         },
         _ => format!("{name}, not detected"),
     }
@@ -342,7 +342,10 @@ pub fn render_doctor(run: &DoctorRun) -> String {
     for client in &run.clients {
         let presence = match (&client.client.present, &client.client.version) {
             (true, Some(v)) => format!("{} {v}", client.display_name),
-            (true, None) => client.display_name.clone(),
+            (true, None) => format!(
+                "{}, installed: {}",
+                client.display_name, client.client.detail
+            ),
             (false, _) => format!(
                 "{}, not detected: {}",
                 client.display_name, client.client.detail
