@@ -428,12 +428,17 @@ fn a_client_slow_to_print_its_version_is_installed_with_an_unknown_version() {
     assert_eq!(client["version"], serde_json::Value::Null);
     let detail = client["detail"].as_str().unwrap();
     assert!(
-        detail.starts_with(&format!("{}, version unknown: `gemini --version` did not answer within", gemini.display())),
+        detail.starts_with(&format!(
+            "{}, version unknown: `gemini --version` did not answer within",
+            gemini.display()
+        )),
         "{detail}"
     );
     let human = sandbox.acc(&["install", "--dry-run"]);
     assert!(
-        human.ok().contains("gemini-cli (Gemini CLI, version unknown):"),
+        human
+            .ok()
+            .contains("gemini-cli (Gemini CLI, version unknown):"),
         "{}",
         human.stdout
     );

@@ -22,6 +22,7 @@ use super::rollback::Journal;
 use super::selection::{detect_all, facts, named, not_detected_reason};
 use super::set_aside::{self, SetAside};
 use super::uninstall_run::KEPT_NOTE;
+use super::wiring::DataHomeChoice;
 
 /// What `acc install` was asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -214,6 +215,7 @@ pub fn run_install_with(
             command_for("uninstall", &completed, options.home.as_deref())
         },
         home: options.home.clone(),
+        data_home: (!selected.is_empty()).then(|| DataHomeChoice::of(ctx)),
         adapters: outcomes,
         skipped,
     })

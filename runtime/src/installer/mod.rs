@@ -12,8 +12,9 @@
 //!   lets the adapter strip acc's entries from files the user edited since, keeps acc trees
 //!   the user changed, and removes the directories install created once empty (a directory
 //!   another adapter's files still fill passes to that adapter and goes with it).
-//! - [`doctor::run_doctor`] reports store health, clients, installed artifacts and the one
-//!   next step; read-only unless asked to repair.
+//! - [`doctor::run_doctor`] reports store health, clients, installed artifacts, the wiring
+//!   found in each client's own files with the data home it points at ([`wiring`]) and the
+//!   one next step; read-only unless asked to repair.
 //!
 //! The context every adapter sees is built in [`context`] from an explicit environment.
 
@@ -31,6 +32,7 @@ pub mod selection;
 pub mod set_aside;
 pub mod store_health;
 pub mod uninstall_run;
+pub mod wiring;
 
 pub use context::{ContextRequest, build_context};
 pub use doctor::{DoctorRun, run_doctor};

@@ -29,6 +29,9 @@ pub struct RunReport {
     /// The `--home` the user passed, repeated in every command the output suggests.
     #[serde(skip)]
     pub home: Option<PathBuf>,
+    /// Install only: the data home the hooks use, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_home: Option<super::wiring::DataHomeChoice>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -143,6 +143,7 @@ pub fn run_uninstall(
             None
         },
         home: options.home.clone(),
+        data_home: None,
         adapters: outcomes,
         skipped,
     })

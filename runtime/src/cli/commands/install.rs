@@ -245,6 +245,14 @@ pub fn render_run(report: &RunReport) -> String {
     } else {
         let _ = write!(out, "{verb}ed {} adapter(s)", report.adapters.len());
     }
+    if let Some(data_home) = &report.data_home {
+        let _ = write!(
+            out,
+            "\ndata home: {} ({})",
+            data_home.path.display(),
+            data_home.why
+        );
+    }
     for adapter in &report.adapters {
         let _ = write!(
             out,
@@ -351,11 +359,24 @@ pub fn render_doctor(run: &DoctorRun) -> String {
                 client.display_name, client.client.detail
             ),
         };
-        let installed = match &client.installed_by {
-            Some(version) => format!("installed by acc {version}"),
-            None => "not installed".to_owned(),
+        let installed = match (&client.installed_by, client.wiring.is_empty()) {
+            (Some(version), _) => format!("installed by acc {version}"),
+            (None, true) => "not installed".to_owned(),
+            (None, false) => "wired, but not in this data home's install record".to_owned(),
         };
         let _ = write!(out, "\n{} ({presence}): {installed}", client.adapter_id);
+        for wiring in &client.wiring {
+            let home = match &wiring.data_home {
+                Some(home) => format!("data home {} (pinned)", home.display()),
+                None => "the data home of the hook's own environment (not pinned)".to_owned(),
+            };
+            let _ = write!(
+                out,
+                "\n  wired: {} acc hook(s) in {}, using {home}",
+                wiring.hooks,
+                wiring.file.display()
+            );
+        }
         for artifact in &client.artifacts {
             let state = match artifact.state {
                 ArtifactState::Intact => "intact",
@@ -409,6 +430,7 @@ mod tests {
             }],
             undo: (!dry_run).then(|| "acc uninstall --adapter codex".to_owned()),
             home: None,
+            data_home: None,
         }
     }
 
