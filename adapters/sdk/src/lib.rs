@@ -37,5 +37,5 @@ pub mod skill;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod text_forms;
-pub mod toml_block;
+pub mod toml_tables;
 pub mod version;

@@ -8,6 +8,7 @@
 //! recreated.
 
 pub mod guard_snapshot;
+pub mod read_only;
 pub mod schema;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
@@ -165,12 +166,12 @@ impl Store {
         genesis: impl FnOnce() -> Genesis,
     ) -> Result<Store> {
         match std::fs::symlink_metadata(path) {
-            Ok(_) => Store::open_existing(path, workspace),
+            Ok(_) => Store::open_existing(path, workspace, mode),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => match mode {
                 OpenMode::ReadOnly => Store::empty(path, workspace, genesis()),
                 OpenMode::ReadWrite => {
                     Store::create(path, workspace, genesis())?;
-                    Store::open_existing(path, workspace)
+                    Store::open_existing(path, workspace, mode)
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
@@ -273,7 +274,7 @@ impl Store {
         linked
     }
 
-    fn open_existing(path: &Path, workspace: &WorkspaceId) -> Result<Store> {
+    fn open_existing(path: &Path, workspace: &WorkspaceId, mode: OpenMode) -> Result<Store> {
         let meta = std::fs::symlink_metadata(path).map_err(|e| corrupt(path, e))?;
         if !meta.is_file() {
             return Err(corrupt(path, "not a regular file"));
@@ -286,10 +287,19 @@ impl Store {
             return Err(corrupt(path, "not an SQLite database"));
         }
         drop(f);
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
+        // A store acc may not write is still read; a change to it is refused by directory.
+        let writable = read_only::store_writable(path);
+        if !writable && mode == OpenMode::ReadWrite {
+            return Err(read_only::refused(path));
+        }
+        let conn = if writable {
+            Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+        } else {
+            read_only::open(path)
+        }
         .map_err(|e| corrupt(path, e))?;
         let ctx = |e: AccError| Store::contextualise_at(path, BUSY_TIMEOUT, e);
         configure(&conn).map_err(ctx)?;
@@ -349,6 +359,9 @@ impl Store {
             None => return Err(corrupt(path, "no workspace id recorded")),
         }
         if version < current {
+            if !writable {
+                return Err(read_only::refused(path));
+            }
             store.migrate(version, current)?;
         }
         Ok(store)
@@ -400,6 +413,9 @@ impl Store {
         match e.code {
             ErrorCode::StoreCorrupt => corrupt(path, e.message),
             ErrorCode::StoreBusy => busy_at(path, busy),
+            ErrorCode::StoreIo if e.message.contains("readonly database") => {
+                read_only::refused(path)
+            }
             ErrorCode::StoreIo if e.message.starts_with(SQL_ERROR_PREFIX) => {
                 let cause = &e.message[SQL_ERROR_PREFIX.len()..];
                 AccError::new(
