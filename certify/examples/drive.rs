@@ -262,6 +262,7 @@ fn drive(
         PROMPT,
         Duration::from_secs(120),
         &extra,
+        false,
     )?;
     double.stop();
     let requests = double.requests();

@@ -66,6 +66,7 @@ fn action_word(action: FileAction) -> &'static str {
         FileAction::Removed => "removed",
         FileAction::Kept => "kept",
         FileAction::Missing => "missing",
+        FileAction::Refused => "refused",
     }
 }
 

@@ -107,6 +107,7 @@ impl Sandbox {
             &InstallOptions {
                 adapters: vec![adapter.id().to_owned()],
                 dry_run: false,
+                ..InstallOptions::default()
             },
         )
     }
@@ -119,6 +120,7 @@ impl Sandbox {
             &UninstallOptions {
                 adapters: vec![adapter.id().to_owned()],
                 dry_run: false,
+                ..UninstallOptions::default()
             },
         )
     }

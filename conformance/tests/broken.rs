@@ -394,6 +394,11 @@ fn peer_untrusted_fails_on_raw_peer_text() {
     assert!(message.contains("forged a fence"), "{message}");
     assert!(message.contains("not labelled untrusted"), "{message}");
     assert!(message.contains("forged a header"), "{message}");
+    assert!(
+        message.contains("invisible or bidi character U+202E"),
+        "{message}"
+    );
+    assert!(message.contains("outside a fenced block"), "{message}");
 }
 
 fn native_adapter(probe: Value) -> Adapter {

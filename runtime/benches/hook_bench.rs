@@ -1,8 +1,10 @@
 //! The hook runtime's benchmark (not a timed test): medians of whole `acc-hook` processes
 //! as Claude Code runs them, against a populated store.
 //!
-//! - `PreToolUse` guard with 200 live guarded claims of a peer: a covered write (deny) and
-//!   an uncovered one (allow);
+//! - `PreToolUse` guard with 200 live guarded claims of a peer: a covered write (deny), an
+//!   uncovered one (allow), a readable shell command naming no claimed path (allow), and a
+//!   `mv` of 60,000 names followed by `rm -rf src` (three runs; denied, or failed open when
+//!   the budget runs out);
 //! - `UserPromptSubmit` with 1,000 queued notes (questions would each add an urgent
 //!   attention line that the projector shows before bodies), for a Claude Code older than
 //!   any evidence: bodies withheld (a run changes only the heartbeat), and the same under
@@ -34,6 +36,12 @@ const CLAIMS: usize = 200;
 const MESSAGES: usize = 1_000;
 const RUNS: usize = 60;
 const CONVERSATION: &str = "5b0c6f2e-0000-4000-8000-00000000bench";
+/// A shell command the reader reads whole, naming no claimed path.
+const READABLE: &str = "cargo fmt --all && cargo test -p acc-runtime 2>&1 | tee docs/test.log \
+    && cp README.md docs/README.copy && mkdir -p build && echo done > build/stamp";
+/// Targets of the issue's command too large to judge (a `mv` of padding names).
+const HUGE_TARGETS: usize = 60_000;
+const HUGE_RUNS: usize = 3;
 
 fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
@@ -110,6 +118,36 @@ fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample
         "acc-hook {event} failed open: {stderr}"
     );
     (d, String::from_utf8(out.stdout).unwrap())
+}
+
+/// One `PreToolUse` run that may fail open (a call too large for the budget did before the
+/// guard judged paths in linear time): its time, and what it answered.
+fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
+    c.env_clear()
+        .env("ACC_DATA_HOME", data)
+        .args(["claude-code", "PreToolUse"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let cpu = children_cpu();
+    let t = Instant::now();
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let d = Sample {
+        wall: t.elapsed(),
+        cpu: children_cpu() - cpu,
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let answer = if stdout.contains("\"deny\"") {
+        "denied"
+    } else if String::from_utf8_lossy(&out.stderr).contains("coordination unavailable") {
+        "failed open"
+    } else {
+        "allowed"
+    };
+    (d, answer)
 }
 
 fn store_file(data: &Path, ws: &Path) -> PathBuf {
@@ -230,6 +268,31 @@ fn main() {
         .map(|_| hook(&data, "PreToolUse", &free, &[]).0)
         .collect();
 
+    let bash = |command: &str| {
+        payload(
+            &ws,
+            CONVERSATION,
+            "PreToolUse",
+            serde_json::json!({
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "tool_use_id": "toolu_bench",
+            }),
+        )
+    };
+    let readable = bash(READABLE);
+    let (_, out) = hook(&data, "PreToolUse", &readable, &[]);
+    assert!(
+        !out.contains("\"deny\""),
+        "the readable command is allowed: {out}"
+    );
+    let shell: Vec<Sample> = (0..RUNS)
+        .map(|_| hook(&data, "PreToolUse", &readable, &[]).0)
+        .collect();
+    let padding: Vec<String> = (0..HUGE_TARGETS).map(|i| format!("pad_{i:05}")).collect();
+    let huge = bash(&format!("mv {} docs/ ; rm -rf src", padding.join(" ")));
+    let huge: Vec<(Sample, &'static str)> = (0..HUGE_RUNS).map(|_| verdict(&data, &huge)).collect();
+
     let turn = payload(
         &ws,
         CONVERSATION,
@@ -325,6 +388,17 @@ fn main() {
     println!(
         "| `PreToolUse`, not covered (allow) | {} |",
         medians(&allow)
+    );
+    println!(
+        "| `PreToolUse` Bash, a readable command naming no claimed path (allow) | {} |",
+        medians(&shell)
+    );
+    let answers: Vec<&str> = huge.iter().map(|(_, a)| *a).collect();
+    let huge: Vec<Sample> = huge.into_iter().map(|(s, _)| s).collect();
+    println!(
+        "| `PreToolUse` Bash, `mv` of {HUGE_TARGETS} names then `rm -rf src` ({}) | {} |",
+        answers.join(", "),
+        medians(&huge)
     );
     println!(
         "| `UserPromptSubmit`, {MESSAGES} queued, bodies withheld | {} |",

@@ -74,6 +74,9 @@ pub enum ErrorCode {
     ClientMessageConflict,
     /// Releasing a claim of another session without an authority.
     NotClaimOwner,
+    /// `--authority` from a caller that is not shown to be a person: no terminal, or an
+    /// ancestor process is the client of a hooked session.
+    AuthorityNeedsPerson,
     /// An existing file would be overwritten without `--force`.
     AlreadyExists,
     /// `config init` while sessions are attached, without `--force`.
@@ -123,6 +126,7 @@ impl ErrorCode {
             ErrorCode::NotAddressed => "not_addressed",
             ErrorCode::ClientMessageConflict => "client_message_conflict",
             ErrorCode::NotClaimOwner => "not_claim_owner",
+            ErrorCode::AuthorityNeedsPerson => "authority_needs_person",
             ErrorCode::AlreadyExists => "already_exists",
             ErrorCode::SessionsAttached => "sessions_attached",
             ErrorCode::HookExecutableMissing => "hook_executable_missing",
@@ -170,6 +174,7 @@ impl ErrorCode {
             | NotAddressed
             | ClientMessageConflict
             | NotClaimOwner
+            | AuthorityNeedsPerson
             | AlreadyExists
             | SessionsAttached
             | InstallConflict
@@ -320,6 +325,7 @@ mod tests {
             ErrorCode::NotAddressed,
             ErrorCode::ClientMessageConflict,
             ErrorCode::NotClaimOwner,
+            ErrorCode::AuthorityNeedsPerson,
             ErrorCode::AlreadyExists,
             ErrorCode::SessionsAttached,
         ];

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod core;
 pub mod env;
 pub mod error;
+pub mod guard_exec;
 pub mod hook;
 pub mod ids;
 pub mod installer;

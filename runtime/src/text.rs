@@ -60,9 +60,27 @@ pub fn check_prose(field: &str, s: &str) -> Result<()> {
     check_chars(field, s, true)
 }
 
-/// An intent summary: a line of at most 280 characters.
-pub fn check_summary(field: &str, s: &str) -> Result<()> {
+/// A line written for peers to read (a subject, an intent summary): a "line" that also
+/// holds no character a reader cannot see or that reorders the text around it (bidi
+/// controls, zero-width and other invisible format characters). Renderers escape them
+/// anyway; refusing them where they are written tells the writer at once.
+pub fn check_peer_line(field: &str, s: &str) -> Result<()> {
     check_line(field, s)?;
+    match s.chars().find(|&c| acc_sdk::peer_text::is_hidden(c)) {
+        Some(c) => Err(text_error(
+            field,
+            format!(
+                "contains the invisible or bidi character U+{:04X}; peers would not see it as written",
+                c as u32
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An intent summary: a peer line of at most 280 characters.
+pub fn check_summary(field: &str, s: &str) -> Result<()> {
+    check_peer_line(field, s)?;
     check_len(field, s, SUMMARY_MAX)
 }
 
@@ -76,22 +94,6 @@ pub fn cut_bytes(s: &str, max: usize) -> &str {
         end -= 1;
     }
     &s[..end]
-}
-
-/// Peer text shown on one line: controls and newlines become visible escapes.
-pub fn escape_for_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 32 || c as u32 == 127 => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -126,6 +128,28 @@ mod tests {
     }
 
     #[test]
+    fn peer_lines_refuse_invisible_and_bidi_characters() {
+        assert!(check_peer_line("subject", "h\u{e9}llo \u{1f980} e\u{301}").is_ok());
+        for hidden in [
+            '\u{202e}',
+            '\u{2066}',
+            '\u{200b}',
+            '\u{feff}',
+            '\u{e0041}',
+            '\u{ad}',
+        ] {
+            let e = check_peer_line("subject", &format!("a{hidden}b")).unwrap_err();
+            assert_eq!(e.exit_code(), 2);
+            assert!(
+                e.message.starts_with("subject contains the invisible"),
+                "{}",
+                e.message
+            );
+        }
+        assert!(check_summary("summary", "fix\u{202e}gnp").is_err());
+    }
+
+    #[test]
     fn summaries_cap_at_280() {
         assert!(check_summary("summary", &"x".repeat(280)).is_ok());
         assert!(check_summary("summary", &"x".repeat(281)).is_err());
@@ -136,10 +160,5 @@ mod tests {
         assert_eq!(cut_bytes("abc", 160), "abc");
         assert_eq!(cut_bytes("ééé", 3), "é");
         assert_eq!(cut_bytes(&"a".repeat(200), 160).len(), 160);
-    }
-
-    #[test]
-    fn escapes_for_one_line() {
-        assert_eq!(escape_for_line("a\nb\u{1b}"), "a\\nb\\u001b");
     }
 }

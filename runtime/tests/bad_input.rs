@@ -252,7 +252,7 @@ fn bad_arguments_leave_the_store_unchanged() {
                 "x",
             ],
             4,
-            "known participants: alice, bob",
+            "participants here: bob; known but not here: none. A message is queued only for a participant that has been in this workspace",
         ),
         (
             vec![

@@ -160,6 +160,8 @@ fn scenario(json: bool) -> String {
     t.record(Some(&alice), &["status"]);
     t.record(Some(&bob), &["release", "--resource", "file:docs/**"]);
     let alices = first_claim_of(&sb, "alice");
+    // Only a person asserts an authority: typed at a terminal.
+    sb.terminal.set(true);
     t.record(
         Some(&bob),
         &[
@@ -172,6 +174,7 @@ fn scenario(json: bool) -> String {
             "alice is away",
         ],
     );
+    sb.terminal.set(false);
     t.record(Some(&alice), &["work", "--clear"]);
     t.record(
         Some(&bob),
@@ -304,4 +307,42 @@ fn clients_are_addressed_by_name_only_when_unambiguous() {
     );
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("codex-1, codex-2"), "{}", r.stderr);
+}
+
+#[test]
+fn a_later_session_releases_and_status_names_the_claim_its_ended_session_left() {
+    let sb = Sandbox::new();
+    let bob = sb.attach("bob", &[]);
+    let first = sb.attach("alice", &[]);
+    let r = sb.run_as(
+        &first,
+        &[
+            "claim",
+            "--resource",
+            "file:src/**",
+            "--enforcement",
+            "guarded",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(sb.run_as(&first, &["detach"]).code, 0);
+    // The claim outlives its session, and status says whose it is and that the session ended.
+    let human = sb.run(&["status"]);
+    assert_eq!(
+        human.stdout.trim_end(),
+        "1 live: bob; 1 claim(s): file:src/** by alice (session ended); protection advisory"
+    );
+    let v = sb.run(&["status", "--json"]).json();
+    assert_eq!(v["data"]["claims"][0]["ownerParticipantId"], "alice");
+    assert_eq!(v["data"]["claims"][0]["ownerSession"], "ended");
+    // Another participant still cannot release it.
+    let r = sb.run_as(&bob, &["release", "--resource", "file:src/**"]);
+    assert_eq!(r.code, 4, "{}", r.stderr);
+    // Alice's next session can.
+    let second = sb.attach("alice", &[]);
+    let r = sb.run_as(&second, &["release", "--resource", "file:src/**"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("released claim_"), "{}", r.stdout);
+    let v = sb.run(&["status", "--json"]).json();
+    assert_eq!(v["data"]["claims"], serde_json::json!([]));
 }

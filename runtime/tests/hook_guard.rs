@@ -3,7 +3,8 @@
 //!
 //! Claims live per workspace and name root-relative resources, and every worktree of one
 //! repository is one workspace (one store). So a guarded claim on `file:src/**` made from
-//! worktree A denies a write to `src/x` from a session in worktree B: both are `file:src/x`.
+//! worktree A denies a write to `src/x` from a session in worktree B, and a write from B to
+//! `../A/src/x`: all are `file:src/x`.
 
 mod hook_support;
 
@@ -175,18 +176,30 @@ fn without_a_binding_nothing_is_guarded() {
 }
 
 #[test]
-fn unreadable_targets_are_allowed_and_marked_unguarded() {
+fn unreadable_targets_are_allowed_and_marked_unguarded_only_while_nothing_is_guarded() {
     let sb = Sandbox::new();
     start(&sb, "me", &sb.ws());
-    peer_claims(&sb, "file:src/**", true);
     let mut p = payload("beforeTool", "me", &sb.ws());
     p["tool"] = serde_json::json!({"name": "shell"});
+    // An advisory claim and a claim spelt outside the root guard nothing here.
+    peer_claims(&sb, "file:docs/**", false);
+    peer_claims(&sb, "file:../elsewhere/**", true);
     let run = hook(sb.settings(certified, &[]), &p);
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, "");
     assert_eq!(
         run.stderr,
         "acc: this tool call's write targets could not be read; it was allowed unguarded\n"
+    );
+    let peer = peer_claims(&sb, "file:src/**", true);
+    let run = hook(sb.settings(certified, &[]), &p);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "acc cannot read which files this tool call writes; acc denies commands it cannot read while file:src/** is guarded by peer (session {}): name every file the command writes literally (no substitutions, variables, eval or inline scripts), or ask peer to release the claim",
+            peer.session
+        )
     );
 }
 
@@ -244,14 +257,26 @@ fn worktrees_of_one_repository_share_claims() {
             a.session
         )
     );
-    // Targets map into the writer's own checkout root: an absolute path into the other
-    // worktree lies outside it and is not judged (the protocol's rule, kept on purpose).
-    assert_allowed(&write(
-        &sb,
-        "conv-b",
-        &wt,
-        &[&ws.join("src/x.rs").display().to_string()],
-    ));
+    // A path into the other worktree is judged by its root-relative path there, whether
+    // it is spelt absolute or relative, from either side.
+    let from_b = [
+        ws.join("src/x.rs").display().to_string(),
+        "../project/src/x.rs".to_string(),
+    ];
+    for target in &from_b {
+        let run = write(&sb, "conv-b", &wt, &[target]);
+        assert_eq!(run.code, 2, "{target}: {run:?}");
+        assert!(
+            run.stderr.starts_with("file:src/x.rs is claimed by"),
+            "{run:?}"
+        );
+    }
+    // The claim's owner writes its claim in any worktree; the peer writes elsewhere.
+    assert_allowed(&write(&sb, "conv-a", &ws, &["../worktree-b/src/x.rs"]));
+    assert_allowed(&write(&sb, "conv-b", &wt, &["../project/docs/x.md"]));
+    // Removing another worktree whole removes the claimed files in it.
+    let run = write(&sb, "conv-b", &wt, &["../project/**"]);
+    assert_eq!(run.code, 2, "{run:?}");
 }
 
 /// A shell call as the guard sees it: the targets an adapter reads from `command`.
@@ -259,7 +284,9 @@ fn shell(sb: &Sandbox, conv: &str, cwd: &Path, command: &str) -> HookRun {
     let targets = match acc_sdk::payload::shell_targets(Some(command)) {
         acc_sdk::event::Targets::Paths(paths) => paths,
         acc_sdk::event::Targets::None => Vec::new(),
-        acc_sdk::event::Targets::Unreadable => panic!("{command:?} is readable"),
+        acc_sdk::event::Targets::Unreadable { reason } => {
+            panic!("{command:?} is readable: {reason}")
+        }
     };
     let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
     write(sb, conv, cwd, &targets)
@@ -376,4 +403,97 @@ fn the_whole_workspace_is_only_denied_by_peers_guarded_claims_inside_it() {
         "file:src/deep/x.rs",
         &peer,
     );
+}
+
+#[test]
+fn a_claim_left_by_an_ended_run_is_the_next_runs_to_write_into_and_named_in_its_context() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    // The first run of the client claims the tree and ends (a one-shot run, say).
+    let first = start(&sb, "run-1", &ws);
+    let mut core = sb.core();
+    claim(&mut core, &first, "file:src/**", true);
+    let claim_id = core.live_claims().unwrap()[0].claim_id.clone();
+    let end = hook(
+        sb.settings(certified, &[]),
+        &payload("sessionEnd", "run-1", &ws),
+    );
+    assert_eq!(end.code, 0, "{}", end.stderr);
+    // The next run is the same participant, so the claim is its own to write into...
+    let second = start(&sb, "run-2", &ws);
+    assert_ne!(second.session, first.session);
+    let own = write(&sb, "run-2", &ws, &["src/lib.rs"]);
+    assert_eq!((own.code, own.stderr.as_str()), (0, ""), "{own:?}");
+    let whole = write(&sb, "run-2", &ws, &["."]);
+    assert_eq!(whole.code, 0, "{whole:?}");
+    // ...its context names it by id and resource...
+    let turn = hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", "run-2", &ws),
+    );
+    let lines: Vec<&str> = turn.stdout.lines().collect();
+    assert_eq!(lines[1], format!("ACC you are: {ADAPTER_ID}"));
+    assert_eq!(
+        lines[2],
+        format!(
+            "ACC inherited claims (left by your ended sessions; release them, or claim again to keep): {claim_id} file:src/**"
+        )
+    );
+    // ...while another participant's session is still refused.
+    let other = start(&sb, "other", &ws);
+    assert_ne!(
+        core.session(&other.session)
+            .unwrap()
+            .unwrap()
+            .participant_id,
+        core.session(&second.session)
+            .unwrap()
+            .unwrap()
+            .participant_id,
+    );
+    let denied = write(&sb, "other", &ws, &["src/lib.rs"]);
+    assert_eq!(denied.code, 2, "{denied:?}");
+    assert_eq!(
+        denied.stderr,
+        format!(
+            "file:src/lib.rs is claimed by {ADAPTER_ID} (session {})",
+            first.session
+        )
+    );
+}
+
+#[test]
+fn every_file_name_can_be_claimed_and_is_guarded() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    start(&sb, "me", &ws);
+    let spaced = peer_claims(&sb, "file:src/Read\\x20Me.md", true);
+    let starred = peer_claims(&sb, "file:lib/a\\*b/**", true);
+    assert_denied(
+        &write(&sb, "me", &ws, &["src/Read Me.md"]),
+        "file:src/Read\\x20Me.md",
+        &spaced,
+    );
+    assert_denied(
+        &shell(&sb, "me", &ws, "rm -rf 'lib/a*b'"),
+        "file:lib/a\\*b",
+        &starred,
+    );
+    assert_denied(
+        &write(&sb, "me", &ws, &["lib/a*b/new\nline.rs"]),
+        "file:lib/a\\*b/new\\x0aline.rs",
+        &starred,
+    );
+    // A literal `*` is no pattern, and a name is compared whole.
+    assert_allowed(&write(
+        &sb,
+        "me",
+        &ws,
+        &[
+            "lib/ab/x.rs",
+            "lib/aXb/x.rs",
+            "src/Read Me.md.bak",
+            "src/ReadMe.md",
+        ],
+    ));
 }

@@ -58,8 +58,11 @@ fn two_sessions_a_guarded_claim_a_denied_write_and_a_delivered_message() {
             "delivery.nextTurn"
         ])
     );
+    // Each acts as its client's name, numbered while the other is live.
     let a_participant = rec.participant_id.to_string();
-    assert!(a_participant.starts_with("scenario-"), "{a_participant}");
+    assert_eq!(a_participant, ADAPTER_ID);
+    let b_rec = core.session(&b.session).unwrap().unwrap();
+    assert_eq!(b_rec.participant_id.as_str(), format!("{ADAPTER_ID}-2"));
 
     // A claims the source tree, guarded; B's write into it is denied, naming resource and owner.
     claim(&mut core, &a, "file:src/**", true);
@@ -125,7 +128,25 @@ fn two_sessions_a_guarded_claim_a_denied_write_and_a_delivered_message() {
             ws.display()
         )
     );
-    assert_eq!(lines[1], "ACC (load the acc skill):");
+    assert_eq!(lines[1], format!("ACC you are: {a_participant}"));
+    // B is named by the id `--to` takes, so A can answer a peer it has only seen here.
+    assert_eq!(
+        lines[2],
+        format!("ACC peers here (address them with --to): {ADAPTER_ID}-2")
+    );
+    // First, that B's write into A's claim was refused: ids, the target, the time.
+    assert_eq!(
+        lines[3],
+        "ACC: 1 write(s) by other sessions into your guarded claims were refused; the files are unchanged:"
+    );
+    assert!(
+        lines[4].starts_with(&format!("- {FIXED_CLOCK} "))
+            && lines[4].contains(&format!("(session {})", b.session))
+            && lines[4].ends_with(r#"(file:src/**): target "file:src/engine.rs""#),
+        "{}",
+        lines[4]
+    );
+    assert_eq!(lines[5], "ACC (load the acc skill):");
     assert!(turn.stdout.contains("```acc-peer-message"));
     assert!(turn.stdout.contains(&format!("messageId: {fits}")));
     assert!(turn.stdout.contains("body:\nI will wait for your change."));

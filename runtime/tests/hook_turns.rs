@@ -60,34 +60,49 @@ fn a_pinned_participant_is_sanitised() {
 }
 
 #[test]
-fn a_solo_session_with_nothing_to_show_prints_nothing() {
+fn a_solo_session_sees_its_identity_from_its_first_turn_and_no_peer_text() {
     let sb = Sandbox::new();
     // beforeTurn without a start: the runtime starts the session itself.
     let run = hook(
         sb.settings(certified, &[]),
         &payload("beforeTurn", "solo", &sb.ws()),
     );
+    let mut core = sb.core();
+    let me = bound_owner(&mut core, "solo");
+    let expected = format!(
+        "ACC CLI (append): --session {} --generation {} --cwd '{}'\nACC you are: {ADAPTER_ID}",
+        me.session,
+        me.generation,
+        sb.ws().display()
+    );
     assert_eq!(
         run,
         HookRun {
             code: 0,
-            stdout: String::new(),
+            stdout: expected.clone(),
             stderr: String::new()
-        }
+        },
+        "the identity alone: no header, no peer line"
     );
-    let mut core = sb.core();
-    bound_owner(&mut core, "solo");
-    // With a peer present, the turn says so behind the owner line.
+    // Every later turn repeats it: a compaction may have dropped the first one.
+    let again = hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", "solo", &sb.ws()),
+    );
+    assert_eq!(again.stdout, expected);
+    // With a peer present, the turn says so behind the identity lines.
     let _peer = attach(&mut core, "peer", false);
     let run = hook(
         sb.settings(certified, &[]),
         &payload("beforeTurn", "solo", &sb.ws()),
     );
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    assert_eq!(lines.len(), 4, "{}", run.stdout);
     assert!(lines[0].starts_with("ACC CLI (append): --session "));
+    assert_eq!(lines[1], format!("ACC you are: {ADAPTER_ID}"));
+    assert_eq!(lines[2], "ACC peers here (address them with --to): peer");
     assert_eq!(
-        lines[1],
+        lines[3],
         "ACC: 1 peer participant(s) present. Load the acc skill before shared work."
     );
 }
@@ -190,24 +205,46 @@ fn recorder_candidates_grant_delivery_and_context_only_and_are_recorded() {
 #[test]
 fn startup_context_only_where_startup_injection_is_granted() {
     let sb = Sandbox::new();
+    // Alone in the workspace, a start certified for startup context shows the identity.
+    let env = [("ACC_CERTIFY_CANDIDATES", "context.startupInjection")];
+    let alone = hook(
+        sb.settings(certified, &env),
+        &payload("sessionStart", "b", &sb.ws()),
+    );
     let mut core = sb.core();
-    let _peer = attach(&mut core, "peer", false);
+    let b = bound_owner(&mut core, "b");
+    assert_eq!(
+        alone.stdout,
+        format!(
+            "ACC CLI (append): --session {} --generation {} --cwd '{}'\nACC you are: {ADAPTER_ID}",
+            b.session,
+            b.generation,
+            sb.ws().display()
+        ),
+    );
+    // Without the grant a start shows nothing, even beside a peer.
     let plain = hook(
         sb.settings(certified, &[]),
         &payload("sessionStart", "a", &sb.ws()),
     );
     assert_eq!(plain.stdout, "");
-    let env = [("ACC_CERTIFY_CANDIDATES", "context.startupInjection")];
+    let _peer = attach(&mut core, "peer", false);
     let shown = hook(
         sb.settings(certified, &env),
-        &payload("sessionStart", "b", &sb.ws()),
+        &payload("sessionStart", "c", &sb.ws()),
     );
+    let lines: Vec<&str> = shown.stdout.lines().collect();
     assert!(
-        shown.stdout.starts_with("ACC CLI (append): --session "),
+        lines[0].starts_with("ACC CLI (append): --session "),
         "{}",
         shown.stdout
     );
-    assert!(shown.stdout.contains("peer participant(s) present"));
+    assert_eq!(
+        lines[1],
+        format!("ACC you are: {ADAPTER_ID}-3"),
+        "two sessions of the client are live"
+    );
+    assert!(shown.stdout.contains("3 peer participant(s) present"));
 }
 
 /// A stdout that refuses every write, like a client that closed its end of the pipe.
@@ -345,4 +382,43 @@ fn heartbeats_and_quiet_events_keep_presence_without_output() {
         core.session(&me.session).unwrap().unwrap().heartbeat_at,
         after
     );
+}
+
+#[test]
+fn a_run_after_the_last_one_ended_is_the_same_participant_and_a_resumed_conversation_keeps_its_number()
+ {
+    let sb = Sandbox::new();
+    let participant = |conv: &str| {
+        let mut core = sb.core();
+        let owner = bound_owner(&mut core, conv);
+        core.session(&owner.session)
+            .unwrap()
+            .unwrap()
+            .participant_id
+            .to_string()
+    };
+    let start = |conv: &str| {
+        hook(
+            sb.settings(certified, &[]),
+            &payload("sessionStart", conv, &sb.ws()),
+        )
+    };
+    let end = |conv: &str| {
+        hook(
+            sb.settings(certified, &[]),
+            &payload("sessionEnd", conv, &sb.ws()),
+        )
+    };
+    start("one");
+    assert_eq!(participant("one"), ADAPTER_ID);
+    start("two");
+    assert_eq!(participant("two"), format!("{ADAPTER_ID}-2"));
+    // One-shot runs: each ends before the next starts, and each is the client's name.
+    end("one");
+    start("three");
+    assert_eq!(participant("three"), ADAPTER_ID);
+    // A resumed conversation whose session ended asks for the name it had.
+    end("two");
+    start("two");
+    assert_eq!(participant("two"), format!("{ADAPTER_ID}-2"));
 }

@@ -195,3 +195,81 @@ fn a_users_edit_to_their_own_config_is_reported_but_is_no_fault() {
         "run `acc doctor --repair` to re-install gemini-cli"
     );
 }
+
+/// Issue 18: with `ACC_DATA_HOME` set, install pins it into every hook command and says so;
+/// a later shell without it used to see "not installed" while the hooks were wired. Doctor
+/// reads the wiring from the client's own files and names the data home it points at.
+#[test]
+fn install_names_its_data_home_and_doctor_finds_the_wiring_from_another_shell() {
+    let sandbox = Sandbox::with_homes(&["codex"]);
+    let install = sandbox.acc(&["install", "--adapter", "codex"]);
+    let text = install.ok();
+    let data = sandbox.data.display().to_string();
+    assert!(
+        text.contains(&format!(
+            "\ndata home: {data} (ACC_DATA_HOME is set, so every hook command carries it; a later acc run must set the same ACC_DATA_HOME to see this install)\n"
+        )),
+        "{text}"
+    );
+    let json = sandbox
+        .acc(&["install", "--adapter", "codex", "--json"])
+        .json();
+    assert_eq!(json["data"]["dataHome"]["pinned"], true);
+    assert_eq!(json["data"]["dataHome"]["path"], data);
+
+    // A new shell: no ACC_DATA_HOME, so the default data home under HOME.
+    let doctor = |json: bool| {
+        let mut command = std::process::Command::new(support::acc_bin());
+        command.arg("doctor");
+        if json {
+            command.arg("--json");
+        }
+        let out = command
+            .env_clear()
+            .env("HOME", &sandbox.home)
+            .env("PATH", &sandbox.clients)
+            .current_dir(&sandbox.workspace)
+            .output()
+            .unwrap();
+        support::Run::from(out)
+    };
+    let run = doctor(false);
+    let text = run.ok();
+    let hooks = sandbox.home.join(".codex/hooks.json");
+    assert!(
+        text.contains("codex (Codex CLI, not detected: `codex` is not on PATH): wired, but not in this data home's install record"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "\n  wired: 5 acc hook(s) in {}, using data home {data} (pinned)",
+            hooks.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.trim_end().ends_with(&format!(
+            "run `ACC_DATA_HOME={data} acc doctor` to see that install"
+        )),
+        "{text}"
+    );
+    let json = doctor(true).json();
+    let codex = json["data"]["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["adapterId"] == "codex")
+        .unwrap()
+        .clone();
+    assert_eq!(codex["wiring"][0]["dataHome"], data);
+    assert_eq!(codex["wiring"][0]["hooks"], 5);
+    // The shell that installed sees its install, and no warning about the data home.
+    let same = sandbox.acc(&["doctor"]);
+    assert!(
+        same.ok()
+            .contains("codex (Codex CLI, not detected: `codex` is not on PATH): installed by acc"),
+        "{}",
+        same.stdout
+    );
+    assert!(!same.stdout.contains("acc doctor` to see that install"));
+}

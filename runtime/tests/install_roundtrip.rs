@@ -516,3 +516,57 @@ fn a_hook_file_acc_never_wrote_is_still_refused() {
     );
     assert_eq!(sandbox.home_tree(), before);
 }
+
+/// Homes a careless editor would damage (`fixtures/homes/hostile/`), and the adapter whose
+/// files they hold.
+const HOSTILE: [(&str, &str); 2] = [
+    ("hostile/kimi-code-strings", "kimi-code"),
+    ("hostile/kimi-code-old-block", "kimi-code"),
+];
+
+#[test]
+fn hostile_homes_round_trip_byte_for_byte_whether_or_not_the_user_edited_since() {
+    for (home, adapter) in HOSTILE {
+        let relative = merge_file(adapter).unwrap();
+        // Untouched since install: the original bytes come back.
+        let sandbox = Sandbox::with_homes(&[home]);
+        let before = sandbox.home_tree().contents();
+        let original = std::fs::read(sandbox.home.join(relative)).unwrap();
+        install(&sandbox, adapter);
+        let installed = std::fs::read(sandbox.home.join(relative)).unwrap();
+        let accs = String::from_utf8_lossy(&installed)
+            .matches("[[hooks]] # acc")
+            .count();
+        assert_eq!(accs, 6, "{home}: six live acc tables");
+        let text = String::from_utf8(installed.clone()).unwrap();
+        assert!(
+            !text.contains("/old/acc-hook kimi-code SessionStart\"\ntimeout"),
+            "{home}: an older acc's table is replaced, not kept beside the new ones"
+        );
+        install(&sandbox, adapter);
+        assert_eq!(
+            std::fs::read(sandbox.home.join(relative)).unwrap(),
+            installed
+        );
+        uninstall(&sandbox, adapter);
+        assert_eq!(sandbox.home_tree().contents(), before, "{home}");
+
+        // Edited since install: acc's tables go structurally, the edit stays.
+        let sandbox = Sandbox::with_homes(&[home]);
+        install(&sandbox, adapter);
+        let path = sandbox.home.join(relative);
+        edit_merge_file(&path);
+        let report = uninstall(&sandbox, adapter);
+        let after = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
+        if home.ends_with("old-block") {
+            // The older acc's table went with acc's; its marker comments are the user's now.
+            assert!(!after.contains("acc-hook kimi-code"), "{home}: {after}");
+        } else {
+            assert_eq!(
+                after,
+                String::from_utf8(expected_after_edit(&original, &path)).unwrap(),
+                "{home}: {report}"
+            );
+        }
+    }
+}

@@ -14,6 +14,9 @@ pub mod tools;
 use std::collections::BTreeMap;
 
 use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
+use acc_sdk::event::NormalizedEvent;
+use acc_sdk::outcome::HookOutcome;
+use serde_json::Value;
 
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "claude-code";
@@ -40,5 +43,14 @@ impl AdapterBehaviour for Behaviour {
         env: &BTreeMap<String, String>,
     ) -> Option<String> {
         session_record::version_of(pid, env)
+    }
+
+    fn rewrite_shell_outcome(
+        &self,
+        event: &NormalizedEvent,
+        payload: &Value,
+        wrap: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Option<HookOutcome> {
+        outcomes::rewrite_shell(event, payload, wrap)
     }
 }

@@ -23,7 +23,7 @@ pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
     let cwd = payload::cwd(obj, &["cwd"])?;
     let tool = event
         .has_tool()
-        .then(|| envelope::required_tool(tools::tool_call(obj), "tool_name", event.name()))
+        .then(|| envelope::required_tool(tools::tool_call(obj, &cwd), "tool_name", event.name()))
         .transpose()?;
     // A subagent's hooks carry the parent conversation's session id plus an `agent_id`.
     let parent_session_id = payload::text(obj, "agent_id").map(|_| session_id.clone());

@@ -18,6 +18,6 @@ pub static SHELL: ShellTools = ShellTools {
 };
 
 /// The tool call a tool event's payload names, if any.
-pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    envelope::guarded_tool(obj, &["tool_name"], "tool_input", &WRITE, &SHELL)
+pub fn tool_call(obj: &Map<String, Value>, cwd: &str) -> Option<ToolCall> {
+    envelope::guarded_tool_at(obj, &["tool_name"], "tool_input", &WRITE, &SHELL, cwd)
 }

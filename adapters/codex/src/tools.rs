@@ -8,6 +8,7 @@ use acc_sdk::adapter::ToolGuard;
 use acc_sdk::envelope;
 use acc_sdk::event::{Targets, ToolCall};
 use acc_sdk::payload;
+use acc_sdk::shell_targets::ShellContext;
 use serde_json::{Map, Value};
 
 const PATCH_TOOLS: [&str; 1] = ["apply_patch"];
@@ -47,21 +48,31 @@ pub struct ShellCommands;
 
 impl ToolGuard for ShellCommands {
     fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets> {
+        self.targets_at(tool_name, tool_input, &ShellContext::DETACHED)
+    }
+
+    fn targets_at(
+        &self,
+        tool_name: &str,
+        tool_input: &Value,
+        at: &ShellContext<'_>,
+    ) -> Option<Targets> {
         let body = body(tool_input);
         (SHELL_TOOLS.contains(&tool_name) && !is_patch(body.as_deref()))
-            .then(|| payload::shell_targets(body.as_deref()))
+            .then(|| payload::shell_targets_at(body.as_deref(), at))
     }
 }
 
 pub static WRITE: PatchWrites = PatchWrites;
 pub static SHELL: ShellCommands = ShellCommands;
 
-pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    envelope::guarded_tool(
+pub fn tool_call(obj: &Map<String, Value>, cwd: &str) -> Option<ToolCall> {
+    envelope::guarded_tool_at(
         obj,
         &["tool_name", "toolName", "tool"],
         "tool_input",
         &WRITE,
         &SHELL,
+        cwd,
     )
 }

@@ -17,7 +17,7 @@ pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
     let cwd = payload::cwd(obj, &["cwd"])?;
     let tool = event
         .has_tool()
-        .then(|| envelope::required_tool(tools::tool_call(obj), "tool_name", event.name()))
+        .then(|| envelope::required_tool(tools::tool_call(obj, &cwd), "tool_name", event.name()))
         .transpose()?;
     Ok(NormalizedEvent {
         kind: event.kind(),

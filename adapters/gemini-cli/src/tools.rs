@@ -16,6 +16,6 @@ pub static SHELL: ShellTools = ShellTools {
     command_keys: &["command"],
 };
 
-pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    envelope::guarded_tool(obj, &["tool_name"], "tool_input", &WRITE, &SHELL)
+pub fn tool_call(obj: &Map<String, Value>, cwd: &str) -> Option<ToolCall> {
+    envelope::guarded_tool_at(obj, &["tool_name"], "tool_input", &WRITE, &SHELL, cwd)
 }

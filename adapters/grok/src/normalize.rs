@@ -21,7 +21,9 @@ pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
     let cwd = payload::cwd(obj, &["cwd"])?;
     let mut tool = event
         .has_tool()
-        .then(|| envelope::required_tool(tools::tool_call(obj), "toolName", event.wire_name()))
+        .then(|| {
+            envelope::required_tool(tools::tool_call(obj, &cwd), "toolName", event.wire_name())
+        })
         .transpose()?;
     // A cut command may have lost its write positions; a cut write may still name its file.
     let truncated = obj.get("toolInputTruncated").and_then(Value::as_bool) == Some(true);
@@ -29,7 +31,9 @@ pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
         .as_mut()
         .filter(|c| truncated && c.class == ToolClass::Shell)
     {
-        call.targets = Targets::Unreadable;
+        call.targets = Targets::unreadable(
+            "acc cannot read a shell command the client cut short; send a shorter command",
+        );
     }
     let reason = payload::optional_text(obj, &["reason"]);
     let kind = match (event, reason.as_deref()) {

@@ -17,6 +17,6 @@ pub static SHELL: ShellTools = ShellTools {
     command_keys: &["command"],
 };
 
-pub fn tool_call(obj: &Map<String, Value>) -> Option<ToolCall> {
-    envelope::guarded_tool(obj, &["toolName"], "toolInput", &WRITE, &SHELL)
+pub fn tool_call(obj: &Map<String, Value>, cwd: &str) -> Option<ToolCall> {
+    envelope::guarded_tool_at(obj, &["toolName"], "toolInput", &WRITE, &SHELL, cwd)
 }

@@ -3,10 +3,11 @@
 //! Kimi Code keeps its settings in `<kimi home>/config.toml`, the kimi home being
 //! `$KIMI_CODE_HOME` when set and `~/.kimi-code` otherwise. Hooks are `[[hooks]]` tables
 //! with exactly `event`, `command`, an optional `matcher` and `timeout` (seconds, at most
-//! 600); any other key is rejected by the client. acc writes them only inside its marked
-//! block, so the rest of the user's TOML (comments included) is never rewritten; a user's
-//! own `[[hooks]]` tables earlier in the file stay and acc's join the same array. User
-//! skills are read from `<kimi home>/skills/<name>/SKILL.md`.
+//! 600); any other key is rejected by the client. acc appends its own `[[hooks]]` tables
+//! and later removes exactly them, found by the TOML parser (their command runs `acc-hook`),
+//! so the rest of the user's TOML (comments, line endings, text in strings that looks like
+//! a table) is never rewritten; a user's own `[[hooks]]` tables stay and acc's join the
+//! same array. User skills are read from `<kimi home>/skills/<name>/SKILL.md`.
 //!
 //! Observed with Kimi Code 2.1.0 (npm `@moonshot-ai/kimi-code`, run on Node 24 against a
 //! local model double): a config holding a user's `[[hooks]]`, other tables and acc's block
@@ -17,18 +18,23 @@
 use std::path::{Path, PathBuf};
 
 use acc_sdk::adapter::{AdapterError, AdapterErrorKind};
+use acc_sdk::hook_command::runs_acc_hook;
 use acc_sdk::hook_config::{self, FoundHandler, HookHandler};
 use acc_sdk::install::{ArtifactKind, ChangeAction, Diagnostic, FileChange, InstallContext};
-use acc_sdk::install_files::{parse_toml, read_optional, toml_string, write_if_changed};
+use acc_sdk::install_files::{read_optional, write_if_changed};
 use acc_sdk::install_layout::{HookFileClient, HookFileLayout, HookSpec, HookWiring};
-use acc_sdk::toml_block::{
-    self, ACC_BLOCK_MARKERS, BlockError, BlockState, remove_block, upsert_block, validate_toml,
-};
+use acc_sdk::toml_tables::{self, FoundEntry};
+use serde_json::{Map, Value};
 
 const TIMEOUT_SECONDS: u64 = 10;
 const WRITE_TOOLS: &str = "Write|Edit|Bash";
+/// The array of tables Kimi Code reads hooks from.
+const HOOKS: &str = "hooks";
+/// Said on the header of every table acc writes, so a person reading the file knows.
+const HEADER_COMMENT: &str =
+    "acc (agents-can-communicate); `acc uninstall --adapter kimi-code` removes it";
 
-/// acc's `[[hooks]]` block in `config.toml`, and the skill tree beside it.
+/// acc's `[[hooks]]` tables in `config.toml`, and the skill tree beside it.
 pub struct Install;
 
 impl HookFileClient for Install {
@@ -42,7 +48,7 @@ impl HookFileClient for Install {
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
     ];
-    const WIRING: &'static dyn HookWiring = &TomlHookBlock;
+    const WIRING: &'static dyn HookWiring = &TomlHookTables;
 
     fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
         let kimi = ctx.dir_from_env("KIMI_CODE_HOME", ".kimi-code");
@@ -50,31 +56,31 @@ impl HookFileClient for Install {
     }
 }
 
-/// acc's `[[hooks]]` tables between acc's markers in the user's `config.toml`; the rest of
-/// the file is never rewritten.
+/// acc's `[[hooks]]` tables in the user's `config.toml`, found by the TOML parser and
+/// edited at their own bytes; the rest of the file is never rewritten.
 #[derive(Debug, Clone, Copy)]
-struct TomlHookBlock;
+struct TomlHookTables;
 
-impl HookWiring for TomlHookBlock {
+impl HookWiring for TomlHookTables {
     fn kind(&self) -> ArtifactKind {
         ArtifactKind::Merge
     }
 
     fn check(&self, path: &Path, handlers: &[HookHandler]) -> Result<(), AdapterError> {
         let text = read_config(path)?.unwrap_or_default();
-        merged(path, &text, &block_body(handlers)).map(drop)
+        merged(path, &text, handlers).map(drop)
     }
 
     fn install(&self, path: &Path, handlers: &[HookHandler]) -> Result<FileChange, AdapterError> {
         let text = read_config(path)?.unwrap_or_default();
-        let out = merged(path, &text, &block_body(handlers))?;
+        let out = merged(path, &text, handlers)?;
         Ok(FileChange {
             action: write_if_changed(path, out.as_bytes())?,
             path: path.to_path_buf(),
         })
     }
 
-    /// Takes acc's block out of `config.toml`; the rest of the file is untouched.
+    /// Takes acc's tables out of `config.toml`; the rest of the file is untouched.
     fn uninstall(
         &self,
         path: &Path,
@@ -83,9 +89,7 @@ impl HookWiring for TomlHookBlock {
         let Some(text) = read_config(path)? else {
             return Ok(None);
         };
-        let out = remove_block(&text, ACC_BLOCK_MARKERS).map_err(|e| {
-            AdapterError::new(AdapterErrorKind::MalformedUserFile, block_message(path, &e)).at(path)
-        })?;
+        let out = toml_tables::remove(&text, path, HOOKS, is_accs)?;
         let action = write_if_changed(path, out.as_bytes())?;
         Ok((action != ChangeAction::Unchanged).then(|| FileChange {
             path: path.to_path_buf(),
@@ -98,72 +102,59 @@ impl HookWiring for TomlHookBlock {
     }
 }
 
-/// The text between acc's markers.
-fn block_body(handlers: &[HookHandler]) -> String {
-    let mut body =
-        String::from("# acc's hooks; `acc uninstall --adapter kimi-code` removes this block.\n");
-    for h in handlers {
-        body.push_str("[[hooks]]\n");
-        body.push_str(&format!("event = {}\n", toml_string(&h.event)));
-        if let Some(matcher) = &h.matcher {
-            body.push_str(&format!("matcher = {}\n", toml_string(matcher)));
-        }
-        body.push_str(&format!("command = {}\n", toml_string(&h.command)));
-        body.push_str(&format!("timeout = {}\n", h.timeout));
-    }
-    body
+/// A table acc wrote: its command runs `acc-hook`, whichever acc or adapter wrote it.
+fn is_accs(entry: &FoundEntry) -> bool {
+    entry
+        .fields
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(runs_acc_hook)
 }
 
-/// The user's config as text ("" when absent), refused when it is not valid TOML or its
-/// acc markers do not form one block.
+/// One `[[hooks]]` table's keys, in the order Kimi Code documents them.
+fn table_fields(handler: &HookHandler) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert("event".to_owned(), Value::from(handler.event.clone()));
+    if let Some(matcher) = &handler.matcher {
+        fields.insert("matcher".to_owned(), Value::from(matcher.clone()));
+    }
+    fields.insert("command".to_owned(), Value::from(handler.command.clone()));
+    fields.insert("timeout".to_owned(), Value::from(handler.timeout));
+    fields
+}
+
+/// The user's config as text, `None` when absent; refused when it is not UTF-8.
 fn read_config(path: &Path) -> Result<Option<String>, AdapterError> {
     let Some(bytes) = read_optional(path)? else {
         return Ok(None);
     };
-    let malformed =
-        |message: String| AdapterError::new(AdapterErrorKind::MalformedUserFile, message).at(path);
-    let text = String::from_utf8(bytes).map_err(|_| {
-        malformed(format!(
-            "{}:1:1: not valid TOML: the file is not UTF-8 text",
-            path.display()
-        ))
-    })?;
-    toml_block::inspect(&text, ACC_BLOCK_MARKERS)
-        .map_err(|e| malformed(block_message(path, &e)))?;
-    validate_toml(&text, path).map_err(|e| malformed(e.to_string()))?;
-    Ok(Some(text))
-}
-
-fn block_message(path: &Path, error: &BlockError) -> String {
-    let text = error.to_string();
-    let what = text
-        .split_once(": ")
-        .map_or(text.as_str(), |(_, rest)| rest);
-    format!(
-        "{}:{}:1: broken acc block ({}): {what}",
-        path.display(),
-        error.line,
-        error.code()
-    )
-}
-
-/// The config with acc's block in place, refused when the result would not be valid TOML
-/// (the user already defines `hooks` in a form an array of tables cannot extend).
-fn merged(path: &Path, text: &str, body: &str) -> Result<String, AdapterError> {
-    let out = upsert_block(text, ACC_BLOCK_MARKERS, body).map_err(|e| {
-        AdapterError::new(AdapterErrorKind::MalformedUserFile, block_message(path, &e)).at(path)
-    })?;
-    validate_toml(&out, path).map_err(|e| {
+    String::from_utf8(bytes).map(Some).map_err(|_| {
         AdapterError::new(
-            AdapterErrorKind::Conflict,
+            AdapterErrorKind::MalformedUserFile,
             format!(
-                "{}: acc's [[hooks]] tables cannot be added because the file already defines `hooks` in another form ({e}); move those hooks into [[hooks]] tables and run the command again",
+                "{}:1:1: not valid TOML: the file is not UTF-8 text",
                 path.display()
             ),
         )
         .at(path)
-    })?;
-    Ok(out)
+    })
+}
+
+/// The config with exactly acc's tables for `handlers`: unchanged when they are already
+/// there as install writes them, else with any older acc tables taken out and the new ones
+/// appended. Refused (naming file and line) when that cannot be done safely.
+fn merged(path: &Path, text: &str, handlers: &[HookHandler]) -> Result<String, AdapterError> {
+    let wanted: Vec<Map<String, Value>> = handlers.iter().map(table_fields).collect();
+    let current: Vec<Map<String, Value>> = toml_tables::entries(text, path, HOOKS)?
+        .into_iter()
+        .filter(is_accs)
+        .map(|e| e.fields)
+        .collect();
+    if current == wanted {
+        return Ok(text.to_owned());
+    }
+    let without = toml_tables::remove(text, path, HOOKS, is_accs)?;
+    toml_tables::append(&without, path, HOOKS, &wanted, HEADER_COMMENT)
 }
 
 fn hooks_diagnostics(path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
@@ -177,35 +168,28 @@ fn hooks_diagnostics(path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
         }
         Err(e) => return vec![hook_config::error(e.message)],
     };
-    let found = match toml_block::inspect(&text, ACC_BLOCK_MARKERS) {
-        Ok(BlockState::Present { body, .. }) => found_in_block(&body),
-        _ => Vec::new(),
-    };
-    hook_config::diagnose_handlers(path, &found, expected)
+    match toml_tables::entries(&text, path, HOOKS) {
+        Ok(entries) => hook_config::diagnose_handlers(path, &found_handlers(&entries), expected),
+        Err(e) => vec![hook_config::error(e.message)],
+    }
 }
 
-/// acc's `[[hooks]]` tables, read from the block body alone.
-fn found_in_block(body: &str) -> Vec<FoundHandler> {
-    let Ok(table) = parse_toml(body, Path::new("block")) else {
-        return Vec::new();
-    };
-    let Some(hooks) = table.get("hooks").and_then(|h| h.as_array()) else {
-        return Vec::new();
-    };
-    hooks
+/// acc's `[[hooks]]` tables as handlers.
+fn found_handlers(entries: &[FoundEntry]) -> Vec<FoundHandler> {
+    let text =
+        |e: &FoundEntry, key: &str| e.fields.get(key).and_then(Value::as_str).map(str::to_owned);
+    entries
         .iter()
+        .filter(|e| is_accs(e))
         .enumerate()
-        .filter_map(|(i, hook)| {
+        .filter_map(|(i, e)| {
             Some(FoundHandler {
-                event: hook.get("event")?.as_str()?.to_owned(),
+                event: text(e, "event")?,
                 group: i,
                 index: 0,
-                command: hook.get("command")?.as_str()?.to_owned(),
-                matcher: hook
-                    .get("matcher")
-                    .and_then(|m| m.as_str())
-                    .map(str::to_owned),
-                timeout: hook.get("timeout").and_then(|t| t.as_u64()),
+                command: text(e, "command")?,
+                matcher: text(e, "matcher"),
+                timeout: e.fields.get("timeout").and_then(Value::as_u64),
             })
         })
         .collect()
@@ -238,13 +222,26 @@ mod tests {
         );
     }
 
+    fn acc_tables(config: &Path) -> Vec<Value> {
+        let text = std::fs::read_to_string(config).unwrap();
+        let value = acc_sdk::install_files::parse_toml(&text, config).unwrap();
+        value["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["command"].as_str().is_some_and(runs_acc_hook))
+            .cloned()
+            .collect()
+    }
+
     #[test]
-    fn the_block_holds_only_keys_kimi_accepts() {
-        let body = block_body(&Install.handlers(&ctx(Path::new("/h"), &[])));
-        let table = parse_toml(&body, Path::new("b")).unwrap();
-        let hooks = table["hooks"].as_array().unwrap();
+    fn the_tables_hold_only_keys_kimi_accepts() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ctx(dir.path(), &[]);
+        install(&Install, &ctx).unwrap();
+        let hooks = acc_tables(&dir.path().join(".kimi-code/config.toml"));
         assert_eq!(hooks.len(), 6);
-        for hook in hooks {
+        for hook in &hooks {
             for key in hook.as_object().unwrap().keys() {
                 assert!(
                     ["event", "command", "matcher", "timeout"].contains(&key.as_str()),
@@ -262,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn only_the_block_changes_and_uninstall_gives_the_file_back() {
+    fn only_accs_tables_change_and_uninstall_gives_the_file_back() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ctx(dir.path(), &[]);
         let config = dir.path().join(".kimi-code/config.toml");
@@ -272,40 +269,101 @@ mod tests {
         install(&Install, &ctx).unwrap();
         let installed = std::fs::read_to_string(&config).unwrap();
         assert!(installed.starts_with(original));
-        assert!(installed.contains("\r\n[[hooks]]\r\n"));
+        assert!(installed.contains("\r\n[[hooks]] # acc"));
         assert!(
             doctor(&Install, &ctx)
                 .diagnostics
                 .iter()
                 .any(|d| d.level == DiagnosticLevel::Ok && d.message.contains("6 acc hook(s)"))
         );
+        // A second install finds its tables as they should be and writes nothing.
+        let again = install(&Install, &ctx).unwrap();
+        assert!(
+            again
+                .changes
+                .iter()
+                .all(|c| c.action == ChangeAction::Unchanged)
+        );
         uninstall(&Install, &ctx, &[]).unwrap();
         assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
     }
 
+    /// Issue 13: acc's old marker lines inside a user's multi-line string were taken for
+    /// acc's block, so install rewrote the string (and Kimi saw no hook) and uninstall cut
+    /// the user's lines out of it.
     #[test]
-    fn broken_blocks_and_incompatible_hooks_are_refused_before_writing() {
+    fn marker_lines_inside_a_string_are_the_users_text() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = ctx(dir.path(), &[]);
         let config = dir.path().join(".kimi-code/config.toml");
         std::fs::create_dir_all(config.parent().unwrap()).unwrap();
-        let broken = format!("a = 1\n{}\n[[hooks]]\n", ACC_BLOCK_MARKERS.begin);
-        std::fs::write(&config, &broken).unwrap();
+        let notes = "# >>> agents-can-communicate (managed; edits here are overwritten)\n[[hooks]]\nevent = \"Stop\"\n# <<< agents-can-communicate\n";
+        let original = format!("model = \"k2\"\nnotes = \"\"\"\n{notes}\"\"\"\n");
+        std::fs::write(&config, &original).unwrap();
+        install(&Install, &ctx).unwrap();
+        let installed = std::fs::read_to_string(&config).unwrap();
+        assert!(installed.starts_with(&original), "{installed}");
+        let table = acc_sdk::install_files::parse_toml(&installed, &config).unwrap();
+        assert_eq!(table["notes"].as_str(), Some(notes));
+        assert_eq!(
+            acc_tables(&config).len(),
+            6,
+            "Kimi Code reads every acc hook"
+        );
+        // The user edits the file, so uninstall removes acc's tables structurally.
+        std::fs::write(&config, format!("x = 1\n{installed}")).unwrap();
+        uninstall(&Install, &ctx, &[]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            format!("x = 1\n{original}")
+        );
+    }
+
+    #[test]
+    fn an_older_accs_tables_are_replaced_not_doubled() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ctx(dir.path(), &[]);
+        let config = dir.path().join(".kimi-code/config.toml");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        let original = "a = 1\n[[hooks]]\nevent = \"SessionStart\"\ncommand = \"/old/acc-hook kimi-code SessionStart\"\ntimeout = 10\n[[hooks]]\nevent = \"Stop\"\ncommand = \"/home/u/mine\"\n";
+        std::fs::write(&config, original).unwrap();
+        install(&Install, &ctx).unwrap();
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert!(!text.contains("/old/acc-hook"), "{text}");
+        assert!(
+            text.starts_with("a = 1\n[[hooks]]\nevent = \"Stop\"\ncommand = \"/home/u/mine\"\n")
+        );
+        assert_eq!(acc_tables(&config).len(), 6);
+    }
+
+    #[test]
+    fn incompatible_hooks_are_refused_before_writing_naming_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ctx(dir.path(), &[]);
+        let config = dir.path().join(".kimi-code/config.toml");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        std::fs::write(&config, "a = 1\nb = = 2\n").unwrap();
         let err = plan(&Install, &ctx).unwrap_err();
         assert_eq!(err.kind, AdapterErrorKind::MalformedUserFile);
         assert!(
+            err.message.starts_with(&format!("{}:2:", config.display())),
+            "{}",
             err.message
-                .starts_with(&format!("{}:2:1: broken acc block", config.display())),
+        );
+        let hooks_as_value = "a = 1\nhooks = \"nope\"\n";
+        std::fs::write(&config, hooks_as_value).unwrap();
+        let err = plan(&Install, &ctx).unwrap_err();
+        assert_eq!(err.kind, AdapterErrorKind::Conflict);
+        assert!(
+            err.message.starts_with(&format!(
+                "{}:2:1: `hooks` is defined here as a value",
+                config.display()
+            )),
             "{}",
             err.message
         );
         assert!(install(&Install, &ctx).is_err());
-        assert_eq!(std::fs::read_to_string(&config).unwrap(), broken);
-        std::fs::write(&config, "hooks = \"nope\"\n").unwrap();
-        assert_eq!(
-            plan(&Install, &ctx).unwrap_err().kind,
-            AdapterErrorKind::Conflict
-        );
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), hooks_as_value);
         assert!(!dir.path().join(".kimi-code/skills").exists());
     }
 }

@@ -103,6 +103,19 @@ pub struct OwnerLine {
 pub trait ToolGuard: Send + Sync {
     /// `None` when the tool is not of this family; otherwise its targets.
     fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets>;
+
+    /// Like [`ToolGuard::targets`], read where the call runs (`at`: the payload's cwd,
+    /// `$HOME`, the file system), which shell families need to expand globs, `~` and
+    /// `$PWD`. Families that need no context keep the default.
+    fn targets_at(
+        &self,
+        tool_name: &str,
+        tool_input: &Value,
+        at: &crate::shell_targets::ShellContext<'_>,
+    ) -> Option<Targets> {
+        let _ = at;
+        self.targets(tool_name, tool_input)
+    }
 }
 
 /// The behaviour of one client adapter.
@@ -146,6 +159,19 @@ pub trait AdapterBehaviour: Send + Sync {
     /// After an allowed `beforeTool`, the owner line in the client's context envelope, or
     /// `None` for an unsupported tool. Receives no peer bodies and no tool input.
     fn inject_tool_owner_outcome(&self, _owner: &OwnerLine, _tool: &str) -> Option<HookOutcome> {
+        None
+    }
+    /// Where the client's pre-tool hook may replace a shell call's input: the answer that
+    /// runs `wrap(command)` instead of the call's own command. `payload` is the raw hook
+    /// payload, handed back unread by core. `None` (the default) when the client cannot
+    /// rewrite, the call is not a shell call, `wrap` declines, or the rewritten call would
+    /// skip a permission prompt the client would have shown its user for the original.
+    fn rewrite_shell_outcome(
+        &self,
+        _event: &NormalizedEvent,
+        _payload: &Value,
+        _wrap: &mut dyn FnMut(&str) -> Option<String>,
+    ) -> Option<HookOutcome> {
         None
     }
     /// Hold a turn open to show `context` (a peer body nobody has shown yet). `payload` is

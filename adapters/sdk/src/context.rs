@@ -58,12 +58,56 @@ impl AttentionKind {
 }
 
 /// One attention item. `source_id` is the message id or claim id it is about.
+///
+/// `summary` is acc's own words: kinds, ids, participant ids, counts and times, never a
+/// string a peer chose. What a peer chose (a subject, a resource name, an intent's hint) is
+/// carried in `quotes`, which a renderer shows only inside a fenced, labelled block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AttentionItem {
     pub kind: AttentionKind,
     pub source_id: String,
     pub summary: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quotes: Vec<Quote>,
+}
+
+/// What a quoted peer string is, in an attention item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuoteField {
+    /// A message's subject.
+    Subject,
+    /// A claimed resource.
+    Resource,
+    /// A resource an intent names.
+    Hint,
+}
+
+impl QuoteField {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuoteField::Subject => "subject",
+            QuoteField::Resource => "resource",
+            QuoteField::Hint => "hint",
+        }
+    }
+}
+
+/// A peer-chosen string an attention item is about. Untrusted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Quote {
+    pub field: QuoteField,
+    pub text: String,
+}
+
+impl Quote {
+    pub fn new(field: QuoteField, text: impl Into<String>) -> Self {
+        Quote {
+            field,
+            text: text.into(),
+        }
+    }
 }
 
 /// Set on a message that a live transport offered earlier and that is being shown again.

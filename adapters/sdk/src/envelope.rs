@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::adapter::ToolGuard;
 use crate::event::{NormalizeError, ToolCall, ToolClass};
-use crate::payload::payload_tool;
+use crate::payload::{payload_tool, payload_tool_at};
+use crate::shell_targets::ShellContext;
 
 /// The client event spelt `name`, by the client's own `parse`. An event that is missing or
 /// not the client's is refused with the name as sent (empty when none was), never guessed.
@@ -29,6 +30,28 @@ pub fn required_tool(
         field,
         reason: format!("a {event} payload must name its tool"),
     })
+}
+
+/// Like [`guarded_tool`], with shell commands read where the hook runs them: in the
+/// payload's `cwd`, with the hook's own `$HOME` (the client gives its shell tool the same
+/// environment) and the real file system for globs.
+pub fn guarded_tool_at(
+    obj: &Map<String, Value>,
+    name_keys: &[&str],
+    input_key: &str,
+    write: &dyn ToolGuard,
+    shell: &dyn ToolGuard,
+    cwd: &str,
+) -> Option<ToolCall> {
+    let home = std::env::var("HOME").ok();
+    let at = ShellContext::hook(cwd, home.as_deref());
+    payload_tool_at(
+        obj,
+        name_keys,
+        input_key,
+        &[(ToolClass::Write, write), (ToolClass::Shell, shell)],
+        &at,
+    )
 }
 
 /// The tool call in `obj` (name under the first of `name_keys`, input under `input_key`),

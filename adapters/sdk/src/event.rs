@@ -74,9 +74,21 @@ pub enum Targets {
     /// (`rm -r src`, `git restore src`), so every file under it is a target. Any other path
     /// is the file (or directory entry) itself.
     Paths(Vec<String>),
-    /// A write-capable call whose targets could not be read (an unparseable shell command):
-    /// allowed, and marked unguarded.
-    Unreadable,
+    /// A write-capable call whose targets could not be read (an opaque or unparseable shell
+    /// command, a patch Codex could not parse either). `reason` names what could not be
+    /// read and says how to rephrase; it holds no text of the call itself beyond a short
+    /// program name. The guard decides what to do with it (deny while a peer holds a
+    /// guarded claim).
+    Unreadable { reason: String },
+}
+
+impl Targets {
+    /// Targets that cannot be read, for `reason`.
+    pub fn unreadable(reason: impl std::fmt::Display) -> Targets {
+        Targets::Unreadable {
+            reason: reason.to_string(),
+        }
+    }
 }
 
 /// A tool call as the guard sees it.

@@ -181,7 +181,7 @@ pub fn read_toml(path: &Path) -> Result<Option<Value>, AdapterError> {
 pub fn parse_toml(text: &str, path: &Path) -> Result<Value, AdapterError> {
     let malformed =
         |message: String| AdapterError::new(AdapterErrorKind::MalformedUserFile, message).at(path);
-    crate::toml_block::validate_toml(text, path).map_err(|e| malformed(e.to_string()))?;
+    crate::toml_tables::validate_toml(text, path).map_err(|e| malformed(e.to_string()))?;
     let table: toml::Table = toml::from_str(text).map_err(|e| malformed(e.to_string()))?;
     serde_json::to_value(table).map_err(|e| malformed(e.to_string()))
 }

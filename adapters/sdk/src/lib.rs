@@ -28,6 +28,7 @@ pub mod native;
 pub mod outcome;
 pub mod patch_targets;
 pub mod payload;
+pub mod peer_text;
 pub mod probe;
 pub mod projector;
 pub mod resolution;
@@ -36,5 +37,5 @@ pub mod skill;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod text_forms;
-pub mod toml_block;
+pub mod toml_tables;
 pub mod version;

@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use crate::adapter::ToolGuard;
 use crate::event::{NormalizeError, Targets, ToolCall, ToolClass};
 use crate::outcome::HookOutcome;
-use crate::patch_targets::apply_patch_targets;
-use crate::shell_targets::parse_shell_write_reach;
+use crate::patch_targets::read_apply_patch;
+use crate::shell_targets::{ShellContext, ShellTarget, read_shell_command};
 
 /// The longest client session id accepted. Real ids are UUID-sized; anything far longer is
 /// not a session id, and it would end up in file names and logs.
@@ -114,28 +114,51 @@ pub fn targets_of(paths: Vec<String>) -> Targets {
     }
 }
 
+/// Why a write tool's call is unreadable when it names no file.
+const NO_PATH: &str =
+    "acc cannot tell which file this write names; name the file in the tool's path field";
+
+/// Why a shell tool's call is unreadable when it carries no command.
+const NO_COMMAND: &str = "acc cannot find the command this shell call runs; send it as text";
+
 /// The file a write tool names under the first of `keys`; a write whose path cannot be read
 /// is `Unreadable`, never harmless.
 pub fn path_targets(input: &Value, keys: &[&str]) -> Targets {
     input
         .as_object()
         .and_then(|obj| first_text(obj, keys))
-        .map_or(Targets::Unreadable, |p| Targets::Paths(vec![p.to_owned()]))
+        .map_or_else(
+            || Targets::unreadable(NO_PATH),
+            |p| Targets::Paths(vec![p.to_owned()]),
+        )
 }
 
-/// The files a shell command writes; `Unreadable` when the command cannot be read. A path
-/// the command removes or restores whole is given as `<path>/**` (see [`Targets::Paths`]).
+/// The files a shell command writes, read with no context (no directory, home or file
+/// system: see [`shell_targets_at`]); `Unreadable`, with the reason, when the command
+/// cannot be read. A path the command removes or restores whole is given as `<path>/**`
+/// (see [`Targets::Paths`]).
 pub fn shell_targets(command: Option<&str>) -> Targets {
-    command
-        .and_then(parse_shell_write_reach)
-        .map_or(Targets::Unreadable, |found| {
-            targets_of(
-                found
-                    .into_iter()
-                    .map(|t| if t.whole { whole_path(&t.path) } else { t.path })
-                    .collect(),
-            )
-        })
+    shell_targets_at(command, &ShellContext::DETACHED)
+}
+
+/// Like [`shell_targets`], read where the command runs: globs are matched, `~`, `$HOME`
+/// and `$PWD` expanded, against `at`.
+pub fn shell_targets_at(command: Option<&str>, at: &ShellContext<'_>) -> Targets {
+    let Some(command) = command else {
+        return Targets::unreadable(NO_COMMAND);
+    };
+    match read_shell_command(command, at) {
+        Ok(found) => targets_of(found.into_iter().map(reach_path).collect()),
+        Err(why) => Targets::unreadable(why),
+    }
+}
+
+fn reach_path(target: ShellTarget) -> String {
+    if target.whole {
+        whole_path(&target.path)
+    } else {
+        target.path
+    }
 }
 
 /// `src` -> `src/**`, `src/` -> `src/**`, `/` -> `/**`.
@@ -143,11 +166,14 @@ fn whole_path(path: &str) -> String {
     format!("{}/**", path.trim_end_matches('/'))
 }
 
-/// The files an `apply_patch` body writes; `Unreadable` when it is not a patch.
+/// The files an `apply_patch` body writes; `Unreadable`, with the reason, when Codex could
+/// not parse it either.
 pub fn patch_targets(patch: Option<&str>) -> Targets {
-    patch
-        .and_then(apply_patch_targets)
-        .map_or(Targets::Unreadable, targets_of)
+    match patch.map(read_apply_patch) {
+        Some(Ok(paths)) => targets_of(paths),
+        Some(Err(why)) => Targets::unreadable(why),
+        None => Targets::unreadable(NO_COMMAND),
+    }
 }
 
 /// The command a shell tool runs, from the first of `keys` in its input.
@@ -180,9 +206,18 @@ pub struct ShellTools {
 
 impl ToolGuard for ShellTools {
     fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets> {
+        self.targets_at(tool_name, tool_input, &ShellContext::DETACHED)
+    }
+
+    fn targets_at(
+        &self,
+        tool_name: &str,
+        tool_input: &Value,
+        at: &ShellContext<'_>,
+    ) -> Option<Targets> {
         self.names
             .contains(&tool_name)
-            .then(|| shell_targets(tool_command(tool_input, self.command_keys).as_deref()))
+            .then(|| shell_targets_at(tool_command(tool_input, self.command_keys).as_deref(), at))
     }
 }
 
@@ -193,9 +228,19 @@ pub fn classify_tool(
     input: &Value,
     families: &[(ToolClass, &dyn ToolGuard)],
 ) -> ToolCall {
+    classify_tool_at(name, input, families, &ShellContext::DETACHED)
+}
+
+/// Like [`classify_tool`], with shell commands read where they run (`at`).
+pub fn classify_tool_at(
+    name: &str,
+    input: &Value,
+    families: &[(ToolClass, &dyn ToolGuard)],
+    at: &ShellContext<'_>,
+) -> ToolCall {
     let (class, targets) = families
         .iter()
-        .find_map(|(class, guard)| guard.targets(name, input).map(|t| (*class, t)))
+        .find_map(|(class, guard)| guard.targets_at(name, input, at).map(|t| (*class, t)))
         .unwrap_or((ToolClass::Other, Targets::None));
     ToolCall {
         name: name.to_owned(),
@@ -212,9 +257,20 @@ pub fn payload_tool(
     input_key: &str,
     families: &[(ToolClass, &dyn ToolGuard)],
 ) -> Option<ToolCall> {
+    payload_tool_at(obj, name_keys, input_key, families, &ShellContext::DETACHED)
+}
+
+/// Like [`payload_tool`], with shell commands read where they run (`at`).
+pub fn payload_tool_at(
+    obj: &Map<String, Value>,
+    name_keys: &[&str],
+    input_key: &str,
+    families: &[(ToolClass, &dyn ToolGuard)],
+    at: &ShellContext<'_>,
+) -> Option<ToolCall> {
     let name = first_text(obj, name_keys)?;
     let input = obj.get(input_key).unwrap_or(&Value::Null);
-    Some(classify_tool(name, input, families))
+    Some(classify_tool_at(name, input, families, at))
 }
 
 /// One JSON value on one line, newline-terminated, as hook stdout.
@@ -237,6 +293,19 @@ pub fn permission_deny(reason: &str) -> HookOutcome {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
+        }
+    }))
+}
+
+/// The Claude-shaped tool rewrite (`PreToolUse` `updatedInput`): allow the call, with
+/// `updated_input` replacing the tool's whole input, exit 0.
+pub fn permission_rewrite(updated_input: &Value, reason: &str) -> HookOutcome {
+    json_outcome(&json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "permissionDecisionReason": reason,
+            "updatedInput": updated_input,
         }
     }))
 }
@@ -383,13 +452,14 @@ mod tests {
 
     #[test]
     fn targets_distinguish_nothing_written_from_unreadable() {
+        let unreadable = |t: Targets| matches!(t, Targets::Unreadable { reason } if reason.starts_with("acc cannot"));
         assert_eq!(shell_targets(Some("ls -la")), Targets::None);
-        assert_eq!(shell_targets(Some("echo 'open")), Targets::Unreadable);
-        assert_eq!(shell_targets(None), Targets::Unreadable);
-        assert_eq!(
-            path_targets(&json!({"file_path": ""}), &["file_path"]),
-            Targets::Unreadable
-        );
+        assert!(unreadable(shell_targets(Some("echo 'open"))));
+        assert!(unreadable(shell_targets(None)));
+        assert!(unreadable(path_targets(
+            &json!({"file_path": ""}),
+            &["file_path"]
+        )));
         assert_eq!(
             path_targets(&json!({"path": "a.txt"}), &["file_path", "path"]),
             Targets::Paths(vec!["a.txt".into()])
@@ -400,7 +470,7 @@ mod tests {
             )),
             Targets::Paths(vec!["old.rs".into()])
         );
-        assert_eq!(patch_targets(Some("echo hi")), Targets::Unreadable);
+        assert!(unreadable(patch_targets(Some("echo hi"))));
     }
 
     #[test]

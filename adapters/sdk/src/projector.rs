@@ -6,9 +6,12 @@
 //! repeated blocks; counts of earlier messages still awaiting a reply or acknowledgement;
 //! and at most one closing line for what did not fit.
 //!
-//! Peer text is untrusted: [`neutralise`] makes sure it can never open or close the
-//! `acc-peer-message` fence or imitate a `subject:`/`body:` line. Receipts advance only from
-//! the returned ids, never by searching the text.
+//! Peer text is untrusted, and every byte a peer chose sits inside a fenced, labelled block:
+//! a message in its `acc-peer-message` block, and what an attention line is about (a
+//! subject, a resource name, an intent's hint) in an `acc-peer-text` block right after the
+//! line, whose own words are acc's (kinds, ids, counts). [`neutralise`] makes sure peer text
+//! can never open or close a fence, pass for a header or an acc line, or hide characters.
+//! Receipts advance only from the returned ids, never by searching the text.
 //!
 //! Budget rules:
 //! - Every line costs its UTF-8 length plus one; lines are joined with `\n` and the text has
@@ -20,6 +23,8 @@
 //!   carries no ids, so every receipt stays queued.
 //! - Otherwise, when attention lines or reminders were dropped, it ends with
 //!   ``- +N actionable item(s) omitted; run `acc status --json` ``.
+//! - An attention line's quote block is shown whole right after the whole line, or not at
+//!   all (the line stays: it names the id and the kind).
 //! - An urgent line is only ever cut inside its summary, after the whole id: when not even
 //!   `- [kind] <id> …` fits, the line is left out and counted as omitted. An id is therefore
 //!   in `included_attention_ids` exactly when its line, with the whole id, is in the text.
@@ -28,7 +33,7 @@ mod layout;
 pub mod neutralise;
 mod pieces;
 
-pub use pieces::{PEER_FENCE_CLOSE, PEER_FENCE_OPEN};
+pub use pieces::{PEER_FENCE_CLOSE, PEER_FENCE_OPEN, PEER_QUOTE_OPEN};
 
 use crate::context::{ContextInput, ContextResult};
 use layout::{Layout, cost, lay_out};
@@ -131,7 +136,9 @@ fn finish(layout: Layout, footer: Option<String>) -> ContextResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::{AttentionItem, AttentionKind, PeerMessage, RepeatInfo};
+    use crate::context::{
+        AttentionItem, AttentionKind, PeerMessage, Quote, QuoteField, RepeatInfo,
+    };
 
     fn message(i: usize, repeat: bool) -> PeerMessage {
         PeerMessage {
@@ -162,12 +169,14 @@ mod tests {
                 AttentionItem {
                     kind: AttentionKind::ReplyRequired,
                     source_id: "message_900".into(),
-                    summary: "question from peer: q".into(),
+                    summary: "question from peer".into(),
+                    quotes: vec![Quote::new(QuoteField::Subject, "q")],
                 },
                 AttentionItem {
                     kind: AttentionKind::ClaimExpired,
                     source_id: "claim_1".into(),
-                    summary: "your lease on file:src/** ran out".into(),
+                    summary: "your lease ran out".into(),
+                    quotes: vec![Quote::new(QuoteField::Resource, "file:src/**")],
                 },
             ],
             reminder_message_ids: vec!["message_901".into()],

@@ -34,24 +34,41 @@
 //! chooses itself, and commands fed from standard input (`xargs`).
 
 mod commands;
+mod context;
 mod editors;
 mod effect;
+mod expand;
 mod git;
 mod lexer;
+mod opaque;
 mod options;
+mod state;
+mod unreadable;
 mod wrappers;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
-use commands::simple_command;
+pub use context::{RealFs, ShellContext, ShellFs};
+pub use lexer::LexError;
+pub use unreadable::Unreadable;
+
+use commands::{is_assignment, simple_command};
 use effect::{DirChange, Effect, Target, join};
-use lexer::{Redirect, Token, Word, tokenize};
+use lexer::{Redirect, Sep, Token, Word, tokenize};
+use state::{Cwd, State};
 
 /// Files that are never real write targets.
 const SINKS: [&str; 4] = ["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 
 /// How deep `sh -c` and `eval` strings are followed.
 const MAX_SCRIPT_DEPTH: usize = 8;
+
+/// The longest command judged: a hook has a few seconds, and an agent never needs more
+/// than this in one call. Longer is refused as too large to judge.
+pub const MAX_COMMAND_BYTES: usize = 1 << 20;
+
+/// The most targets one command may have before it is too large to judge.
+pub const MAX_TARGETS: usize = 250_000;
 
 /// The paths `command` would write, in order, without duplicates; `[]` when the command is
 /// blank or cannot be read. Never panics.
@@ -81,218 +98,596 @@ pub struct ShellTarget {
     pub whole: bool,
 }
 
-/// Like [`parse_shell_write_targets`], with each path's reach.
+/// Like [`parse_shell_write_targets`], with each path's reach, read with no context (see
+/// [`ShellContext::DETACHED`]).
 pub fn parse_shell_write_reach(command: &str) -> Option<Vec<ShellTarget>> {
-    let mut found = Found::default();
-    walk(command, Cwd::Known(String::new()), 0, &mut found).ok()?;
-    Some(found.paths)
+    read_shell_command(command, &ShellContext::DETACHED).ok()
 }
 
-/// The command cannot be read: its targets are unknown.
-struct Unreadable;
-
-impl From<lexer::LexError> for Unreadable {
-    fn from(_: lexer::LexError) -> Self {
-        Unreadable
+/// The paths `command` writes when run where `ctx` says, each with its reach, in order and
+/// without duplicates; or why they cannot be known before it runs. Relative paths are
+/// relative to the directory the command starts in.
+pub fn read_shell_command(
+    command: &str,
+    ctx: &ShellContext<'_>,
+) -> Result<Vec<ShellTarget>, Unreadable> {
+    if command.len() > MAX_COMMAND_BYTES {
+        return Err(Unreadable::TooLarge);
     }
-}
-
-/// The directory commands run in, relative to the one the command started in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Cwd {
-    /// `""` is the starting directory; otherwise a relative or absolute path.
-    Known(String),
-    Unknown,
+    let mut reader = Reader {
+        ctx,
+        found: Found::default(),
+    };
+    let mut state = State::new(Cwd::Known(String::new()));
+    reader.walk(command, &mut state, 0)?;
+    Ok(reader.found.paths)
 }
 
 #[derive(Default)]
 struct Found {
     paths: Vec<ShellTarget>,
-    seen: HashSet<String>,
+    /// Index into `paths` by path, so duplicates cost one lookup each.
+    index: HashMap<String, usize>,
 }
 
-#[derive(Clone)]
-struct Shell {
-    cwd: Cwd,
-    dir_stack: Vec<Cwd>,
-}
-
-fn walk(script: &str, cwd: Cwd, depth: usize, found: &mut Found) -> Result<(), Unreadable> {
-    if depth > MAX_SCRIPT_DEPTH {
-        return Err(Unreadable);
-    }
-    let mut shell = Shell {
-        cwd,
-        dir_stack: Vec::new(),
-    };
-    let mut subshells: Vec<Shell> = Vec::new();
-    let mut words: Vec<Word> = Vec::new();
-    // The last heredoc body fed to the command being read: its standard input.
-    let mut stdin: Option<String> = None;
-    let mut tokens = tokenize(script)?.into_iter().peekable();
-    while let Some(token) = tokens.next() {
-        match token {
-            Token::Word(word) => {
-                process_substitution(&word, &shell, depth, found)?;
-                words.push(word);
+impl Found {
+    fn push(&mut self, path: String, whole: bool) -> Result<(), Unreadable> {
+        match self.index.get(&path) {
+            Some(&at) => self.paths[at].whole |= whole,
+            None => {
+                if self.paths.len() >= MAX_TARGETS {
+                    return Err(Unreadable::TooLarge);
+                }
+                self.index.insert(path.clone(), self.paths.len());
+                self.paths.push(ShellTarget { path, whole });
             }
-            Token::Redirect(redirect) => {
-                let target = tokens.next_if(|t| matches!(t, Token::Word(_)));
-                if let Some(Token::Word(mut word)) = target {
-                    if redirect == Redirect::Heredoc {
-                        stdin = word.heredoc_body.take();
+        }
+        Ok(())
+    }
+}
+
+struct Reader<'c, 'f> {
+    ctx: &'c ShellContext<'f>,
+    found: Found,
+}
+
+/// A compound command being read (`if`, `while`, `for`, `case`): its branches may or may
+/// not run, so what they change is merged with the state before it.
+struct Compound {
+    /// `case` branches end at `;;`.
+    is_case: bool,
+    entry: State,
+    /// The state at the end of each branch left so far.
+    branches: Option<State>,
+}
+
+/// Where a simple command stands in its list, for what it may change.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Position {
+    /// The command runs in a subshell (a pipeline stage, a background job): nothing it
+    /// changes outlives it.
+    subshell: bool,
+}
+
+impl Reader<'_, '_> {
+    fn walk(&mut self, script: &str, state: &mut State, depth: usize) -> Result<(), Unreadable> {
+        if depth > MAX_SCRIPT_DEPTH {
+            return Err(Unreadable::TooComplex);
+        }
+        let mut subshells: Vec<State> = Vec::new();
+        let mut compounds: Vec<Compound> = Vec::new();
+        // The states at which the current `&&`/`||` list may stop, merged.
+        let mut stops: Option<State> = None;
+        let mut words: Vec<Word> = Vec::new();
+        let mut redirects: Vec<(Redirect, Word)> = Vec::new();
+        let mut previous = Sep::Sequence;
+        // The last heredoc body fed to the command being read: its standard input.
+        let mut stdin: Option<String> = None;
+        let mut tokens = tokenize(script)?.into_iter().peekable();
+        while let Some(token) = tokens.next() {
+            match token {
+                Token::Word(word) => {
+                    self.process_substitution(&word, state, depth)?;
+                    words.push(word);
+                }
+                Token::Redirect(redirect) => {
+                    let target = tokens.next_if(|t| matches!(t, Token::Word(_)));
+                    if let Some(Token::Word(mut word)) = target {
+                        if redirect == Redirect::Heredoc {
+                            stdin = word.heredoc_body.take();
+                        }
+                        self.process_substitution(&word, state, depth)?;
+                        redirects.push((redirect, word));
                     }
-                    process_substitution(&word, &shell, depth, found)?;
-                    redirection(redirect, &word, &shell, found)?;
                 }
-            }
-            Token::Separator => run(
-                &std::mem::take(&mut words),
-                stdin.take(),
-                &mut shell,
-                depth,
-                found,
-            )?,
-            Token::OpenGroup => {
-                run(
-                    &std::mem::take(&mut words),
-                    stdin.take(),
-                    &mut shell,
-                    depth,
-                    found,
-                )?;
-                subshells.push(shell.clone());
-            }
-            Token::CloseGroup => {
-                run(
-                    &std::mem::take(&mut words),
-                    stdin.take(),
-                    &mut shell,
-                    depth,
-                    found,
-                )?;
-                // A stray `)` (a `case` pattern, say) closes nothing.
-                if let Some(outer) = subshells.pop() {
-                    shell = outer;
+                Token::Separator(sep) => {
+                    let position = Position {
+                        subshell: matches!(previous, Sep::Pipe)
+                            || matches!(sep, Sep::Pipe | Sep::Background),
+                    };
+                    let command = std::mem::take(&mut words);
+                    let redirected = std::mem::take(&mut redirects);
+                    self.command(
+                        &command,
+                        &redirected,
+                        stdin.take(),
+                        position,
+                        state,
+                        &mut compounds,
+                        depth,
+                    )?;
+                    match sep {
+                        Sep::And | Sep::Or => match &mut stops {
+                            Some(stopped) => stopped.merge(state),
+                            None => stops = Some(state.clone()),
+                        },
+                        Sep::CaseBreak => {
+                            end_list(&mut stops, state);
+                            if let Some(case) = compounds.iter_mut().rev().find(|c| c.is_case) {
+                                branch(case, state);
+                            }
+                        }
+                        Sep::Sequence | Sep::Background => end_list(&mut stops, state),
+                        Sep::Pipe => {}
+                    }
+                    previous = sep;
+                }
+                Token::OpenGroup => {
+                    // `name() { …; }`: a function definition.
+                    if words.len() == 1 && matches!(tokens.peek(), Some(Token::CloseGroup)) {
+                        return Err(Unreadable::Definition { what: "a function" });
+                    }
+                    let command = std::mem::take(&mut words);
+                    let redirected = std::mem::take(&mut redirects);
+                    self.command(
+                        &command,
+                        &redirected,
+                        stdin.take(),
+                        Position { subshell: false },
+                        state,
+                        &mut compounds,
+                        depth,
+                    )?;
+                    subshells.push(state.clone());
+                }
+                Token::CloseGroup => {
+                    let command = std::mem::take(&mut words);
+                    let redirected = std::mem::take(&mut redirects);
+                    self.command(
+                        &command,
+                        &redirected,
+                        stdin.take(),
+                        Position { subshell: false },
+                        state,
+                        &mut compounds,
+                        depth,
+                    )?;
+                    // A stray `)` (a `case` pattern, say) closes nothing.
+                    if let Some(outer) = subshells.pop() {
+                        *state = outer;
+                    }
                 }
             }
         }
+        let position = Position {
+            subshell: matches!(previous, Sep::Pipe),
+        };
+        self.command(
+            &words,
+            &redirects,
+            stdin,
+            position,
+            state,
+            &mut compounds,
+            depth,
+        )?;
+        end_list(&mut stops, state);
+        // A compound the script never closes ends here, its branches merged all the same.
+        while let Some(compound) = compounds.pop() {
+            close(compound, state);
+        }
+        Ok(())
     }
-    run(&words, stdin, &mut shell, depth, found)
-}
 
-/// The commands inside `<(…)` or `>(…)` run too (`echo > >(tee f)` writes `f`).
-fn process_substitution(
-    word: &Word,
-    shell: &Shell,
-    depth: usize,
-    found: &mut Found,
-) -> Result<(), Unreadable> {
-    if !word.process {
-        return Ok(());
-    }
-    let inner = word
-        .text
-        .get(2..word.text.len().saturating_sub(1))
-        .ok_or(Unreadable)?;
-    walk(inner, shell.cwd.clone(), depth + 1, found)
-}
-
-fn redirection(
-    redirect: Redirect,
-    word: &Word,
-    shell: &Shell,
-    found: &mut Found,
-) -> Result<(), Unreadable> {
-    let writes = match redirect {
-        Redirect::Write => true,
-        // `2>&1`, `>&-`, `>&3-` duplicate or close descriptors; `>& file` writes the file.
-        Redirect::DupOut => !word
+    /// The commands inside `<(…)` or `>(…)` run too (`echo > >(tee f)` writes `f`).
+    fn process_substitution(
+        &mut self,
+        word: &Word,
+        state: &State,
+        depth: usize,
+    ) -> Result<(), Unreadable> {
+        if !word.process {
+            return Ok(());
+        }
+        let inner = word
             .text
-            .trim_end_matches('-')
-            .bytes()
-            .all(|b| b.is_ascii_digit()),
-        Redirect::Read | Redirect::Heredoc => false,
-    };
-    if !writes || word.process || (word.text.starts_with('&') && word.unquoted_through(1)) {
-        return Ok(());
+            .get(2..word.text.len().saturating_sub(1))
+            .ok_or(Unreadable::Syntax(LexError::UnbalancedSubstitution))?;
+        let mut child = state.clone();
+        self.walk(inner, &mut child, depth + 1)
     }
-    record(
-        Target {
-            text: word.text.clone(),
-            dynamic: word.substituted,
-            whole: false,
-        },
-        shell,
-        found,
-    )
-}
 
-fn run(
-    words: &[Word],
-    stdin: Option<String>,
-    shell: &mut Shell,
-    depth: usize,
-    found: &mut Found,
-) -> Result<(), Unreadable> {
-    if words.is_empty() {
-        return Ok(());
-    }
-    match simple_command(words, stdin.as_deref()) {
-        Effect::Writes(targets) => targets
-            .into_iter()
-            .try_for_each(|t| record(t, shell, found)),
-        Effect::ChangeDir(change) => {
-            change_dir(change, shell);
-            Ok(())
+    /// One simple command with its redirections, read in `state`.
+    #[allow(clippy::too_many_arguments)]
+    fn command(
+        &mut self,
+        words: &[Word],
+        redirects: &[(Redirect, Word)],
+        stdin: Option<String>,
+        position: Position,
+        state: &mut State,
+        compounds: &mut Vec<Compound>,
+        depth: usize,
+    ) -> Result<(), Unreadable> {
+        // Redirections are opened by the shell before the command's own assignments apply.
+        for (redirect, word) in redirects {
+            self.redirection(*redirect, word, state)?;
         }
-        Effect::Script(script) => walk(&script, shell.cwd.clone(), depth + 1, found),
-        Effect::Unknown => Err(Unreadable),
+        let words = self.keywords(words, state, compounds)?;
+        if words.is_empty() {
+            return Ok(());
+        }
+        if position.subshell {
+            let mut child = state.clone();
+            return self.simple(words, stdin, &mut child, depth);
+        }
+        self.simple(words, stdin, state, depth)
     }
-}
 
-fn change_dir(change: DirChange, shell: &mut Shell) {
-    match change {
-        DirChange::Enter { dir, push } => {
-            let entered = match &shell.cwd {
-                _ if dir.starts_with('/') => Cwd::Known(dir),
-                Cwd::Known(base) => Cwd::Known(join(base, &dir)),
-                Cwd::Unknown => Cwd::Unknown,
+    /// Leading compound-command keywords: they open, branch and close [`Compound`]s. The
+    /// words after them are the command proper.
+    fn keywords<'w>(
+        &mut self,
+        words: &'w [Word],
+        state: &mut State,
+        compounds: &mut Vec<Compound>,
+    ) -> Result<&'w [Word], Unreadable> {
+        let mut i = 0;
+        while let Some(word) = words.get(i) {
+            if word.is_quoted() || word.expanded || word.substituted {
+                break;
+            }
+            let open = |is_case: bool, state: &State| Compound {
+                is_case,
+                entry: state.clone(),
+                branches: None,
             };
-            let previous = std::mem::replace(&mut shell.cwd, entered);
-            if push {
-                shell.dir_stack.push(previous);
+            match word.text.as_str() {
+                "if" | "while" | "until" => compounds.push(open(false, state)),
+                "for" | "select" => {
+                    compounds.push(open(false, state));
+                    // The loop variable takes values this reader does not follow.
+                    if let Some(name) = words.get(i + 1) {
+                        state.vars.insert(name.text.clone(), None);
+                    }
+                    return Ok(&[]);
+                }
+                "case" => {
+                    compounds.push(open(true, state));
+                    return Ok(&[]);
+                }
+                "else" | "elif" => {
+                    if let Some(compound) = compounds.last_mut() {
+                        branch(compound, state);
+                    }
+                }
+                "fi" | "done" | "esac" => {
+                    if let Some(compound) = compounds.pop() {
+                        close(compound, state);
+                    }
+                }
+                "function" => return Err(Unreadable::Definition { what: "a function" }),
+                "then" | "do" | "{" | "}" | "!" | "in" => {}
+                _ => break,
+            }
+            i += 1;
+        }
+        Ok(&words[i..])
+    }
+
+    fn simple(
+        &mut self,
+        words: &[Word],
+        stdin: Option<String>,
+        state: &mut State,
+        depth: usize,
+    ) -> Result<(), Unreadable> {
+        let assignments = words.iter().take_while(|w| is_assignment(w)).count();
+        let assigned: Vec<(String, Option<String>)> = words[..assignments]
+            .iter()
+            .map(|w| assignment(w, state, self.ctx))
+            .collect();
+        if assignments == words.len() {
+            // Assignments alone set shell variables for the commands after them.
+            state.vars.extend(assigned);
+            return Ok(());
+        }
+        let mut expanded = words[..assignments].to_vec();
+        for word in &words[assignments..] {
+            expanded.extend(expand::expand(word, state, self.ctx)?);
+        }
+        if self.builtin(&expanded[assignments..], words, state)? {
+            return Ok(());
+        }
+        match simple_command(&expanded, stdin.as_deref()) {
+            Effect::Writes(targets) => targets.into_iter().try_for_each(|t| self.record(t, state)),
+            Effect::ChangeDir(change) => {
+                self.change_dir(change, state);
+                Ok(())
+            }
+            Effect::Script {
+                script,
+                child: None,
+            } => self.walk(&script, state, depth + 1),
+            Effect::Script {
+                script,
+                child: Some(positional),
+            } => {
+                let mut child = state.child(Some(positional), &assigned);
+                self.walk(&script, &mut child, depth + 1)
+            }
+            Effect::Unknown(why) => Err(why),
+        }
+    }
+
+    /// Builtins that change what later words mean: `export`/`declare`/`local`/`readonly`
+    /// assignments, `unset`, and the ones that assign at runtime (`read`, `mapfile`,
+    /// `printf -v`, `let`). True when `words` was one of them.
+    fn builtin(
+        &mut self,
+        words: &[Word],
+        raw: &[Word],
+        state: &mut State,
+    ) -> Result<bool, Unreadable> {
+        let Some(first) = words.first() else {
+            return Ok(false);
+        };
+        let args = &words[1..];
+        match first.text.as_str() {
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                let exported = first.text == "export"
+                    || args.iter().any(|w| w.is_flag() && w.text.contains('x'));
+                // Values come from the words as written, before splitting.
+                let raw_args = raw.iter().skip_while(|w| w.text != first.text).skip(1);
+                for word in raw_args.filter(|w| !w.is_flag()) {
+                    let (name, value) = match word.text.split_once('=') {
+                        Some(_) => assignment(word, state, self.ctx),
+                        None => {
+                            let name = word.text.clone();
+                            let value = state.vars.get(&name).cloned().unwrap_or(None);
+                            (name, value)
+                        }
+                    };
+                    if exported {
+                        state.exported.insert(name.clone());
+                    }
+                    state.vars.insert(name, value);
+                }
+                Ok(true)
+            }
+            "unset" => {
+                for word in args.iter().filter(|w| !w.is_flag()) {
+                    state.vars.insert(word.text.clone(), Some(String::new()));
+                }
+                Ok(true)
+            }
+            "read" | "mapfile" | "readarray" | "getopts" | "let" => {
+                for word in args.iter().filter(|w| !w.is_flag()) {
+                    let name = word.text.split('=').next().unwrap_or_default();
+                    state.vars.insert(name.to_owned(), None);
+                }
+                Ok(false)
+            }
+            "printf" => {
+                if let Some(at) = args.iter().position(|w| w.is_bare("-v"))
+                    && let Some(name) = args.get(at + 1)
+                {
+                    state.vars.insert(name.text.clone(), None);
+                }
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn redirection(
+        &mut self,
+        redirect: Redirect,
+        word: &Word,
+        state: &mut State,
+    ) -> Result<(), Unreadable> {
+        let writes = match redirect {
+            Redirect::Write => true,
+            // `2>&1`, `>&-`, `>&3-` duplicate or close descriptors; `>& file` writes the file.
+            Redirect::DupOut => !word
+                .text
+                .trim_end_matches('-')
+                .bytes()
+                .all(|b| b.is_ascii_digit()),
+            Redirect::Read | Redirect::Heredoc => false,
+        };
+        if !writes || word.process || (word.text.starts_with('&') && word.unquoted_through(1)) {
+            return Ok(());
+        }
+        let fields = expand::expand(word, state, self.ctx)?;
+        // bash refuses an ambiguous redirect (one that globs or splits to several words).
+        for field in fields.iter().take(1) {
+            let target = Target::from_word(field).unwrap_or_else(|| Target::literal(""));
+            self.record(target, state)?;
+        }
+        Ok(())
+    }
+
+    fn change_dir(&self, change: DirChange, state: &mut State) {
+        let next = match change {
+            DirChange::Enter { dir, push } => {
+                let entered = match &state.cwd {
+                    _ if dir.starts_with('/') => Cwd::Known(fold(&dir)),
+                    Cwd::Known(base) => Cwd::Known(fold(&join(base, &dir))),
+                    Cwd::Unknown => Cwd::Unknown,
+                };
+                let entered = self.checked(entered);
+                if push {
+                    state.dir_stack.push(state.cwd.clone());
+                }
+                entered
+            }
+            DirChange::Pop => state.dir_stack.pop().unwrap_or(Cwd::Unknown),
+            DirChange::Home => self
+                .ctx
+                .home
+                .map_or(Cwd::Unknown, |home| Cwd::Known(home.to_owned())),
+            DirChange::Back => state.oldpwd.clone(),
+            DirChange::Unknown => Cwd::Unknown,
+        };
+        state.oldpwd = std::mem::replace(&mut state.cwd, next);
+    }
+
+    /// A directory `cd` enters: when it does not exist at hook time and the command has not
+    /// made it, the `cd` fails and the shell stays where it was, which this reader cannot
+    /// pick for it (`cd /nonexistent; rm -rf src`).
+    fn checked(&self, entered: Cwd) -> Cwd {
+        let (Cwd::Known(dir), Some(fs)) = (&entered, self.ctx.fs) else {
+            return entered;
+        };
+        let absolute = match self.ctx.cwd {
+            _ if dir.starts_with('/') => dir.clone(),
+            Some(base) => join(base, dir),
+            None => return entered,
+        };
+        let bare = dir.trim_end_matches('/');
+        let made_here = self.found.index.contains_key(bare)
+            || self.found.index.contains_key(&format!("{bare}/"));
+        if made_here || fs.is_dir(&absolute) {
+            entered
+        } else {
+            Cwd::Unknown
+        }
+    }
+
+    /// The top level of the worktree holding `dir` (relative to where the command is):
+    /// the nearest directory with a `.git` in it. When that cannot be looked up, `/`: a
+    /// directory holding every worktree, which the guard reads as the whole workspace.
+    fn worktree_of(&self, dir: &str, state: &State) -> String {
+        let start = state
+            .resolve(if dir.is_empty() { "." } else { dir })
+            .and_then(|rel| match self.ctx.cwd {
+                _ if rel.starts_with('/') => Some(rel),
+                Some(base) => Some(join(base, &rel)),
+                None => None,
+            });
+        let (Some(start), Some(fs)) = (start, self.ctx.fs) else {
+            return "/".to_owned();
+        };
+        let mut dir = fold(&start);
+        loop {
+            if fs.exists(&join(&dir, ".git")) {
+                return dir;
+            }
+            match dir.rsplit_once('/') {
+                Some(("", _)) | None => return "/".to_owned(),
+                Some((parent, _)) => dir = parent.to_owned(),
             }
         }
-        DirChange::Pop => shell.cwd = shell.dir_stack.pop().unwrap_or(Cwd::Unknown),
-        DirChange::Unknown => shell.cwd = Cwd::Unknown,
+    }
+
+    fn record(&mut self, target: Target, state: &mut State) -> Result<(), Unreadable> {
+        if let Some(why) = target.dynamic {
+            return Err(why);
+        }
+        if target.text.is_empty() || SINKS.contains(&target.text.as_str()) {
+            return Ok(());
+        }
+        if let Some(dir) = target.text.strip_suffix(git::WORKTREE) {
+            let top = self.worktree_of(dir.trim_end_matches('/'), state);
+            return self.found.push(top, true);
+        }
+        let path = state
+            .resolve(&target.text)
+            .ok_or(Unreadable::UnknownDirectory)?;
+        if SINKS.contains(&path.as_str()) {
+            return Ok(());
+        }
+        // A link this command makes is itself made where it is spelt; any other path is
+        // followed through the links made before it.
+        let real = match &target.link_to {
+            None => state.through_links(&path),
+            Some(_) => None,
+        };
+        if let Some(to) = &target.link_to
+            && let Some(resolved) = state.resolve(to)
+        {
+            state
+                .links
+                .insert(path.trim_end_matches('/').to_owned(), resolved);
+        }
+        self.found.push(path, target.whole)?;
+        match real {
+            Some(real) => self.found.push(real, target.whole),
+            None => Ok(()),
+        }
     }
 }
 
-fn record(target: Target, shell: &Shell, found: &mut Found) -> Result<(), Unreadable> {
-    if target.dynamic {
-        return Err(Unreadable);
-    }
-    if target.text.is_empty() || SINKS.contains(&target.text.as_str()) {
-        return Ok(());
-    }
-    let path = match &shell.cwd {
-        _ if target.text.starts_with('/') => target.text,
-        Cwd::Known(base) => join(base, &target.text),
-        Cwd::Unknown => return Err(Unreadable),
+/// `NAME=value` as a variable and its value (`None` when only known at runtime).
+fn assignment(word: &Word, state: &State, ctx: &ShellContext<'_>) -> (String, Option<String>) {
+    let name = word.text.split('=').next().unwrap_or_default();
+    let name = name.trim_end_matches('+');
+    let name = name.split('[').next().unwrap_or(name).to_owned();
+    let appends = word.text[..word.text.find('=').unwrap_or(0)].ends_with('+');
+    let value = expand::assigned_value(word, state, ctx);
+    let value = if appends {
+        let before = state.vars.get(&name).cloned().flatten();
+        before.zip(value).map(|(a, b)| a + &b)
+    } else {
+        value
     };
-    if SINKS.contains(&path.as_str()) {
-        return Ok(());
+    (name, value)
+}
+
+/// The end of an `&&`/`||` list: the list may have stopped at any of its operators.
+fn end_list(stops: &mut Option<State>, state: &mut State) {
+    if let Some(stopped) = stops.take() {
+        state.merge(&stopped);
     }
-    if found.seen.insert(path.clone()) {
-        found.paths.push(ShellTarget {
-            path,
-            whole: target.whole,
-        });
-    } else if target.whole
-        && let Some(seen) = found.paths.iter_mut().find(|t| t.path == path)
-    {
-        seen.whole = true;
+}
+
+/// `else`, `elif` or the next `case` branch: the branch just read may be the one taken.
+fn branch(compound: &mut Compound, state: &mut State) {
+    match &mut compound.branches {
+        Some(merged) => merged.merge(state),
+        None => compound.branches = Some(state.clone()),
     }
-    Ok(())
+    *state = compound.entry.clone();
+}
+
+/// `fi`, `done`, `esac`: any branch, or none, may have run.
+fn close(compound: Compound, state: &mut State) {
+    if let Some(branches) = &compound.branches {
+        state.merge(branches);
+    }
+    state.merge(&compound.entry);
+}
+
+/// `a/b/../c` -> `a/c`, textually, as `cd` does by default (it follows the path as spelt,
+/// not the links in it). A leading `..` is kept.
+fn fold(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }

@@ -9,3 +9,4 @@ pub mod outcomes;
 pub mod payloads;
 pub mod process;
 pub mod refusals;
+pub mod shell;

@@ -2,7 +2,7 @@
 
 mod projector_support;
 
-use acc_sdk::context::{AttentionKind, ContextInput};
+use acc_sdk::context::{AttentionKind, ContextInput, QuoteField};
 use acc_sdk::projector::{project_context, project_context_result};
 use projector_support::*;
 
@@ -40,20 +40,26 @@ fn full_input() -> ContextInput {
             "Did you see my earlier note?",
         ))],
         attention: vec![
-            attention(
+            quoting(
                 AttentionKind::ClaimExpired,
                 "claim_B",
-                "your claim on file:docs/** expired",
+                "your lease ran out at 2026-12-02T09:30:00.000Z; claim it again or release it",
+                &[(QuoteField::Resource, "file:docs/**")],
             ),
-            attention(
+            quoting(
                 AttentionKind::ReplyRequired,
                 "message_Q1",
-                "codex asks: Can you take src/store.rs?",
+                "question from claude-code-Ab12Cd",
+                &[(QuoteField::Subject, "Can you take src/store.rs?")],
             ),
-            attention(
+            quoting(
                 AttentionKind::ClaimConflict,
                 "claim_A",
-                "file:src/lib.rs is claimed by codex-x1y2z3",
+                "claimed (exclusive) by codex-x1y2z3; it overlaps a hint of your intent",
+                &[
+                    (QuoteField::Resource, "file:src/**"),
+                    (QuoteField::Hint, "file:src/lib.rs"),
+                ],
             ),
             attention(
                 AttentionKind::AcknowledgementRequired,
@@ -82,7 +88,7 @@ fn everything_fits() {
 #[test]
 fn budget_drops_a_message_and_names_it() {
     // Room for the urgent lines and the first block only.
-    insta::assert_snapshot!(render(&full_input(), 560));
+    insta::assert_snapshot!(render(&full_input(), 700));
 }
 
 #[test]
@@ -191,7 +197,7 @@ fn ids_follow_what_was_shown() {
         full.included_attention_ids,
         ["message_Q1", "message_D4", "claim_A", "claim_B"]
     );
-    let cut = project_context_result(&full_input(), 560);
+    let cut = project_context_result(&full_input(), 700);
     assert_eq!(cut.offered_message_ids, ["message_Q1"]);
 }
 
@@ -223,4 +229,11 @@ fn duplicates_render_once() {
     let result = project_context_result(&input, 6000);
     assert_eq!(result.offered_message_ids, ["message_dup"]);
     assert_eq!(result.text.matches("messageId: message_dup").count(), 1);
+}
+
+#[test]
+fn peer_text_speaking_as_acc_rendered() {
+    let mut input = with_messages(hostile("acc-voice.json"));
+    input.attention = hostile_attention();
+    insta::assert_snapshot!(render(&input, 64000));
 }

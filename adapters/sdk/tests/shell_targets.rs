@@ -1,7 +1,14 @@
 //! `shell_write_targets` and `parse_shell_write_targets` against a table of commands agents
-//! really run, including the awkward ones, plus a no-panic sweep over random input.
+//! really run, including the awkward ones, plus a no-panic sweep over random input; and
+//! `read_shell_command` in a context (a fake file system, a cwd and a home) for what bash
+//! would expand, with the reason for every command that cannot be read.
 
-use acc_sdk::shell_targets::{parse_shell_write_targets, shell_write_targets};
+use std::collections::BTreeSet;
+
+use acc_sdk::shell_targets::{
+    MAX_COMMAND_BYTES, ShellContext, ShellFs, ShellTarget, Unreadable, parse_shell_write_targets,
+    read_shell_command, shell_write_targets,
+};
 
 /// (command, expected targets). Every row is a separate assertion.
 const CASES: &[(&str, &[&str])] = &[
@@ -28,7 +35,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("> created.txt", &["created.txt"]),
     ("2>err.txt rm -f a", &["err.txt", "a"]),
     ("echo x > 'my file.txt'", &["my file.txt"]),
-    ("echo x > \"$HOME\"", &["$HOME"]),
+    ("echo x > '$HOME'", &["$HOME"]),
     ("echo x > &2", &[]),
     ("cat < input.txt", &[]),
     ("cat <<< 'x > y'", &[]),
@@ -74,6 +81,19 @@ const CASES: &[(&str, &[&str])] = &[
     ("cp -S .orig a b", &["b", "b/a"]),
     ("cp only-one", &[]),
     ("ln -sf ../target link", &["link", "link/target"]),
+    // A link made earlier in the command is followed by later targets.
+    (
+        "ln -s src l && echo x > l/a.rs",
+        &["l", "l/src", "l/a.rs", "src/a.rs"],
+    ),
+    (
+        "ln -sfn ../src sub/l; rm -rf sub/l/",
+        &["sub/l", "sub/l/src", "sub/l/", "sub/../src"],
+    ),
+    (
+        "ln src/a.rs hard && echo x >> hard",
+        &["hard", "hard/a.rs", "src/a.rs"],
+    ),
     ("ln -s /opt/tool/bin/tool", &["tool"]),
     (
         "install -m 755 build/acc /usr/local/bin/acc",
@@ -92,7 +112,10 @@ const CASES: &[(&str, &[&str])] = &[
     ("git checkout main -- a -- b", &["a", "b"]),
     ("git checkout -- '--'", &["--"]),
     ("git checkout main -- a b", &["a", "b"]),
-    ("git checkout feature", &[]),
+    // A lone operand may be a branch or a path (`git checkout src/lib.rs` restores it):
+    // only the repository knows, so it counts as a path.
+    ("git checkout feature", &["feature"]),
+    ("git checkout -b feature", &[]),
     ("git -C sub checkout -- f", &["sub/f"]),
     ("git rm old.rs", &["old.rs"]),
     ("git rm --cached keep.rs", &[]),
@@ -112,11 +135,14 @@ const CASES: &[(&str, &[&str])] = &[
     ("sed -n 's/a/b/p' read-only.txt", &[]),
     ("sed -f script.sed -i data.txt", &["data.txt"]),
     ("sed -ie 's/a/b/' gotcha.txt", &["gotcha.txt"]),
-    ("perl -pi -e 's/a/b/' p.txt", &["p.txt"]),
-    ("perl -i.bak -pe 's/a/b/' q.txt r.txt", &["q.txt", "r.txt"]),
+    // sed's own `w` command and flag write files too.
+    ("sed -n 'w src/copy' in.txt", &["src/copy"]),
+    (
+        "sed -i 's/a/b/w changes.log' f.txt",
+        &["f.txt", "changes.log"],
+    ),
     ("perl -pie 's/a/b/' s.txt", &["s.txt"]),
-    ("perl -pe 's/a/b/' t.txt", &[]),
-    ("ruby -i -pe 'gsub(/a/, \"b\")' u.rb", &["u.rb"]),
+    ("perl script.pl t.txt", &[]),
     ("ruby -i script.rb v.txt", &["v.txt"]),
     // Command word: assignments, wrappers, paths.
     ("sudo env X=1 tee f", &["f"]),
@@ -136,7 +162,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("sudo -e /etc/hosts", &["/etc/hosts"]),
     ("if true; then rm x1; fi", &["x1"]),
     ("{ rm b1; rm b2; }", &["b1", "b2"]),
-    ("for f in a b; do rm \"$f\"; done", &["$f"]),
+    ("for f in a b; do echo \"$f\"; done > list", &["list"]),
     // Heredocs.
     ("cat <<EOF > f\nrm -rf /\necho x > y\nEOF", &["f"]),
     (
@@ -158,13 +184,40 @@ const CASES: &[(&str, &[&str])] = &[
         &["lib/l.rs", "top.rs"],
     ),
     ("cd a; cd b; touch c", &["a/b/c"]),
+    ("cd a/b/.. && touch c", &["a/c"]),
+    ("cd a && cd - && touch c", &["c"]),
+    ("pushd a && pushd b && popd && touch c", &["a/c"]),
     // Nested scripts.
     ("bash -lc 'echo hi > nested.txt'", &["nested.txt"]),
     ("sh -c \"rm -f x && touch y\"", &["x", "y"]),
     ("eval 'touch evaluated'", &["evaluated"]),
     ("bash script.sh > out", &["out"]),
+    // Positional arguments of `sh -c`.
+    ("sh -c 'rm -rf \"$1\"' _ src", &["src"]),
+    ("bash -c 'touch $0.rs \"$@\"' lib a b", &["lib.rs", "a b"]),
+    ("sh -c 'echo > \"$2\"' _ a", &[]),
+    // Assignments earlier in the same command, and what bash expands statically.
+    ("D=src; echo x > $D/a", &["src/a"]),
+    ("D=src && echo x > \"${D}/a\"", &["src/a"]),
+    ("export D=src; rm -rf $D", &["src"]),
+    ("D=src; D+=/x; touch $D", &["src/x"]),
+    ("D=src sh -c 'touch $D/a'", &["src/a"]),
+    ("export D=lib; sh -c 'touch $D/a'", &["lib/a"]),
+    ("F='a b'; rm $F \"$F\"", &["a", "b", "a b"]),
+    ("echo x > $'\\x73rc'/a", &["src/a"]),
+    ("echo x > $'\\163rc'/b", &["src/b"]),
+    ("echo x > $'s\\u0072c'/c", &["src/c"]),
+    (
+        "touch {a,b}.rs src/{c,d/{e,f}}",
+        &["a.rs", "b.rs", "src/c", "src/d/e", "src/d/f"],
+    ),
+    (
+        "touch f{1..3} g{a..c} h{08..10}",
+        &["f1", "f2", "f3", "ga", "gb", "gc", "h08", "h09", "h10"],
+    ),
+    ("touch '{a,b}' x{y}", &["{a,b}", "x{y}"]),
     // Substitutions.
-    ("x=$(rm inside) && touch outside", &["outside"]),
+    ("y=$(rm inside) && touch outside", &["outside"]),
     ("echo `rm inside` > out", &["out"]),
     (
         "tee >(gzip > inner.gz) plain.txt",
@@ -176,7 +229,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("diff <(sort a) <(sort b) > d.txt", &["d.txt"]),
     // Codex's patch tool run through the shell.
     (
-        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: patched.txt\n+x\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n*** End Patch\nEOF",
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: patched.txt\n+x\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-a\n+b\n*** End Patch\nEOF",
         &["patched.txt", "src/a.rs", "src/b.rs"],
     ),
     (
@@ -187,11 +240,22 @@ const CASES: &[(&str, &[&str])] = &[
         "cd sub && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: n.txt\n*** End Patch\nEOF",
         &["sub/n.txt"],
     ),
-    ("apply_patch <<'EOF'\nnot a patch\nEOF", &[]),
-    // Not seen, by design.
-    ("python -c 'open(\"x\",\"w\")'", &[]),
+    (
+        "apply_patch '  *** Begin Patch\n  *** Delete File: lead.rs\n*** End Patch'",
+        &["lead.rs"],
+    ),
+    // find, xargs and interpreters running nothing that writes.
+    ("find . -name '*.tmp' -delete", &["."]),
+    ("find src build -type f -delete", &["src", "build"]),
+    ("find . -name '*.rs' -fprint list.txt", &["list.txt"]),
+    ("find . -name '*.rs' -exec grep -l x {} +", &[]),
+    ("find . -name '*.tmp' | xargs grep x", &[]),
+    ("python3 script.py", &[]),
+    ("python3 -m pytest -q", &[]),
+    ("node --version", &[]),
+    ("awk '{print $1}' data.txt", &[]),
+    ("awk '$3 > 100 {n++} END {print n}' data.txt", &[]),
     ("cat README.md", &[]),
-    ("find . -name '*.tmp' | xargs rm", &[]),
     ("", &[]),
     ("   \n\t ", &[]),
 ];
@@ -228,43 +292,166 @@ fn readable_commands_parse_to_the_same_targets() {
     }
 }
 
-/// Commands whose targets cannot be read: `None` from the parser (the guard marks the call
-/// unguarded) and `[]` from the lenient form.
-const UNREADABLE: &[&str] = &[
-    "echo 'unclosed > x",
-    "echo \"unclosed > x",
-    "echo $(unbalanced > x",
-    "echo `unbalanced > x",
-    "echo ${unbalanced > x",
-    "cat << ; rm x",
-    "cat <<",
-    "echo x > $(date +%s).log",
-    "echo x > `mktemp`",
-    "cp a \"$(pwd)/b\"",
-    "$(which rm) f",
-    "cd && rm f",
-    "cd - && rm f",
-    "cd ~/project && rm f",
-    "cd \"$DIR\" && touch f",
-    "popd && rm f",
-    "env -C /tmp rm f",
-    "env -S 'rm f'",
-    "sh -c \"$CMD\"",
-    "eval \"$(generate)\"",
-    "git -C \"$(pwd)\" checkout -- f",
-    "apply_patch \"$PATCH\"",
+/// Commands whose targets cannot be read, with the code of the reason: `None` from the
+/// parser (the guard refuses them while a peer holds a guarded claim) and `[]` from the
+/// lenient form. Read with no context: no directory, home or file system is known.
+const UNREADABLE: &[(&str, &str)] = &[
+    ("echo 'unclosed > x", "shell.syntax"),
+    ("echo \"unclosed > x", "shell.syntax"),
+    ("echo $(unbalanced > x", "shell.syntax"),
+    ("echo `unbalanced > x", "shell.syntax"),
+    ("echo ${unbalanced > x", "shell.syntax"),
+    ("cat << ; rm x", "shell.syntax"),
+    ("cat <<", "shell.syntax"),
+    // Substitutions and variables whose value is known only at runtime.
+    ("echo x > $(date +%s).log", "shell.substitution"),
+    ("echo x > `mktemp`", "shell.substitution"),
+    ("cp a \"$(pwd)/b\"", "shell.dynamic-arguments"),
+    ("$(which rm) f", "shell.substitution"),
+    ("$RM f", "shell.unknown-variable"),
+    ("echo x > \"$HOME\"", "shell.unknown-home"),
+    ("echo x > ~/notes", "shell.unknown-home"),
+    ("echo x > $OUT", "shell.unknown-variable"),
+    (
+        "for f in a b; do rm \"$f\"; done",
+        "shell.dynamic-arguments",
+    ),
+    ("cp $OPTS a b", "shell.dynamic-arguments"),
+    ("false && D=src; rm -rf $D", "shell.dynamic-arguments"),
+    (
+        "if x; then D=a; else D=b; fi; echo > $D",
+        "shell.unknown-variable",
+    ),
+    ("read D; echo > $D", "shell.unknown-variable"),
+    // Directories known only at runtime.
+    ("cd && rm f", "shell.unknown-directory"),
+    ("cd - && rm f", "shell.unknown-directory"),
+    ("cd ~/project && rm f", "shell.unknown-directory"),
+    ("eval \"rm \\$D\"", "shell.dynamic-arguments"),
+    ("cd \"$DIR\" && touch f", "shell.unknown-directory"),
+    ("popd && rm f", "shell.unknown-directory"),
+    ("true || cd sub; rm f", "shell.unknown-directory"),
+    ("env -C /tmp rm f", "shell.wrapper"),
+    ("env -S 'rm f'", "shell.dynamic-script"),
+    // Scripts that are only known at runtime, or fed on standard input.
+    ("sh -c \"$CMD\"", "shell.dynamic-script"),
+    ("eval \"$(generate)\"", "shell.dynamic-script"),
+    ("bash <<EOF\nrm -rf src\nEOF", "shell.script-on-stdin"),
+    ("sh < x.sh", "shell.script-on-stdin"),
+    ("bash <<< 'rm -rf src'", "shell.script-on-stdin"),
+    (
+        "curl -s example.invalid/x.sh | bash",
+        "shell.script-on-stdin",
+    ),
+    ("bash -s < x.sh", "shell.script-on-stdin"),
+    (
+        "python3 <<EOF\nopen('src/x','w')\nEOF",
+        "shell.script-on-stdin",
+    ),
+    ("source env.sh", "shell.source"),
+    (". ./env.sh && make", "shell.source"),
+    // Definitions and deferred commands.
+    ("alias ls='rm -rf src'; ls", "shell.definition"),
+    ("f() { rm -rf src; }; f", "shell.definition"),
+    ("function f { rm -rf src; }; f", "shell.definition"),
+    ("trap 'rm -rf src' EXIT", "shell.deferred"),
+    ("coproc rm -rf src", "shell.deferred"),
+    // Inline interpreter code.
+    ("python -c 'open(\"x\",\"w\")'", "shell.inline-code"),
+    (
+        "python3 -c 'import os; os.remove(\"src/x\")'",
+        "shell.inline-code",
+    ),
+    (
+        "node -e 'require(\"fs\").writeFileSync(\"src/x\", \"\")'",
+        "shell.inline-code",
+    ),
+    ("node --eval 'x'", "shell.inline-code"),
+    ("perl -e 'unlink \"src/x\"'", "shell.inline-code"),
+    ("perl -pi -e 's/a/b/' p.txt", "shell.inline-code"),
+    ("perl -i.bak -pe 's/a/b/' q.txt", "shell.inline-code"),
+    ("ruby -e 'File.write(\"src/x\", \"\")'", "shell.inline-code"),
+    ("ruby -i -pe 'gsub(/a/, \"b\")' u.rb", "shell.inline-code"),
+    ("php -r 'unlink(\"src/x\");'", "shell.inline-code"),
+    ("sed '1e rm -rf src' f.txt", "shell.inline-code"),
+    ("sed -n 's/.*/rm &/e' list", "shell.inline-code"),
+    ("env python3 -c 'x'", "shell.inline-code"),
+    (
+        "awk 'BEGIN { system(\"rm -rf src\") }'",
+        "shell.inline-code",
+    ),
+    ("awk '{ print > \"src/out\" }' in.txt", "shell.inline-code"),
+    ("awk '{ print | \"sh\" }' in.txt", "shell.inline-code"),
+    // Runners of writers on runtime-chosen files, and unknown wrappers.
+    ("find . -name '*.tmp' | xargs rm", "shell.runner"),
+    ("xargs -I{} cp {} src/ < list", "shell.runner"),
+    ("find . -name '*.rs' -exec rm {} \\;", "shell.runner"),
+    ("find . -execdir sed -i s/a/b/ {} +", "shell.runner"),
+    ("parallel rm ::: a b", "shell.runner"),
+    ("watch 'rm -rf src'", "shell.wrapper"),
+    ("su -c 'rm -rf src' bob", "shell.wrapper"),
+    ("flock /tmp/l rm -rf src", "shell.wrapper"),
+    ("git -c alias.x='!rm -rf src' x", "shell.wrapper"),
+    ("git --work-tree=../other checkout -- .", "shell.wrapper"),
+    ("git -C \"$(pwd)\" checkout -- f", "shell.substitution"),
+    ("git checkout -- \"$F\"", "shell.dynamic-arguments"),
+    // Globs with no file system to match them against.
+    ("rm src/*", "shell.glob"),
+    ("rm -rf *", "shell.glob"),
+    // Codex patches Codex itself would refuse.
+    ("apply_patch \"$PATCH\"", "patch.unreadable"),
+    ("apply_patch <<'EOF'\nnot a patch\nEOF", "patch.unreadable"),
+    (
+        "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.rs\n*** End Patch\nEOF",
+        "patch.unreadable",
+    ),
 ];
 
 #[test]
 fn unreadable_commands() {
-    for command in UNREADABLE {
-        assert_eq!(parse_shell_write_targets(command), None, "{command:?}");
-        assert_eq!(
-            shell_write_targets(command),
-            Vec::<String>::new(),
-            "{command:?}"
-        );
+    let mut failures = Vec::new();
+    for (command, code) in UNREADABLE {
+        match read_shell_command(command, &ShellContext::DETACHED) {
+            Err(why) if why.code() == *code => {
+                assert!(why.to_string().len() > 30, "{command:?}: {why}");
+                assert_eq!(parse_shell_write_targets(command), None, "{command:?}");
+                assert_eq!(
+                    shell_write_targets(command),
+                    Vec::<String>::new(),
+                    "{command:?}"
+                );
+            }
+            other => failures.push(format!(
+                "{command:?}\n    expected {code}\n    got      {other:?}"
+            )),
+        }
     }
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn reasons_say_how_to_rephrase() {
+    let why = |c: &str| {
+        read_shell_command(c, &ShellContext::DETACHED)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        why("python3 -c 'open(\"src/x\", \"w\")'"),
+        "acc cannot tell what `python3 -c` writes; write the file with the file tool, or run a \
+         script whose written files are named in the command"
+    );
+    assert!(why("xargs rm < list").contains("name the files"));
+    assert!(why("bash <<EOF\nrm x\nEOF").contains("run the commands directly"));
+    assert!(why("echo > $OUT").contains("$OUT"));
+    // Only a short, printable program name from the command ever shows.
+    let long = format!("{}x -c 'secret'", "python".repeat(30));
+    assert!(!why(&long).contains("secret"));
 }
 
 #[test]
@@ -440,5 +627,355 @@ fn hostile_depth_does_not_exhaust_the_stack() {
     assert_eq!(
         parse_shell_write_targets(&parens),
         Some(vec!["x".to_owned()])
+    );
+}
+
+/// A file system made of a list of paths (directories end in `/`), for glob and `cd`
+/// tests that must not depend on the machine.
+struct FakeFs(BTreeSet<String>);
+
+impl FakeFs {
+    fn new(paths: &[&str]) -> FakeFs {
+        let mut all = BTreeSet::new();
+        for path in paths {
+            // Every ancestor is a directory.
+            let mut at = 0;
+            while let Some(slash) = path[at + 1..].find('/') {
+                at += slash + 1;
+                all.insert(path[..=at].to_owned());
+            }
+            all.insert((*path).to_owned());
+        }
+        FakeFs(all)
+    }
+}
+
+impl ShellFs for FakeFs {
+    fn list_dir(&self, dir: &str) -> Option<Vec<String>> {
+        let dir = format!("{}/", dir.trim_end_matches('/'));
+        self.0.contains(&dir).then(|| {
+            self.0
+                .range(dir.clone()..)
+                .take_while(|p| p.starts_with(&dir))
+                .filter_map(|p| {
+                    let rest = &p[dir.len()..];
+                    let name = rest.trim_end_matches('/');
+                    (!name.is_empty() && !name.contains('/')).then(|| name.to_owned())
+                })
+                .collect()
+        })
+    }
+
+    fn is_dir(&self, path: &str) -> bool {
+        self.0.contains(&format!("{}/", path.trim_end_matches('/')))
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        let path = path.trim_end_matches('/');
+        self.0.contains(path) || self.is_dir(path)
+    }
+}
+
+fn workspace_fs() -> FakeFs {
+    FakeFs::new(&[
+        "/w/.git/",
+        "/w/.hidden",
+        "/w/Cargo.toml",
+        "/w/src/a.rs",
+        "/w/src/b.rs",
+        "/w/src/.keep",
+        "/w/docs/x.md",
+        "/w/tools/",
+        "/home/u/",
+    ])
+}
+
+fn read_in(command: &str, cwd: &str) -> Result<Vec<ShellTarget>, Unreadable> {
+    let fs = workspace_fs();
+    let ctx = ShellContext {
+        cwd: Some(cwd),
+        home: Some("/home/u"),
+        fs: Some(&fs),
+    };
+    read_shell_command(command, &ctx)
+}
+
+/// Read in `/w` with the fake file system: what bash expands before the command runs.
+const IN_CONTEXT: &[(&str, &[&str])] = &[
+    // Globs at hook time, including the issue's spellings of `src`.
+    ("rm src/*", &["src/a.rs", "src/b.rs"]),
+    ("rm -rf *", &["Cargo.toml", "docs", "src", "tools"]),
+    ("rm -rf .* 2>/dev/null", &[".git", ".hidden"]),
+    ("rm -rf s?c", &["src"]),
+    ("rm -rf [s]rc", &["src"]),
+    ("rm -rf [!a-r]rc", &["src"]),
+    ("echo x > s*/a.rs", &["src/a.rs"]),
+    ("rm */*.md", &["docs/x.md"]),
+    ("rm */a.rs", &["src/a.rs"]),
+    ("rm */nothing", &["*/nothing"]),
+    ("rm /w/src/*.rs", &["/w/src/a.rs", "/w/src/b.rs"]),
+    // A glob that matches nothing is the literal word (bash's default).
+    ("rm src/*.py", &["src/*.py"]),
+    ("rm 'src/*'", &["src/*"]),
+    ("cd src && rm *", &["src/a.rs", "src/b.rs"]),
+    // $PWD, ~ and $HOME.
+    ("echo x > $PWD/src/a.rs", &["/w/src/a.rs"]),
+    ("echo x > ${PWD}/src/b.rs", &["/w/src/b.rs"]),
+    ("cd src && echo x > \"$PWD\"/c.rs", &["/w/src/c.rs"]),
+    ("echo x > ~/notes", &["/home/u/notes"]),
+    ("echo x > ~+/src/a.rs", &["/w/src/a.rs"]),
+    ("echo x > $HOME/notes", &["/home/u/notes"]),
+    ("cd src && cd /w && echo x > ~-/d.rs", &["/w/src/d.rs"]),
+    ("D=~/x; touch $D", &["/home/u/x"]),
+    // cd to a directory that exists, or that the command made first.
+    ("cd ~ && touch notes", &["/home/u/notes"]),
+    ("cd && touch notes", &["/home/u/notes"]),
+    ("mkdir -p out && cd out && touch f", &["out", "out/f"]),
+    ("cd src; cd -; rm -rf src", &["src"]),
+    // The whole worktree, for git commands that rewrite it.
+    ("git stash", &["/w"]),
+    ("cd src && git reset --hard", &["/w"]),
+    ("git -C tools checkout -f", &["/w"]),
+];
+
+#[test]
+fn in_context() {
+    let mut failures = Vec::new();
+    for (command, expected) in IN_CONTEXT {
+        let got = read_in(command, "/w").map(|t| t.into_iter().map(|t| t.path).collect::<Vec<_>>());
+        if got.as_deref()
+            != Ok(expected
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .as_slice())
+        {
+            failures.push(format!(
+                "{command:?}\n    expected {expected:?}\n    got      {got:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn globs_and_removals_keep_their_reach() {
+    let got = read_in("rm -rf s?c; cp f docs/", "/w").unwrap();
+    assert_eq!(
+        got,
+        [
+            ShellTarget {
+                path: "src".into(),
+                whole: true
+            },
+            ShellTarget {
+                path: "docs/".into(),
+                whole: false
+            },
+            ShellTarget {
+                path: "docs/f".into(),
+                whole: false
+            },
+        ]
+    );
+    let got = read_in("git stash pop", "/w/src").unwrap();
+    assert_eq!(
+        got,
+        [ShellTarget {
+            path: "/w".into(),
+            whole: true
+        }]
+    );
+}
+
+/// In context, but still unreadable: what even the file system cannot tell.
+const UNREADABLE_IN_CONTEXT: &[(&str, &str)] = &[
+    // The `cd` fails (no such directory), so the shell stays where it was.
+    (
+        "cd /nonexistent 2>/dev/null; rm -rf src",
+        "shell.unknown-directory",
+    ),
+    ("false && cd src; rm -rf a.rs", "shell.unknown-directory"),
+    ("echo x > ~bob/notes", "shell.unknown-home"),
+    ("echo x > $OLDPWD/a", "shell.unknown-directory"),
+];
+
+#[test]
+fn unreadable_in_context() {
+    for (command, code) in UNREADABLE_IN_CONTEXT {
+        match read_in(command, "/w") {
+            Err(why) => assert_eq!(why.code(), *code, "{command:?}: {why}"),
+            Ok(found) => panic!("{command:?} read as {found:?}"),
+        }
+    }
+}
+
+/// git commands that rewrite the working tree: the paths they name, whole, or the whole
+/// worktree (`/` when no file system says where its top level is).
+const GIT: &[(&str, &[&str])] = &[
+    ("git stash", &["/"]),
+    ("git stash push", &["/"]),
+    ("git stash push -m wip -- src/a.rs", &["src/a.rs"]),
+    ("git stash -- src", &["src"]),
+    ("git stash pop", &["/"]),
+    ("git stash apply stash@{1}", &["/"]),
+    ("git stash list", &[]),
+    ("git stash show -p", &[]),
+    ("git reset --hard", &["/"]),
+    ("git reset --hard HEAD~1", &["/"]),
+    ("git reset --keep", &["/"]),
+    ("git reset HEAD src/a.rs", &[]),
+    ("git reset --soft HEAD~1", &[]),
+    ("git clean -fdx", &["/"]),
+    ("git clean -f src", &["src"]),
+    ("git clean -n", &[]),
+    ("git checkout main -- src", &["src"]),
+    ("git checkout main src/a.rs", &["main", "src/a.rs"]),
+    ("git checkout .", &["."]),
+    ("git checkout -f", &["/"]),
+    ("git checkout -f main", &["main", "/"]),
+    ("git switch -f main", &["/"]),
+    ("git switch --discard-changes main", &["/"]),
+    ("git switch main", &[]),
+    ("git read-tree -u -m HEAD", &["/"]),
+    ("git read-tree HEAD", &[]),
+    ("git checkout-index -a -f", &["/"]),
+    ("git checkout-index -f -- src/a.rs", &["src/a.rs"]),
+    ("git apply fix.patch", &["/"]),
+    ("git apply --check fix.patch", &[]),
+    ("git apply --cached fix.patch", &[]),
+    ("git apply --index fix.patch", &["/"]),
+    ("git am < mbox", &["/"]),
+    ("git merge feature", &["/"]),
+    ("git pull --rebase", &["/"]),
+    ("git rebase -i HEAD~3", &["/"]),
+    ("git cherry-pick abc123", &["/"]),
+    ("git revert HEAD", &["/"]),
+    ("git sparse-checkout set docs", &["/"]),
+    ("git sparse-checkout list", &[]),
+    ("git restore --source main src", &["src"]),
+    ("git -C sub stash", &["/"]),
+    ("git worktree add ../wt2", &["../wt2"]),
+    ("git clone https://example.invalid/r.git", &["r"]),
+    ("git clone ../r copy", &["copy"]),
+    // Reading git commands write nothing.
+    ("git status", &[]),
+    ("git diff HEAD~1 -- src", &[]),
+    ("git log --oneline -5", &[]),
+    ("git blame src/a.rs", &[]),
+    ("git show HEAD:src/a.rs", &[]),
+    ("git fetch origin", &[]),
+];
+
+#[test]
+fn git_rewrites_of_the_working_tree() {
+    let mut failures = Vec::new();
+    for (command, expected) in GIT {
+        let got = parse_shell_write_reach_paths(command);
+        let want: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+        if got.as_ref() != Some(&want) {
+            failures.push(format!(
+                "{command:?}\n    expected {expected:?}\n    got      {got:?}"
+            ));
+        }
+        // Everything git rewrites is rewritten whole.
+        if let Ok(found) = read_shell_command(command, &ShellContext::DETACHED) {
+            assert!(found.iter().all(|t| t.whole), "{command:?}: {found:?}");
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} case(s) failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+fn parse_shell_write_reach_paths(command: &str) -> Option<Vec<String>> {
+    parse_shell_write_targets(command)
+}
+
+/// Read-only and ordinary build commands: readable, writing nothing, in context or not.
+const READ_ONLY: &[&str] = &[
+    "cat src/a.rs",
+    "grep -rn foo src",
+    "rg -n 'fn main' src",
+    "ls -la src",
+    "ls src/*.rs",
+    "git status",
+    "git diff",
+    "git log -p src/a.rs",
+    "git blame src/a.rs",
+    "sed -n '1,20p' src/a.rs",
+    "sed 's/a/b/' src/a.rs",
+    "awk '{print $1}' src/a.rs",
+    "awk -F: '$3 > 100' /etc/passwd",
+    "cd src && ls",
+    "cd src && cat a.rs | head -5",
+    "cargo build",
+    "cargo test -p acc-sdk",
+    "npm test",
+    "make",
+    "head -n 5 src/a.rs; wc -l src/*.rs",
+    "find . -name '*.rs'",
+    "find src -type f | xargs grep -l foo",
+    "echo $HOME $PWD $(date)",
+    "for f in src/*.rs; do echo $f; done",
+    "python3 script.py --check",
+    "node scripts/build.js",
+    "diff <(sort a) <(sort b)",
+    "test -f src/a.rs && echo yes",
+    "command -v cargo",
+    "true || echo no",
+    "tail -f log.txt | grep ERROR",
+];
+
+#[test]
+fn read_only_commands_stay_readable_and_write_nothing() {
+    for command in READ_ONLY {
+        assert_eq!(
+            read_shell_command(command, &ShellContext::DETACHED),
+            Ok(vec![]),
+            "{command:?} (no context)"
+        );
+        assert_eq!(read_in(command, "/w"), Ok(vec![]), "{command:?} (in /w)");
+    }
+}
+
+#[test]
+fn sixty_thousand_targets_are_read_and_a_larger_command_is_refused() {
+    // The issue's shape: a `mv` with 60,000 padded names (about 130 KB), then the write
+    // that matters at the end of the same command.
+    let names: Vec<String> = (0..60_000).map(|i| format!("{i:05}")).collect();
+    let command = format!("mv {} dest && rm -rf src", names.join(" "));
+    assert!(command.len() > 350_000 || command.len() > 130_000);
+    let found = read_shell_command(&command, &ShellContext::DETACHED).unwrap();
+    assert_eq!(found.len(), 60_000 * 2 + 2);
+    assert_eq!(
+        found.last(),
+        Some(&ShellTarget {
+            path: "src".into(),
+            whole: true
+        })
+    );
+    let huge = format!("touch {}", "a".repeat(MAX_COMMAND_BYTES));
+    assert_eq!(
+        read_shell_command(&huge, &ShellContext::DETACHED),
+        Err(Unreadable::TooLarge)
+    );
+    assert_eq!(
+        Unreadable::TooLarge.to_string(),
+        "the command is too large to judge; split it"
+    );
+    // Brace expansion cannot multiply past the cap either.
+    let bomb = format!("touch {}", "{a,b,c,d,e,f,g,h,i,j}".repeat(6));
+    assert_eq!(
+        read_shell_command(&bomb, &ShellContext::DETACHED),
+        Err(Unreadable::TooLarge)
     );
 }

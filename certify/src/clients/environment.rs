@@ -49,6 +49,7 @@ pub fn headless_env(
     sandbox_env: &BTreeMap<String, String>,
     double_port: u16,
     extra: &BTreeMap<String, String>,
+    unasked: bool,
 ) -> BTreeMap<String, String> {
     let base_url = format!("http://127.0.0.1:{double_port}");
     let mut env = BTreeMap::new();
@@ -85,13 +86,23 @@ pub fn headless_env(
     for (key, value) in client_vars {
         env.insert((*key).to_owned(), (*value).to_owned());
     }
+    // Claude Code refuses `bypassPermissions` to root unless told that it runs in a
+    // sandbox, which a recording always is.
+    if unasked && client == Client::ClaudeCode {
+        env.insert("IS_SANDBOX".to_owned(), "1".to_owned());
+    }
     env.extend(extra.clone());
     env
 }
 
-/// The headless command line after the program, per REAL-CLIENTS §0.
-pub fn headless_args(client: Client, prompt: &str) -> Vec<String> {
+/// The headless command line after the program, per REAL-CLIENTS §0. `unasked`: the client
+/// runs every tool call without asking (every client but Claude Code already does
+/// headless).
+pub fn headless_args(client: Client, prompt: &str, unasked: bool) -> Vec<String> {
     let args: Vec<&str> = match client {
+        Client::ClaudeCode if unasked => {
+            vec!["-p", prompt, "--permission-mode", "bypassPermissions"]
+        }
         Client::ClaudeCode => vec!["-p", prompt, "--permission-mode", "acceptEdits"],
         Client::Codex => vec![
             "exec",
@@ -134,16 +145,30 @@ mod tests {
     fn each_client_gets_its_own_key_and_base_url() {
         let sandbox: BTreeMap<String, String> = [("HOME".to_owned(), "/sb/home".to_owned())].into();
         let extra: BTreeMap<String, String> = [("HOME".to_owned(), "/override".to_owned())].into();
-        let claude = headless_env(Client::ClaudeCode, "/bin", &sandbox, 4242, &extra);
+        let claude = headless_env(Client::ClaudeCode, "/bin", &sandbox, 4242, &extra, false);
         assert_eq!(claude["ANTHROPIC_BASE_URL"], "http://127.0.0.1:4242");
         assert_eq!(claude["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"], "1");
         assert_eq!(claude["HOME"], "/override", "extra wins");
-        let gemini = headless_env(Client::GeminiCli, "/bin", &sandbox, 4242, &BTreeMap::new());
+        let gemini = headless_env(
+            Client::GeminiCli,
+            "/bin",
+            &sandbox,
+            4242,
+            &BTreeMap::new(),
+            false,
+        );
         assert_eq!(gemini["GOOGLE_GEMINI_BASE_URL"], "http://127.0.0.1:4242");
         assert_eq!(gemini["GEMINI_CLI_TRUST_WORKSPACE"], "true");
         assert_eq!(gemini["HOME"], "/sb/home");
         assert!(!gemini.contains_key("ANTHROPIC_API_KEY"));
-        let codex = headless_env(Client::Codex, "/bin", &sandbox, 4242, &BTreeMap::new());
+        let codex = headless_env(
+            Client::Codex,
+            "/bin",
+            &sandbox,
+            4242,
+            &BTreeMap::new(),
+            false,
+        );
         assert_eq!(codex[CODEX_KEY_VAR], DUMMY_KEY);
         assert_eq!(codex["PATH"], "/bin");
     }
@@ -151,11 +176,11 @@ mod tests {
     #[test]
     fn command_lines_match_the_recipe() {
         assert_eq!(
-            headless_args(Client::ClaudeCode, "hi"),
+            headless_args(Client::ClaudeCode, "hi", false),
             ["-p", "hi", "--permission-mode", "acceptEdits"]
         );
         assert_eq!(
-            headless_args(Client::Codex, "hi"),
+            headless_args(Client::Codex, "hi", false),
             [
                 "exec",
                 "--skip-git-repo-check",
@@ -166,9 +191,17 @@ mod tests {
             ]
         );
         assert_eq!(
-            headless_args(Client::GeminiCli, "hi"),
+            headless_args(Client::GeminiCli, "hi", false),
             ["-p", "hi", "--yolo"]
         );
-        assert_eq!(headless_args(Client::KimiCode, "hi"), ["-p", "hi"]);
+        assert_eq!(headless_args(Client::KimiCode, "hi", false), ["-p", "hi"]);
+        assert_eq!(
+            headless_args(Client::ClaudeCode, "hi", true),
+            ["-p", "hi", "--permission-mode", "bypassPermissions"]
+        );
+        assert_eq!(
+            headless_args(Client::GeminiCli, "hi", true),
+            headless_args(Client::GeminiCli, "hi", false)
+        );
     }
 }

@@ -44,6 +44,7 @@ pub fn run_headless(
         prompt,
         timeout,
         &BTreeMap::new(),
+        false,
     )
 }
 
@@ -65,15 +66,23 @@ pub fn run_headless_with(
     prompt: &str,
     timeout: Duration,
     extra_env: &BTreeMap<String, String>,
+    unasked: bool,
 ) -> Result<RunOutput, ClientError> {
     let path = with_client_bin(
         &client.program,
         &client_path(std::env::var_os("PATH").as_deref()),
     );
-    let env = headless_env(client.client, &path, &sandbox.env(), double_port, extra_env);
+    let env = headless_env(
+        client.client,
+        &path,
+        &sandbox.env(),
+        double_port,
+        extra_env,
+        unasked,
+    );
     let mut command = Command::new(&client.program);
     command
-        .args(headless_args(client.client, prompt))
+        .args(headless_args(client.client, prompt, unasked))
         .env_clear()
         .envs(&env)
         .current_dir(sandbox.workspace());
@@ -130,6 +139,7 @@ mod tests {
             "do it",
             Duration::from_secs(60),
             &extra,
+            false,
         )
         .unwrap();
         assert_eq!(output.exit_code(), Some(0));
@@ -140,7 +150,7 @@ mod tests {
             .iter()
             .filter_map(|line| line.strip_prefix("arg:"))
             .collect();
-        assert_eq!(args, headless_args(Client::Codex, "do it"));
+        assert_eq!(args, headless_args(Client::Codex, "do it", false));
         assert!(lines.contains(&"stdin:eof"), "stdin is /dev/null");
         let env: BTreeMap<&str, &str> = lines
             .iter()

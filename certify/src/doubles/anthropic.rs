@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::analysis::{TextSink, ToolResult, array_field, str_field, text_of_content};
 use super::exchange::{DoubleRequest, Reply};
-use super::script::{Script, Step, Turn};
+use super::script::{RequestView, Script, Step, Turn};
 use super::sse;
 
 const WRITE_TOOL: &str = "Write";
@@ -72,9 +72,14 @@ fn plan(body: &Value, script: &Script) -> Planned {
         stop_reason: "tool_use",
         answered: format!("tool_use:{name} step={index}"),
     };
-    match script.turn(tool_results(body).len()) {
+    let (results, visible) = request_view(body, script);
+    let view = RequestView {
+        tool_results: &results,
+        visible_text: &visible,
+    };
+    match script.turn_for(&view) {
         Turn::Final(final_text) => text(final_text, "final_text".to_owned()),
-        Turn::Step { index, step } => match step {
+        Turn::Step { index, step } => match &step {
             Step::Text(reply) => text(reply, format!("text step={index}")),
             Step::WriteFile { path, content } if offered.contains(&WRITE_TOOL) => {
                 let mut input = serde_json::Map::new();
@@ -256,6 +261,16 @@ pub fn model_visible_text(body: &Value) -> String {
         }
     }
     sink.finish()
+}
+
+/// What a script may read of `body`; the visible text only when its steps depend on it.
+fn request_view(body: &Value, script: &Script) -> (Vec<ToolResult>, String) {
+    let visible = if script.is_computed() {
+        model_visible_text(body)
+    } else {
+        String::new()
+    };
+    (tool_results(body), visible)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::analysis::{TextSink, ToolResult, array_field, str_field, text_of_content};
 use super::exchange::{DoubleRequest, Reply};
-use super::script::{Script, Step, Turn};
+use super::script::{RequestView, Script, Step, Turn};
 use super::{openai, shell};
 
 /// Tool names a chat client may offer for writing a file, in preference order; each takes
@@ -61,9 +61,14 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
         )
     };
     let shell_tool = offered(body, &SHELL_TOOLS);
-    match script.turn(tool_results(body).len()) {
+    let (results, visible) = request_view(body, script);
+    let view = RequestView {
+        tool_results: &results,
+        visible_text: &visible,
+    };
+    match script.turn_for(&view) {
         Turn::Final(text) => (Planned::Text(text.to_owned()), "final_text".to_owned()),
-        Turn::Step { index, step } => match step {
+        Turn::Step { index, step } => match &step {
             Step::Text(text) => (Planned::Text(text.clone()), format!("text step={index}")),
             Step::WriteFile { path, content } => match (offered(body, &WRITE_TOOLS), shell_tool) {
                 (Some(tool), _) => call(
@@ -201,6 +206,16 @@ pub fn model_visible_text(body: &Value) -> String {
         }
     }
     sink.finish()
+}
+
+/// What a script may read of `body`; the visible text only when its steps depend on it.
+fn request_view(body: &Value, script: &Script) -> (Vec<ToolResult>, String) {
+    let visible = if script.is_computed() {
+        model_visible_text(body)
+    } else {
+        String::new()
+    };
+    (tool_results(body), visible)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 //! }
 //! ```
 
+pub mod agent;
 pub mod analysis;
 pub mod anthropic;
 pub mod chat;
@@ -27,6 +28,7 @@ pub mod gemini;
 pub mod http;
 pub mod log;
 pub mod openai;
+pub mod reading;
 pub mod script;
 pub mod server;
 pub mod shell;
@@ -37,10 +39,11 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
+pub use agent::Agent;
 pub use analysis::ToolResult;
 pub use exchange::{DoubleRequest, Reply};
 pub use log::LoggedRequest;
-pub use script::{Script, ScriptError, Step, Turn};
+pub use script::{RequestView, Script, ScriptError, Step, Turn};
 pub use server::ModelDouble;
 
 /// The wire protocols the doubles speak.

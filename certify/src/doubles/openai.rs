@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::analysis::{TextSink, ToolResult, array_field, str_field, text_of_content};
 use super::exchange::{DoubleRequest, Reply};
-use super::script::{Script, Step, Turn};
+use super::script::{RequestView, Script, Step, Turn};
 use super::{shell, sse};
 
 const PATCH_TOOL: &str = "apply_patch";
@@ -80,9 +80,14 @@ fn plan(body: &Value, script: &Script) -> (Value, String) {
         })
     };
     let shell_offered = offered_kind(body, SHELL_TOOL).is_some();
-    match script.turn(seen) {
+    let (results, visible) = request_view(body, script);
+    let view = RequestView {
+        tool_results: &results,
+        visible_text: &visible,
+    };
+    match script.turn_for(&view) {
         Turn::Final(text) => (message(text), "final_text".to_owned()),
-        Turn::Step { index, step } => match step {
+        Turn::Step { index, step } => match &step {
             Step::Text(text) => (message(text), format!("text step={index}")),
             Step::WriteFile { path, content }
                 if offered_kind(body, PATCH_TOOL) == Some("custom") =>
@@ -219,6 +224,16 @@ pub fn model_visible_text(body: &Value) -> String {
         }
     }
     sink.finish()
+}
+
+/// What a script may read of `body`; the visible text only when its steps depend on it.
+fn request_view(body: &Value, script: &Script) -> (Vec<ToolResult>, String) {
+    let visible = if script.is_computed() {
+        model_visible_text(body)
+    } else {
+        String::new()
+    };
+    (tool_results(body), visible)
 }
 
 #[cfg(test)]

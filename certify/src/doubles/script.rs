@@ -4,9 +4,16 @@
 //! number of tool results the request already carries selects the step, so a client that
 //! replays its whole history on every request (all three do) walks the script one tool call at
 //! a time, and a retried request gets the same answer again.
+//!
+//! A script's steps are either fixed up front or computed from the request by an
+//! [`Agent`] (what the model was shown and what its tools answered): the same request always
+//! yields the same steps, so the double stays stateless either way.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use super::agent::Agent;
+use super::analysis::ToolResult;
 
 /// One model turn the double plays.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,20 +80,35 @@ impl fmt::Display for ScriptError {
 impl std::error::Error for ScriptError {}
 
 /// What the double answers for one request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Turn<'a> {
     Step {
         index: usize,
-        step: &'a Step,
+        step: Step,
     },
     /// Every step has been answered: the closing text.
     Final(&'a str),
 }
 
+/// What a computed script may read of one request.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestView<'a> {
+    /// The tool results the request carries, in order.
+    pub tool_results: &'a [ToolResult],
+    /// Every text the model is shown (see `Protocol::model_visible_text`).
+    pub visible_text: &'a str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Steps {
+    Fixed(Vec<Step>),
+    Computed(Agent),
+}
+
 /// An ordered list of steps and the text that closes the conversation after the last one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Script {
-    steps: Vec<Step>,
+    steps: Steps,
     final_text: String,
 }
 
@@ -105,15 +127,23 @@ impl Script {
             }
         }
         Ok(Script {
-            steps,
+            steps: Steps::Fixed(steps),
             final_text: final_text.into(),
         })
+    }
+
+    /// A script whose steps `agent` computes from each request.
+    pub fn agent(agent: Agent, final_text: impl Into<String>) -> Script {
+        Script {
+            steps: Steps::Computed(agent),
+            final_text: final_text.into(),
+        }
     }
 
     /// A script with no tool step: every request gets `text`.
     pub fn text_only(text: impl Into<String>) -> Script {
         Script {
-            steps: Vec::new(),
+            steps: Steps::Fixed(Vec::new()),
             final_text: text.into(),
         }
     }
@@ -123,20 +153,45 @@ impl Script {
         Script::new(vec![Step::write_file(path, content)], DEFAULT_FINAL_TEXT)
     }
 
+    /// The fixed steps; empty for a computed script.
     pub fn steps(&self) -> &[Step] {
-        &self.steps
+        match &self.steps {
+            Steps::Fixed(steps) => steps,
+            Steps::Computed(_) => &[],
+        }
     }
 
     pub fn final_text(&self) -> &str {
         &self.final_text
     }
 
-    /// The answer for a request that already carries `tool_results_seen` tool results.
+    /// Whether the steps depend on the request's text (so a protocol must build a
+    /// [`RequestView`] with it).
+    pub fn is_computed(&self) -> bool {
+        matches!(self.steps, Steps::Computed(_))
+    }
+
+    /// The answer for a request that already carries `tool_results_seen` tool results, for
+    /// a fixed script (a computed one needs [`Script::turn_for`]).
     pub fn turn(&self, tool_results_seen: usize) -> Turn<'_> {
-        match self.steps.get(tool_results_seen) {
+        self.pick(self.steps(), tool_results_seen)
+    }
+
+    /// The answer for `request`: its tool-result count selects the step among the fixed
+    /// steps, or among the steps the agent computes from it.
+    pub fn turn_for(&self, request: &RequestView<'_>) -> Turn<'_> {
+        let seen = request.tool_results.len();
+        match &self.steps {
+            Steps::Fixed(steps) => self.pick(steps, seen),
+            Steps::Computed(agent) => self.pick(&agent.steps(request), seen),
+        }
+    }
+
+    fn pick(&self, steps: &[Step], seen: usize) -> Turn<'_> {
+        match steps.get(seen) {
             Some(step) => Turn::Step {
-                index: tool_results_seen,
-                step,
+                index: seen,
+                step: step.clone(),
             },
             None => Turn::Final(&self.final_text),
         }
@@ -161,14 +216,14 @@ mod tests {
             script.turn(0),
             Turn::Step {
                 index: 0,
-                step: &Step::write_file("/ws/a", "a\n")
+                step: Step::write_file("/ws/a", "a\n")
             }
         );
         assert_eq!(
             script.turn(1),
             Turn::Step {
                 index: 1,
-                step: &Step::shell("echo x > src/y")
+                step: Step::shell("echo x > src/y")
             }
         );
         assert_eq!(script.turn(2), Turn::Final("bye"));

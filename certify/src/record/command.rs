@@ -11,6 +11,8 @@ use acc_sdk::error::CERTIFICATION_FILE;
 use clap::Args;
 
 use super::check::{Mismatch, VerdictKey, compare};
+use super::coordinate::Pair;
+use super::coordinate::record::{self as pairs, PairJob, PairOutcome};
 use super::error::RecordError;
 use super::evidence::decided;
 use super::install::Binaries;
@@ -33,7 +35,8 @@ pub struct RecordArgs {
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
     /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
-    /// next-turn, solo-control. The solo control runs in every recording.
+    /// guard-opaque, next-turn, solo-control, coordinate. The solo control runs with every
+    /// one-client scenario; coordinate runs each pair whose two clients are both recorded.
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,
     /// Record into a temporary directory and compare the verdicts with the committed
@@ -96,11 +99,13 @@ pub fn find_repo(start: &Path) -> Option<PathBuf> {
 /// Runs the command; returns the exit code.
 pub fn execute(args: &RecordArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let (exit, human, data) = match run(args, err) {
-        Ok((outcomes, exit)) => (
-            exit,
-            summary::human(&outcomes, args.check),
-            summary::json(&outcomes, args.check),
-        ),
+        Ok((outcomes, pair_outcomes, exit)) => {
+            let mut data = summary::json(&outcomes, args.check);
+            data["pairs"] = pairs::json(&pair_outcomes);
+            let human =
+                summary::human(&outcomes, args.check) + &pairs::human(&pair_outcomes, args.check);
+            (exit, human, data)
+        }
         Err(e) => {
             let data = serde_json::json!({"code": e.code()});
             (e.exit(), format!("acc-certify: {e} [{}]\n", e.code()), data)
@@ -130,7 +135,9 @@ fn failure_message(exit: Exit, data: &serde_json::Value) -> String {
     }
 }
 
-fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<(Vec<ClientOutcome>, Exit), RecordError> {
+type Outcomes = (Vec<ClientOutcome>, Vec<PairOutcome>, Exit);
+
+fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> {
     let clients = args.client.clients();
     if args.version.is_some() && clients.len() > 1 {
         return Err(RecordError::Usage(
@@ -166,7 +173,13 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<(Vec<ClientOutcome>, Ex
         binaries,
         timeout: Duration::from_secs(args.timeout),
     };
-    let scenarios = plan(&args.scenarios);
+    let planned = plan(&args.scenarios);
+    let scenarios: Vec<Scenario> = planned.iter().copied().filter(|s| !s.is_pair()).collect();
+    let pairs = if planned.contains(&Scenario::Coordinate) {
+        Pair::among(&clients)
+    } else {
+        Vec::new()
+    };
     let observed_at = today_utc();
     // `--check` writes nothing into the repository: its bundles go to a directory removed
     // at the end.
@@ -182,12 +195,17 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<(Vec<ClientOutcome>, Ex
     // Clients run side by side (each in its own sandboxes); their progress lines reach
     // stderr through one channel so they never interleave mid-line.
     let (sender, lines) = mpsc::channel::<String>();
+    let one_client = if scenarios.is_empty() {
+        &[][..]
+    } else {
+        &clients[..]
+    };
     let results: Vec<(Client, Result<ClientOutcome, RecordError>)> = thread::scope(|scope| {
-        let handles: Vec<_> = clients
+        let handles: Vec<_> = one_client
             .iter()
             .map(|&client| {
                 let sender = sender.clone();
-                let (cache, repo, scenarios, settings) = (&cache, &repo, &scenarios, &settings);
+                let (cache, repo, scenarios, settings) = (&cache, &repo, &scenarios[..], &settings);
                 let (observed_at, check, version) = (&observed_at, args.check, &args.version);
                 scope.spawn(move || {
                     let version = version
@@ -215,7 +233,7 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<(Vec<ClientOutcome>, Ex
         }
         handles
             .into_iter()
-            .zip(&clients)
+            .zip(one_client)
             .map(|(handle, &client)| {
                 handle.join().unwrap_or_else(|_| {
                     (
@@ -243,12 +261,36 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<(Vec<ClientOutcome>, Ex
             Err(e) => return Err(e),
         }
     }
+    // Pairs run after every client's own scenarios, one after another: each runs two real
+    // clients in turn.
+    let job = PairJob {
+        cache: &cache,
+        repo: &repo,
+        bundles_root,
+        settings: &settings,
+        check: args.check,
+    };
+    let mut pair_outcomes = Vec::new();
+    for pair in pairs {
+        let outcome = job.record(pair, &mut |line: &str| {
+            let _ = writeln!(err, "acc-certify: {line}");
+        })?;
+        if let PairOutcome::Unavailable { message, .. } = &outcome {
+            let _ = writeln!(
+                err,
+                "acc-certify: could not record coordinate {pair}: {message}"
+            );
+        }
+        pair_outcomes.push(outcome);
+    }
     let unavailable = outcomes
         .iter()
-        .any(|o| matches!(o, ClientOutcome::Unavailable { .. }));
+        .any(|o| matches!(o, ClientOutcome::Unavailable { .. }))
+        || pair_outcomes.iter().any(PairOutcome::unavailable);
     let mismatched = outcomes
         .iter()
-        .any(|o| matches!(o, ClientOutcome::Recorded { mismatches, .. } if !mismatches.is_empty()));
+        .any(|o| matches!(o, ClientOutcome::Recorded { mismatches, .. } if !mismatches.is_empty()))
+        || pair_outcomes.iter().any(PairOutcome::mismatched);
     let exit = if unavailable {
         Exit::CouldNotRun
     } else if mismatched {
@@ -256,7 +298,7 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<(Vec<ClientOutcome>, Ex
     } else {
         Exit::Ok
     };
-    Ok((outcomes, exit))
+    Ok((outcomes, pair_outcomes, exit))
 }
 
 /// What every client's recording shares.

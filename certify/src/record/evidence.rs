@@ -93,8 +93,10 @@ pub fn provenance_record(
 fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Option<String>) {
     let kind = match scenario {
         Scenario::Lifecycle => EventKind::SessionStart,
-        Scenario::GuardWrite | Scenario::GuardShell => EventKind::BeforeTool,
-        Scenario::NextTurn | Scenario::SoloControl => EventKind::BeforeTurn,
+        Scenario::GuardWrite | Scenario::GuardShell | Scenario::GuardOpaque => {
+            EventKind::BeforeTool
+        }
+        Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate => EventKind::BeforeTurn,
     };
     let Some(fact) = obs
         .hooks

@@ -69,6 +69,7 @@ pub fn install_adapter(
     let options = InstallOptions {
         adapters: vec![adapter_id.to_owned()],
         dry_run: false,
+        ..InstallOptions::default()
     };
     let report = installer::run_install(&ctx, &adapters, &options).map_err(|e| fail(e.message))?;
     Ok(report

@@ -12,7 +12,7 @@ use acc_sdk::capabilities::Capability;
 use acc_sdk::certification::EvidenceResult;
 use serde::Serialize;
 
-use super::model_text::block_names_message;
+use super::model_text::{block_names_message, is_identity_line};
 use super::observations::{OBSERVATIONS_SCHEMA, Observations, RequestFact};
 use super::scenario::Scenario;
 use crate::doubles::Protocol;
@@ -74,7 +74,9 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::GuardWrite => vec![guard(obs, Capability::BeforeWrite, "write")],
         Scenario::GuardShell => vec![guard(obs, Capability::BeforeShell, "shell command")],
         Scenario::NextTurn => next_turn(obs),
-        Scenario::SoloControl => Vec::new(),
+        // Their outcomes are reported beside the capabilities (`judge_control`,
+        // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
+        Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => Vec::new(),
     }
 }
 
@@ -260,17 +262,19 @@ fn next_turn(obs: &Observations) -> Vec<Verdict> {
         Verdict::new(
             Capability::BeforeTurnInjection,
             shown,
-            "the peer block reached the first model request, and a solo session got no injection",
+            "the peer block reached the first model request, and a solo session got no peer text",
         ),
         Verdict::new(
             Capability::NextTurn,
             offered,
-            "the queued message reached the next model turn and its receipt became offered, and a solo session got no injection",
+            "the queued message reached the next model turn and its receipt became offered, and a solo session got no peer text",
         ),
     ]
 }
 
-/// The solo control passes when no request showed the model any of acc's injected text.
+/// The solo control passes when no request showed the model any of acc's peer context: a
+/// block, a header or a presence line. The identity lines every attached session gets, alone
+/// or not, prove nothing about peers and are allowed.
 pub fn judge_control(obs: &Observations) -> ControlVerdict {
     if let Some(problem) = unusable(Scenario::SoloControl, obs) {
         return ControlVerdict {
@@ -285,15 +289,15 @@ pub fn judge_control(obs: &Observations) -> ControlVerdict {
     let injected = obs
         .requests
         .iter()
-        .filter(|r| !r.peer_blocks.is_empty() || !r.acc_lines.is_empty())
+        .filter(|r| !r.peer_blocks.is_empty() || r.acc_lines.iter().any(|l| !is_identity_line(l)))
         .count();
     if injected > 0 {
         reasons.push(format!(
-            "{injected} model request(s) of a solo session showed acc's injected text"
+            "{injected} model request(s) of a solo session showed acc's peer text"
         ));
     }
     if reasons.is_empty() {
-        reasons.push("no model request of a solo session showed acc's injected text".to_owned());
+        reasons.push("no model request of a solo session showed acc's peer text".to_owned());
     }
     ControlVerdict {
         passed: injected == 0 && !conversation_requests(obs).is_empty(),

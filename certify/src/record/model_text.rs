@@ -3,14 +3,17 @@
 //! The skill acc installs quotes its own markers as documentation (an indented
 //! `ACC CLI (append): --session <id> ...` line, `acc-peer-message` in single backticks), and
 //! some clients show skill text to the model. Only text a hook injected matches here: a real
-//! fence line, a header line, or an owner line carrying a real session id.
+//! fence line, a header line, or an identity line carrying a real id.
 
+use acc_runtime::hook::owner_line::YOU_ARE;
 use acc_sdk::projector::{HEADER, PEER_FENCE_CLOSE, PEER_FENCE_OPEN};
 
 /// The owner line's start; followed by a real id (never `<id>`) when a hook wrote it.
 const OWNER_LINE: &str = "ACC CLI (append): --session ";
 /// The line a projection with nothing but peers present shows.
 const PRESENCE_MARK: &str = "peer participant(s) present";
+/// The line that names the peers here; shown only beside a peer.
+const PEERS_MARK: &str = "ACC peers here (";
 
 /// Every fenced `acc-peer-message` block in `text`, fence lines included. An unterminated
 /// block runs to the end of the text.
@@ -45,11 +48,20 @@ pub fn acc_lines(text: &str) -> Vec<String> {
 }
 
 fn is_acc_line(line: &str) -> bool {
-    if line.contains(HEADER) || line.contains(PEER_FENCE_OPEN) || line.contains(PRESENCE_MARK) {
-        return true;
-    }
-    line.match_indices(OWNER_LINE)
-        .any(|(at, _)| !line[at + OWNER_LINE.len()..].starts_with('<'))
+    line.contains(HEADER)
+        || line.contains(PEER_FENCE_OPEN)
+        || line.contains(PRESENCE_MARK)
+        || line.contains(PEERS_MARK)
+        || is_identity_line(line)
+}
+
+/// An identity line a hook injected (the owner line or `ACC you are:`), which every attached
+/// session gets, alone or not: it carries nothing a peer wrote.
+pub fn is_identity_line(line: &str) -> bool {
+    [OWNER_LINE, YOU_ARE].iter().any(|mark| {
+        line.match_indices(mark)
+            .any(|(at, _)| !line[at + mark.len()..].starts_with('<'))
+    })
 }
 
 /// Whether `block` names `message_id` on its own `messageId:` line.
@@ -93,10 +105,22 @@ mod tests {
     #[test]
     fn injected_headers_are_found_but_the_skills_own_examples_are_not() {
         assert_eq!(acc_lines(INJECTED).len(), 3);
-        let skill = "begins with `ACC` and a line like:\n\n    ACC CLI (append): --session <id> --generation <g> --cwd '<dir>'\n\
+        let skill = "begins with `ACC` and a line like:\n\n    ACC CLI (append): --session <id> --generation <g> --cwd '<dir>'\n    ACC you are: <participant>\n\
             Text inside `acc-peer-message` blocks comes from other agents.";
         assert!(acc_lines(skill).is_empty());
         assert!(peer_blocks(skill).is_empty());
+        assert!(is_identity_line("ACC you are: codex-2"));
+        let peers = "ACC peers here (address them with --to): codex";
+        assert_eq!(acc_lines(peers), [peers]);
+        assert!(
+            !is_identity_line(peers),
+            "a peers line fails the solo control"
+        );
+        assert!(!is_identity_line("ACC (load the acc skill):"));
+        assert_eq!(
+            acc_lines("x\nACC you are: codex\ny"),
+            ["ACC you are: codex"]
+        );
         assert_eq!(
             acc_lines("ACC: 1 peer participant(s) present. Load the acc skill before shared work."),
             ["ACC: 1 peer participant(s) present. Load the acc skill before shared work."]

@@ -101,6 +101,9 @@ pub struct FileFact {
     /// Workspace-relative.
     pub path: String,
     pub exists: bool,
+    /// The file's sha256, for a scenario that judges whether a file kept its bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -41,6 +41,7 @@ pub fn file_facts(workspace: &Path, paths: &[&str]) -> Vec<FileFact> {
         .map(|path| FileFact {
             path: (*path).to_owned(),
             exists: workspace.join(path).exists(),
+            sha256: None,
         })
         .collect()
 }
@@ -97,11 +98,13 @@ mod tests {
             [
                 FileFact {
                     path: "src/x".into(),
-                    exists: false
+                    exists: false,
+                    sha256: None,
                 },
                 FileFact {
                     path: "free.txt".into(),
-                    exists: true
+                    exists: true,
+                    sha256: None,
                 }
             ]
         );

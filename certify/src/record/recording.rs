@@ -68,7 +68,8 @@ pub fn record_client(
         platform: current_platform(),
     };
     let mut runs: Vec<ScenarioRun> = Vec::new();
-    for &scenario in scenarios {
+    // A pair scenario runs two clients together (`coordinate::record`), never one alone.
+    for &scenario in scenarios.iter().filter(|s| !s.is_pair()) {
         let control = runs
             .iter()
             .find(|r| r.scenario == Scenario::SoloControl)

@@ -55,7 +55,7 @@ fn attach(core: &mut Core, participant: &str, guarded: bool) -> Result<Owner, Ac
 pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
     let mut room = Room::default();
     match scenario {
-        Scenario::GuardWrite | Scenario::GuardShell => {
+        Scenario::GuardWrite | Scenario::GuardShell | Scenario::GuardOpaque => {
             let peer = attach(core, PEER, true)?;
             let mut claim = ClaimRequest::new(Resource::parse(CLAIMED_RESOURCE)?);
             claim.enforcement = Enforcement::Guarded;
@@ -80,7 +80,7 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
             room.message = Some(sent.message.message_id);
             room.peer = Some(peer);
         }
-        Scenario::Lifecycle | Scenario::SoloControl => {}
+        Scenario::Lifecycle | Scenario::SoloControl | Scenario::Coordinate => {}
     }
     Ok(room)
 }

@@ -18,6 +18,7 @@ use super::install::{Binaries, install_adapter};
 use super::judge::{ControlVerdict, Verdict, judge, judge_control};
 use super::observations::{Expectations, OBSERVATIONS_SCHEMA, Observations, RunFacts};
 use super::observe::{file_facts, request_facts};
+use super::opaque;
 use super::redact::Redactor;
 use super::room::{self, Room};
 use super::scenario::{FREE_FILE, PEER, PROMPT, Scenario};
@@ -54,6 +55,8 @@ pub struct ScenarioRun {
     pub verdicts: Vec<Verdict>,
     /// For the solo control.
     pub control: Option<ControlVerdict>,
+    /// For `guard-opaque`: did the kernel-enforced guard hold?
+    pub kernel_guard: Option<ControlVerdict>,
     pub bundle: Bundle,
 }
 
@@ -77,6 +80,11 @@ pub fn run_scenario(
     std::fs::create_dir_all(workspace.join("src")).map_err(|e| RecordError::Write {
         message: format!("creating {}/src: {e}", workspace.display()),
     })?;
+    if scenario == Scenario::GuardOpaque {
+        opaque::seed(&workspace).map_err(|e| RecordError::Write {
+            message: format!("seeding {}/{}: {e}", workspace.display(), opaque::SEEDED),
+        })?;
+    }
     let script = scenario
         .script(&workspace)
         .map_err(|e| RecordError::Double {
@@ -107,6 +115,7 @@ pub fn run_scenario(
         PROMPT,
         settings.timeout,
         &extra,
+        scenario.unasked(),
     )
     .map_err(client_error)?;
     double.stop();
@@ -123,7 +132,9 @@ pub fn run_scenario(
         (room::sessions(&mut core)?, room::message(&mut core, &room)?)
     };
     let mut files = Vec::new();
-    if let Some(target) = scenario.claimed_target() {
+    if scenario == Scenario::GuardOpaque {
+        files = opaque::file_facts(&workspace);
+    } else if let Some(target) = scenario.claimed_target() {
         files = file_facts(&workspace, &[target, FREE_FILE]);
     }
     let observations = Observations {
@@ -148,6 +159,7 @@ pub fn run_scenario(
     };
     let verdicts = judge(scenario, &observations);
     let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));
+    let kernel_guard = (scenario == Scenario::GuardOpaque).then(|| opaque::judge(&observations));
     let run = run_record(
         installed,
         &sandbox,
@@ -157,6 +169,7 @@ pub fn run_scenario(
         &installed_files,
         &room,
         &redactor,
+        scenario.unasked(),
     );
     let bundle = Bundle {
         requests,
@@ -171,6 +184,7 @@ pub fn run_scenario(
         observations,
         verdicts,
         control,
+        kernel_guard,
         bundle,
     })
 }
@@ -209,7 +223,8 @@ pub fn extra_env(scenario: Scenario, capture_dir: &Path) -> BTreeMap<String, Str
     env
 }
 
-fn redactor(sandbox: &Sandbox, installed: &InstalledClient, binaries: &Binaries) -> Redactor {
+/// Sandbox paths, the client's directory, acc's binaries and the dummy key, replaced.
+pub fn redactor(sandbox: &Sandbox, installed: &InstalledClient, binaries: &Binaries) -> Redactor {
     let mut redactor = Redactor::new().secret(DUMMY_KEY);
     for (dir, placeholder) in PLACEHOLDERS {
         let path = if dir.is_empty() {
@@ -237,18 +252,23 @@ fn run_record(
     installed_files: &[std::path::PathBuf],
     room: &Room,
     redactor: &Redactor,
+    unasked: bool,
 ) -> Value {
     let client = installed.client;
     let mut command = vec![redactor.text(&installed.program.display().to_string())];
-    command.extend(headless_args(client, PROMPT).into_iter().map(|arg| {
-        if arg == PROMPT {
-            "<prompt>".to_owned()
-        } else {
-            arg
-        }
-    }));
+    command.extend(
+        headless_args(client, PROMPT, unasked)
+            .into_iter()
+            .map(|arg| {
+                if arg == PROMPT {
+                    "<prompt>".to_owned()
+                } else {
+                    arg
+                }
+            }),
+    );
     let path = client_path(std::env::var_os("PATH").as_deref());
-    let env = headless_env(client, &path, &sandbox.env(), double.port(), extra);
+    let env = headless_env(client, &path, &sandbox.env(), double.port(), extra, unasked);
     let env_names: Vec<&String> = env.keys().collect();
     let installed_files: Vec<String> = installed_files
         .iter()

@@ -36,21 +36,30 @@ pub enum Scenario {
     GuardWrite,
     /// The same through the shell tool: `echo x > src/y`, then a write to `free.txt`.
     GuardShell,
+    /// An opaque shell command (inline `python3`) that writes `free.txt`, then the existing
+    /// `src/x`; then a write to `after.txt` (see [`super::opaque`]).
+    GuardOpaque,
     /// A peer message queued before the prompt must reach the first model request.
     NextTurn,
-    /// Negative control: a solo session with the next-turn candidates gets no injection.
+    /// Negative control: a solo session with the next-turn candidates gets no peer text (its
+    /// identity lines only).
     SoloControl,
+    /// Two real clients in one workspace coordinate through acc by themselves (a pair
+    /// scenario: see [`super::coordinate`]). Decides no capability of either client.
+    Coordinate,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 5] = [
+    pub const ALL: [Scenario; 6] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
+        Scenario::GuardOpaque,
         Scenario::SoloControl,
         Scenario::NextTurn,
+        Scenario::Coordinate,
     ];
 
     pub fn name(self) -> &'static str {
@@ -58,8 +67,10 @@ impl Scenario {
             Scenario::Lifecycle => "lifecycle",
             Scenario::GuardWrite => "guard-write",
             Scenario::GuardShell => "guard-shell",
+            Scenario::GuardOpaque => "guard-opaque",
             Scenario::NextTurn => "next-turn",
             Scenario::SoloControl => "solo-control",
+            Scenario::Coordinate => "coordinate",
         }
     }
 
@@ -71,8 +82,19 @@ impl Scenario {
             Scenario::GuardWrite => &[Capability::BeforeWrite],
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
-            Scenario::SoloControl => &[],
+            Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
         }
+    }
+
+    /// Runs two clients together instead of one client alone.
+    pub fn is_pair(self) -> bool {
+        self == Scenario::Coordinate
+    }
+
+    /// The client must run every tool call without asking its user (for Claude Code,
+    /// `bypassPermissions`): acc's hook rewrites a call only where that skips no prompt.
+    pub fn unasked(self) -> bool {
+        self == Scenario::GuardOpaque
     }
 
     /// The capabilities named in `ACC_CERTIFY_CANDIDATES` for this run.
@@ -89,7 +111,10 @@ impl Scenario {
     pub fn has_peer(self) -> bool {
         matches!(
             self,
-            Scenario::GuardWrite | Scenario::GuardShell | Scenario::NextTurn
+            Scenario::GuardWrite
+                | Scenario::GuardShell
+                | Scenario::GuardOpaque
+                | Scenario::NextTurn
         )
     }
 
@@ -98,6 +123,7 @@ impl Scenario {
         match self {
             Scenario::GuardWrite => Some("src/x"),
             Scenario::GuardShell => Some("src/y"),
+            Scenario::GuardOpaque => Some(super::opaque::SEEDED),
             _ => None,
         }
     }
@@ -109,6 +135,9 @@ impl Scenario {
 
     /// The reason acc's guard gives for the claimed target.
     pub fn deny_reason(self) -> Option<String> {
+        if self == Scenario::GuardOpaque {
+            return Some(super::opaque::REFUSAL.to_owned());
+        }
         self.claimed_target()
             .map(|target| format!("file:{target} is claimed by {PEER}"))
     }
@@ -125,6 +154,7 @@ impl Scenario {
                 Step::shell("echo x > src/y"),
                 Step::shell(format!("echo ok > {FREE_FILE}")),
             ],
+            Scenario::GuardOpaque => super::opaque::steps(),
             _ => Vec::new(),
         };
         Script::new(steps, FINAL_TEXT)
@@ -154,9 +184,12 @@ impl FromStr for Scenario {
 /// The scenarios a run records: the ones asked for (all when none), in run order, plus the
 /// solo control, which every run includes.
 pub fn plan(asked: &[Scenario]) -> Vec<Scenario> {
+    let one_client = asked.is_empty() || asked.iter().any(|s| !s.is_pair());
     Scenario::ALL
         .into_iter()
-        .filter(|s| asked.is_empty() || asked.contains(s) || *s == Scenario::SoloControl)
+        .filter(|s| {
+            asked.is_empty() || asked.contains(s) || (*s == Scenario::SoloControl && one_client)
+        })
         .collect()
 }
 
@@ -182,6 +215,7 @@ mod tests {
             plan(&[Scenario::NextTurn]),
             [Scenario::SoloControl, Scenario::NextTurn]
         );
+        assert_eq!(plan(&[Scenario::Coordinate]), [Scenario::Coordinate]);
         assert_eq!(
             plan(&[Scenario::GuardShell, Scenario::Lifecycle]),
             [

@@ -28,12 +28,16 @@ pub enum ClientOutcome {
 
 /// `<client> <version> <platform> <scenario>: <capability> <result>, ...`
 pub fn progress_line(tuple: &Tuple, run: &ScenarioRun) -> String {
-    let verdicts: Vec<String> = match &run.control {
-        Some(control) => vec![format!(
+    let verdicts: Vec<String> = match (&run.control, &run.kernel_guard) {
+        (Some(control), _) => vec![format!(
             "control {}",
             if control.passed { "passed" } else { "failed" }
         )],
-        None => run
+        (None, Some(guard)) => vec![format!(
+            "kernel guard {}",
+            if guard.passed { "held" } else { "did not hold" }
+        )],
+        (None, None) => run
             .verdicts
             .iter()
             .map(|v| format!("{} {}", v.capability, v.result.as_str()))
@@ -81,6 +85,17 @@ pub fn human(outcomes: &[ClientOutcome], check: bool) -> String {
                         ));
                     }
                 }
+                for guard in recording
+                    .runs
+                    .iter()
+                    .filter_map(|r| r.kernel_guard.as_ref())
+                {
+                    let held = if guard.passed { "held" } else { "did not hold" };
+                    out.push_str(&format!(
+                        "  kernel guard {held}: {}\n",
+                        guard.reasons.join("; ")
+                    ));
+                }
                 if let Some(path) = evidence {
                     out.push_str(&format!("  evidence: {path}\n"));
                 }
@@ -119,12 +134,16 @@ pub fn json(outcomes: &[ClientOutcome], check: bool) -> Value {
                     .runs
                     .iter()
                     .map(|run| {
-                        json!({
+                        let mut entry = json!({
                             "scenario": run.scenario.name(),
                             "bundle": t.bundle_path(run.scenario),
                             "verdicts": run.verdicts,
                             "control": run.control,
-                        })
+                        });
+                        if let Some(guard) = &run.kernel_guard {
+                            entry["kernelGuard"] = json!(guard);
+                        }
+                        entry
                     })
                     .collect();
                 clients.push(json!({

@@ -107,10 +107,12 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             FileFact {
                 path: target.into(),
                 exists: !pass,
+                sha256: None,
             },
             FileFact {
                 path: "free.txt".into(),
                 exists: true,
+                sha256: None,
             },
         ];
         let denied = ToolResultFact {
@@ -178,6 +180,7 @@ pub fn run(observations: Observations) -> ScenarioRun {
         observations,
         verdicts,
         control,
+        kernel_guard: None,
         bundle,
     }
 }
@@ -191,6 +194,7 @@ pub fn recording(version: &str, pass: bool, observed_at: &str) -> ClientRecordin
         observed_at: observed_at.into(),
         runs: plan(&[])
             .into_iter()
+            .filter(|s| !s.is_pair())
             .map(|s| run(observations(&tuple, s, pass)))
             .collect(),
     }

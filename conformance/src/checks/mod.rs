@@ -117,7 +117,7 @@ pub static CHECKS: [Check; 21] = [
     ),
     Check::new(
         "conf.context.solo-empty",
-        "a solo session renders nothing",
+        "a solo session's render shows no peer text (its context is the runtime's identity lines alone)",
         context_render::solo_empty,
     ),
     Check::new(

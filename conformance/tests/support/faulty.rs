@@ -241,6 +241,17 @@ impl AdapterBehaviour for Faulty {
                     ));
                     result.offered_message_ids.push(m.message_id.clone());
                 }
+                // Attention the way a careless renderer writes it: the peer's words inline.
+                for a in &input.attention {
+                    let quoted: Vec<&str> = a.quotes.iter().map(|q| q.text.as_str()).collect();
+                    result.text.push_str(&format!(
+                        "- [{}] {} {}: {}\n",
+                        a.kind.as_str(),
+                        a.source_id,
+                        a.summary,
+                        quoted.join(", ")
+                    ));
+                }
                 result
             }
             _ => self

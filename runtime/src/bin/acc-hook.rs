@@ -1,7 +1,14 @@
 //! `acc-hook`: the hook runtime installed client hooks run. All behaviour lives in
-//! `acc_runtime::hook`.
+//! `acc_runtime::hook`; `acc-hook guard-exec` is the read-only runner of
+//! `acc_runtime::guard_exec`.
 
 fn main() {
+    let first = std::env::args_os().nth(1);
+    if acc_runtime::guard_exec::selected(first.as_deref()) {
+        // Before anything starts a thread: a new user namespace needs a single thread.
+        let rest: Vec<_> = std::env::args_os().skip(2).collect();
+        std::process::exit(acc_runtime::guard_exec::main(&rest));
+    }
     // Exiting here (rather than returning) also ends a worker thread that overran the
     // deadline, so a stuck store can never hold the client's hook open.
     std::process::exit(acc_runtime::hook::entry::main());

@@ -98,14 +98,14 @@ pub enum Command {
 
     /// Claim a resource (a file, a tree, or an opaque name).
     #[command(
-        long_about = "Claim a resource for this session: `file:path` (one file), `file:dir/**` (a tree) or an opaque URI such as `doc:api-design`. A live overlapping claim of another session, where either side is exclusive, refuses the claim with exit 5 and names the holder. Claiming your own resource again renews its lease. Guarded claims are enforced by installed write guards; advisory claims are informational. Prints `claimed <resource>`.",
+        long_about = "Claim a resource for this session: `file:path` (one file), `file:dir/**` (a tree) or an opaque URI such as `doc:api-design`. In a `file:` path, `\\*` is a literal `*`, `\\\\` a backslash and `\\xHH` any byte, so every file name can be claimed (`file:src/Read\\x20Me.md`). A live overlapping claim of another session, where either side is exclusive, refuses the claim with exit 5 and names the holder; claims an ended session of your own participant left never do. Claiming your own resource again renews its lease; claiming one such an ended session holds adopts that claim (same id, your session, a fresh lease; prints `adopted <resource> (<claimId>) from ended session <sessionId>`). Guarded claims are enforced by installed write guards; advisory claims are informational. Prints `claimed <resource>`.",
         after_help = "Examples:\n  acc claim --resource 'file:src/**' --enforcement guarded\n  acc claim --resource file:README.md --reason \"rewriting the tour\" --lease 600\n  acc claim --resource doc:release-notes --mode shared"
     )]
     Claim(ClaimArgs),
 
     /// Release a claim.
     #[command(
-        long_about = "Release one of this session's claims, by id or by resource. Releasing another session's claim needs --authority human or policy; the authority, the reason and the replaced generation are recorded. Prints `released <claimId>`.",
+        long_about = "Release one of this session's claims, or one an ended session of its participant left, by id or by resource. Releasing another participant's claim needs --authority human or policy; the authority, the reason and the replaced generation are recorded. Prints `released <claimId>`.\n\nAn authority is never taken on an agent's word: --authority works only for a person, that is, when stdin and stderr are terminals and no ancestor process is the client of a hooked agent session. Otherwise it fails with authority_needs_person (exit 5): an agent asks the user to run the command in their own terminal.",
         after_help = "Examples:\n  acc release --resource 'file:src/**'\n  acc release --claim claim_Ab9CpMJfn0pL6igB5AdYDQ --authority human --reason \"owner is gone\""
     )]
     Release(ReleaseArgs),

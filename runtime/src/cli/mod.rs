@@ -8,6 +8,8 @@ pub mod context;
 pub mod help_json;
 pub mod output;
 pub mod owner;
+pub mod person;
+pub mod workspace_faults;
 
 use crate::env::Env;
 use crate::error::{AccError, ErrorCode};

@@ -1,5 +1,10 @@
 //! Attention items: what a participant should act on, in six kinds with fixed priorities
 //! (the kinds are `acc_sdk::context::AttentionKind`). Derived at read time, never stored.
+//!
+//! A summary is acc's own words: kinds, ids, participant ids (portable ids), counts and
+//! times. Everything a peer chose (a subject, a resource name, an intent's hint) goes into
+//! the item's quotes, which the projector shows only inside a fenced, labelled block, so a
+//! subject such as `SYSTEM NOTICE from acc: …` never reads as acc speaking.
 
 use super::Ports;
 use super::claims::{self, ClaimRow};
@@ -10,20 +15,22 @@ use super::sessions::{self, SessionRow};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::ParticipantId;
-use crate::text::{LISTED_SUBJECT_BYTES, cut_bytes, escape_for_line};
-use acc_sdk::context::{AttentionItem, AttentionKind};
+use crate::text::{LISTED_SUBJECT_BYTES, cut_bytes};
+use acc_sdk::context::{AttentionItem, AttentionKind, Quote, QuoteField};
 use rusqlite::{Connection, params};
 use std::collections::{BTreeMap, HashSet};
 
-fn subject(s: &str) -> String {
-    escape_for_line(cut_bytes(s, LISTED_SUBJECT_BYTES))
+/// A subject as quoted: cut like every listed subject, left raw for the renderer to escape.
+fn subject(s: &str) -> Quote {
+    Quote::new(QuoteField::Subject, cut_bytes(s, LISTED_SUBJECT_BYTES))
 }
 
-fn item(kind: AttentionKind, source: &str, summary: String) -> AttentionItem {
+fn item(kind: AttentionKind, source: &str, summary: String, quotes: Vec<Quote>) -> AttentionItem {
     AttentionItem {
         kind,
         source_id: source.to_string(),
         summary,
+        quotes,
     }
 }
 
@@ -52,7 +59,8 @@ fn owed(conn: &Connection, me: &ParticipantId, out: &mut Vec<AttentionItem>) -> 
         out.push(item(
             k,
             &id,
-            format!("{kind} from {from}: {}", subject(&subj)),
+            format!("{kind} from {from}"),
+            vec![subject(&subj)],
         ));
     }
     Ok(())
@@ -89,11 +97,8 @@ fn unavailable(
         out.push(item(
             AttentionKind::RecipientUnavailable,
             &id,
-            format!(
-                "{} has no online session: {}",
-                who.join(", "),
-                subject(&subj)
-            ),
+            format!("{} has no online session", who.join(", ")),
+            vec![subject(&subj)],
         ));
     }
     Ok(())
@@ -165,9 +170,13 @@ pub(crate) fn for_participant_among(
                         AttentionKind::ClaimConflict,
                         c.claim_id.as_str(),
                         format!(
-                            "{} is claimed ({}) by {}; your intent names {hint}",
-                            c.resource, c.mode, c.owner_participant_id
+                            "claimed ({}) by {}; it overlaps a hint of your intent",
+                            c.mode, c.owner_participant_id
                         ),
+                        vec![
+                            Quote::new(QuoteField::Resource, c.resource.as_str()),
+                            Quote::new(QuoteField::Hint, hint.as_str()),
+                        ],
                     ));
                 }
             } else {
@@ -178,10 +187,12 @@ pub(crate) fn for_participant_among(
                     out.push(item(
                         AttentionKind::ClaimContended,
                         c.claim_id.as_str(),
-                        format!(
-                            "your claim on {} is wanted: a peer's intent names {hint}",
-                            c.resource
-                        ),
+                        "your claim is wanted: a peer's intent names an overlapping hint"
+                            .to_owned(),
+                        vec![
+                            Quote::new(QuoteField::Resource, c.resource.as_str()),
+                            Quote::new(QuoteField::Hint, hint.as_str()),
+                        ],
                     ));
                 }
             }
@@ -192,10 +203,10 @@ pub(crate) fn for_participant_among(
             AttentionKind::ClaimExpired,
             c.claim_id.as_str(),
             format!(
-                "your lease on {} ran out at {}; claim it again or release it",
-                c.resource,
+                "your lease ran out at {}; claim it again or release it",
                 to_iso(c.expires_at)
             ),
+            vec![Quote::new(QuoteField::Resource, c.resource.as_str())],
         ));
     }
     out.sort_by(|a, b| (a.kind.priority(), &a.source_id).cmp(&(b.kind.priority(), &b.source_id)));
@@ -247,7 +258,8 @@ mod tests {
                 AttentionKind::AcknowledgementRequired
             ]
         );
-        assert_eq!(items[0].summary, "question from alice: s");
+        assert_eq!(items[0].summary, "question from alice");
+        assert_eq!(items[0].quotes, [Quote::new(QuoteField::Subject, "s")]);
         assert!(attention(&mut k, &a).is_empty());
     }
 

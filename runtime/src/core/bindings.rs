@@ -103,6 +103,22 @@ impl Core {
         })
     }
 
+    /// Every client pid a hook binding recorded, whatever its session's state: a process
+    /// that ran a hooked conversation is an agent's client for as long as it lives.
+    pub fn hooked_client_pids(&mut self) -> Result<Vec<u32>> {
+        self.store.read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT DISTINCT client_pid FROM hook_bindings WHERE client_pid IS NOT NULL
+                 ORDER BY client_pid",
+            )?;
+            let pids = stmt
+                .query_map([], |r| r.get::<_, i64>(0))?
+                .filter_map(|p| p.ok().and_then(|p| u32::try_from(p).ok()))
+                .collect();
+            Ok(pids)
+        })
+    }
+
     /// Removes the binding under `key`; returns whether there was one.
     pub fn delete_binding(&mut self, key: &str) -> Result<bool> {
         self.store.write(|tx| {
@@ -140,6 +156,7 @@ mod tests {
         let b = kit.core.binding(&key).unwrap().unwrap();
         assert_eq!(b.session_id, o.session);
         assert_eq!(b.client_pid, Some(99));
+        assert_eq!(kit.core.hooked_client_pids().unwrap(), vec![99]);
         assert!(kit.core.delete_binding(&key).unwrap());
         assert!(!kit.core.delete_binding(&key).unwrap());
         kit.core.close_session(&o, None).unwrap();

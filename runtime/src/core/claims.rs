@@ -2,11 +2,18 @@
 //! transaction, so of N processes racing for one exclusive resource exactly one wins.
 //! Stale presence never releases a claim: only expiry, a release by the owner, or a forced
 //! release with an authority does.
+//!
+//! A claim outlives the session that made it. Once that session has ended (closed, or offline:
+//! its process is gone or it fell silent past presence's limits), its participant's other
+//! sessions inherit it: they may release it, adopt it by claiming the same resource (same
+//! claim id, their session, a fresh lease), and the write guard never denies them a write
+//! into it. A participant id is an address, not a credential, so this gives a session
+//! nothing it could not already take by attaching under that name.
 
 use super::events::{self, EventType};
 use super::model::{Authority, ClaimMode, Enforcement, Presence};
 use super::resources::Resource;
-use super::sessions::{self, check_owner, check_owner_for_write};
+use super::sessions::{self, SessionRow, check_owner, check_owner_for_write};
 use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
@@ -65,6 +72,10 @@ pub struct ClaimOutcome {
     pub claim: ClaimRecord,
     /// True when the owner already held this exact resource and the lease was renewed.
     pub renewed: bool,
+    /// The ended session of the same participant whose claim on this exact resource the
+    /// owner adopted (same claim id; `renewed` is true too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adopted_from: Option<SessionId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -203,6 +214,54 @@ fn live_overlapping(conn: &Connection, resource: &Resource, now: i64) -> Result<
         .collect())
 }
 
+/// Whether `session` has ended for its claims: closed, or offline. A session that is gone
+/// from the store has ended too.
+pub(crate) fn session_ended(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    session: &SessionId,
+) -> Result<bool> {
+    Ok(sessions::load(conn, session.as_str())?
+        .is_none_or(|s| s.presence(ports, now) == Presence::Offline))
+}
+
+/// Whether `claim` is one `me` inherits: held by another, ended session of its participant.
+fn inherits(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    me: &SessionRow,
+    claim: &ClaimRow,
+) -> Result<bool> {
+    Ok(claim.owner_session_id != me.session_id
+        && claim.owner_participant_id == me.participant_id
+        && session_ended(conn, ports, now, &claim.owner_session_id)?)
+}
+
+/// The claims (live, or any when `live_only` is false) `me` inherits, oldest first.
+fn inherited_rows(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    me: &SessionRow,
+    live_only: bool,
+) -> Result<Vec<ClaimRow>> {
+    let cutoff = if live_only { now } else { i64::MIN };
+    let mut out = Vec::new();
+    for row in rows(
+        conn,
+        "WHERE c.expires_at > ?1 AND s.participant_id = ?2 AND c.owner_session_id <> ?3
+         ORDER BY c.acquired_at, c.rowid",
+        params![cutoff, me.participant_id.as_str(), me.session_id.as_str()],
+    )? {
+        if session_ended(conn, ports, now, &row.owner_session_id)? {
+            out.push(row);
+        }
+    }
+    Ok(out)
+}
+
 fn by_id(conn: &Connection, id: &str) -> Result<Option<ClaimRow>> {
     Ok(rows(conn, "WHERE c.claim_id = ?1", params![id])?.pop())
 }
@@ -269,7 +328,7 @@ impl Core {
             let me = check_owner_for_write(tx, owner, now)?;
             let expires = now + (lease as i64) * 1000;
             for held in live_overlapping(tx, &req.resource, now)? {
-                if held.owner_session_id == owner.session {
+                if held.owner_session_id == owner.session || inherits(tx, ports, now, &me, &held)? {
                     continue;
                 }
                 if held.mode == ClaimMode::Exclusive || req.mode == ClaimMode::Exclusive {
@@ -282,18 +341,29 @@ impl Core {
                 params![owner.session.as_str(), req.resource.as_str()],
             )?
             .pop();
-            let (claim_id, renewed) = match mine {
+            // Claiming a resource an ended session of this participant holds adopts that claim
+            // rather than leaving two.
+            let adopted = match mine {
+                Some(_) => None,
+                None => inherited_rows(tx, ports, now, &me, false)?
+                    .into_iter()
+                    .find(|c| c.resource == req.resource),
+            };
+            let adopted_from = adopted.as_ref().map(|c| c.owner_session_id.clone());
+            let (claim_id, renewed) = match mine.or(adopted) {
                 Some(existing) => {
                     tx.execute(
                         "UPDATE claims SET mode = ?2, enforcement = ?3, reason = coalesce(?4, reason),
-                            expires_at = ?5, generation = ?6 WHERE claim_id = ?1",
+                            expires_at = ?5, generation = ?6, owner_session_id = ?7
+                         WHERE claim_id = ?1",
                         params![
                             existing.claim_id.as_str(),
                             req.mode.as_str(),
                             req.enforcement.as_str(),
                             req.reason,
                             expires,
-                            me.generation.as_str()
+                            me.generation.as_str(),
+                            owner.session.as_str()
                         ],
                     )?;
                     (existing.claim_id, true)
@@ -326,19 +396,26 @@ impl Core {
                 now,
                 Some(&owner.session),
                 if renewed { EventType::ClaimRenewed } else { EventType::ClaimAcquired },
-                json!({
-                    "claimId": claim_id.as_str(),
-                    "resource": req.resource.as_str(),
-                    "mode": req.mode.as_str(),
-                    "enforcement": req.enforcement.as_str(),
-                    "ownerSessionId": owner.session.as_str(),
-                    "expiresAt": to_iso(expires),
-                }),
+                {
+                    let mut payload = json!({
+                        "claimId": claim_id.as_str(),
+                        "resource": req.resource.as_str(),
+                        "mode": req.mode.as_str(),
+                        "enforcement": req.enforcement.as_str(),
+                        "ownerSessionId": owner.session.as_str(),
+                        "expiresAt": to_iso(expires),
+                    });
+                    if let Some(from) = &adopted_from {
+                        payload["adoptedFromSessionId"] = json!(from.as_str());
+                    }
+                    payload
+                },
             )?;
             let row = by_id(tx, claim_id.as_str())?.expect("the claim was just written");
             Ok(ClaimOutcome {
                 claim: row.record(now),
                 renewed,
+                adopted_from,
             })
         })
     }
@@ -348,14 +425,14 @@ impl Core {
         let ports = &self.ports;
         let now = ports.now();
         self.store.write(|tx| {
-            check_owner_for_write(tx, owner, now)?;
+            let me = check_owner_for_write(tx, owner, now)?;
             let row = by_id(tx, claim.as_str())?.ok_or_else(|| not_found(claim.as_str()))?;
-            if row.owner_session_id != owner.session {
+            if row.owner_session_id != owner.session && !inherits(tx, ports, now, &me, &row)? {
                 return Err(AccError::new(
                     ErrorCode::NotClaimOwner,
                     format!(
-                        "claim {claim} belongs to session {}; releasing it needs --authority human or policy",
-                        row.owner_session_id
+                        "claim {claim} belongs to session {} of {}; releasing it needs --authority human or policy",
+                        row.owner_session_id, row.owner_participant_id
                     ),
                 )
                 .with("claimId", claim.as_str())
@@ -365,7 +442,8 @@ impl Core {
         })
     }
 
-    /// Releases the owner session's claim on exactly `resource` (normalised spelling).
+    /// Releases the owner session's claim on exactly `resource` (normalised spelling), else
+    /// the oldest one on it that an ended session of the same participant left.
     pub fn release_resource(
         &mut self,
         owner: &Owner,
@@ -374,21 +452,44 @@ impl Core {
         let ports = &self.ports;
         let now = ports.now();
         self.store.write(|tx| {
-            check_owner_for_write(tx, owner, now)?;
-            let row = rows(
+            let me = check_owner_for_write(tx, owner, now)?;
+            let mine = rows(
                 tx,
                 "WHERE c.owner_session_id = ?1 AND c.resource = ?2",
                 params![owner.session.as_str(), resource.as_str()],
             )?
-            .pop()
-            .ok_or_else(|| {
-                AccError::new(
-                    ErrorCode::NotFound,
-                    format!("this session holds no claim on {resource}"),
-                )
-                .with("resource", resource.as_str())
-            })?;
+            .pop();
+            let row = match mine {
+                Some(row) => row,
+                None => inherited_rows(tx, ports, now, &me, false)?
+                    .into_iter()
+                    .find(|c| &c.resource == resource)
+                    .ok_or_else(|| {
+                        AccError::new(
+                            ErrorCode::NotFound,
+                            format!(
+                                "neither this session nor an ended session of {} holds a claim on {resource}",
+                                me.participant_id
+                            ),
+                        )
+                        .with("resource", resource.as_str())
+                    })?,
+            };
             release_in_tx(tx, ports, now, Some(&owner.session), &row)
+        })
+    }
+
+    /// Live claims the owner's session inherits from ended sessions of its participant,
+    /// oldest first.
+    pub fn inherited_claims(&mut self, owner: &Owner) -> Result<Vec<ClaimRecord>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let me = check_owner(c, owner)?;
+            Ok(inherited_rows(c, ports, now, &me, true)?
+                .iter()
+                .map(|r| r.record(now))
+                .collect())
         })
     }
 
@@ -443,21 +544,21 @@ impl Core {
             .read(|c| Ok(live(c, now)?.iter().map(|r| r.record(now)).collect()))
     }
 
-    /// Live guarded claims of sessions other than `except` that cover any of `targets`
-    /// (`file:` resources, already relative to the worktree root).
+    /// Live guarded claims that cover any of `targets` (`file:` resources, already relative
+    /// to the worktree root) and can deny `except` a write: neither its own nor inherited.
     pub fn guarded_claims_covering(
         &mut self,
         except: &SessionId,
         targets: &[Resource],
     ) -> Result<Vec<GuardHit>> {
-        let now = self.ports.now();
+        let ports = &self.ports;
+        let now = ports.now();
         self.store.read(|c| {
+            let me = sessions::load(c, except.as_str())?;
             let mut hits = Vec::new();
             for target in targets.iter().filter(|t| t.is_file()) {
                 for claim in live_overlapping(c, target, now)? {
-                    if claim.enforcement != Enforcement::Guarded
-                        || &claim.owner_session_id == except
-                    {
+                    if !guards_against(c, ports, now, except, me.as_ref(), &claim)? {
                         continue;
                     }
                     hits.push(GuardHit {
@@ -474,10 +575,95 @@ impl Core {
         })
     }
 
+    /// Every live guarded claim that can deny `me` a write: neither its own nor inherited.
+    pub fn guarded_claims_against(&mut self, me: &SessionId) -> Result<Vec<ClaimRecord>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let row = sessions::load(c, me.as_str())?;
+            let mut out = Vec::new();
+            for claim in live(c, now)? {
+                if guards_against(c, ports, now, me, row.as_ref(), &claim)? {
+                    out.push(claim.record(now));
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Live guarded `file:` claims that can deny `me` a write (neither its own nor inherited
+    /// from its participant's ended sessions), oldest first: what the write guard judges a
+    /// tool call against.
+    pub fn guarded_file_claims_of_others(&mut self, me: &SessionId) -> Result<Vec<ClaimRecord>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let row = sessions::load(c, me.as_str())?;
+            let found = rows(
+                c,
+                "WHERE c.expires_at > ?1 AND c.enforcement = ?2 AND c.scheme = 'file'
+                    AND c.owner_session_id <> ?3 ORDER BY c.acquired_at, c.rowid",
+                params![now, Enforcement::Guarded.as_str(), me.as_str()],
+            )?;
+            let mut out = Vec::new();
+            for claim in found {
+                if guards_against(c, ports, now, me, row.as_ref(), &claim)? {
+                    out.push(claim.record(now));
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Live guarded `file:` claims that can deny `me` a write and overlap any of `targets`,
+    /// found through the resource index (a few targets cost a few index lookups, however
+    /// many claims exist), oldest first.
+    pub fn guarded_file_claims_overlapping(
+        &mut self,
+        me: &SessionId,
+        targets: &[Resource],
+    ) -> Result<Vec<ClaimRecord>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let row = sessions::load(c, me.as_str())?;
+            let mut found: Vec<ClaimRow> = Vec::new();
+            for target in targets.iter().filter(|t| t.is_file()) {
+                for claim in live_overlapping(c, target, now)? {
+                    if !found.iter().any(|f| f.claim_id == claim.claim_id)
+                        && guards_against(c, ports, now, me, row.as_ref(), &claim)?
+                    {
+                        found.push(claim);
+                    }
+                }
+            }
+            found.sort_by_key(|r| r.acquired_at);
+            Ok(found.iter().map(|r| r.record(now)).collect())
+        })
+    }
+
     /// Checks `owner` without writing anything (for read commands that take an owner).
     pub fn check_owner(&mut self, owner: &Owner) -> Result<()> {
         self.store.read(|c| check_owner(c, owner).map(|_| ()))
     }
+}
+
+/// Whether a live `claim` can deny session `me` (whose row is `me_row`) a write.
+fn guards_against(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    me: &SessionId,
+    me_row: Option<&SessionRow>,
+    claim: &ClaimRow,
+) -> Result<bool> {
+    if claim.enforcement != Enforcement::Guarded || &claim.owner_session_id == me {
+        return Ok(false);
+    }
+    Ok(match me_row {
+        Some(row) => !inherits(conn, ports, now, row, claim)?,
+        None => true,
+    })
 }
 
 /// Deletes a claim and emits `claim.released`.
@@ -665,6 +851,30 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+        let judged: Vec<String> = k
+            .core
+            .guarded_file_claims_of_others(&b.session)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.resource.to_string())
+            .collect();
+        assert_eq!(judged, ["file:src/**"]);
+        let overlapping = |k: &mut crate::core::testkit::Kit, who: &SessionId| {
+            k.core
+                .guarded_file_claims_overlapping(who, &targets)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.resource.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(overlapping(&mut k, &b.session), ["file:src/**"]);
+        assert!(overlapping(&mut k, &a.session).is_empty());
+        assert!(
+            k.core
+                .guarded_file_claims_of_others(&a.session)
+                .unwrap()
+                .is_empty()
+        );
         k.clock
             .advance_ms((DEFAULT_LEASE_SECONDS as i64) * 1000 + 1);
         assert!(
@@ -673,6 +883,145 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+        assert!(
+            k.core
+                .guarded_file_claims_of_others(&b.session)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    fn guarded(s: &str) -> ClaimRequest {
+        let mut r = req(s);
+        r.enforcement = Enforcement::Guarded;
+        r
+    }
+
+    fn src() -> Resource {
+        Resource::parse("file:src/lib.rs").unwrap()
+    }
+
+    #[test]
+    fn a_later_session_of_the_participant_releases_what_its_ended_session_left() {
+        let mut k = kit();
+        let first = k.attach("alice");
+        let tree = k.core.claim(&first, guarded("file:src/**")).unwrap().claim;
+        let second = k.attach("alice");
+        let bob = k.attach("bob");
+        let tree_res = Resource::parse("file:src/**").unwrap();
+        // While the first session is live, the claim is not the second's to release.
+        let e = k.core.release_resource(&second, &tree_res).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        assert_eq!(
+            e.message,
+            "neither this session nor an ended session of alice holds a claim on file:src/**"
+        );
+        assert_eq!(
+            k.core
+                .release_claim(&second, &tree.claim_id)
+                .unwrap_err()
+                .code,
+            ErrorCode::NotClaimOwner
+        );
+        assert!(k.core.inherited_claims(&second).unwrap().is_empty());
+        k.core.close_session(&first, None).unwrap();
+        // The claim outlives its session: bob is still refused, by claim and by guard.
+        assert_eq!(
+            k.core.claim(&bob, req("file:src/a.rs")).unwrap_err().code,
+            ErrorCode::ClaimConflict
+        );
+        assert_eq!(
+            k.core
+                .guarded_claims_covering(&bob.session, &[src()])
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            k.core.release_resource(&bob, &tree_res).unwrap_err().code,
+            ErrorCode::NotFound
+        );
+        assert_eq!(
+            k.core.release_claim(&bob, &tree.claim_id).unwrap_err().code,
+            ErrorCode::NotClaimOwner
+        );
+        // Alice's later session inherits it: the guard lets it write, and it may release it.
+        let inherited = k.core.inherited_claims(&second).unwrap();
+        assert_eq!(inherited.len(), 1);
+        assert_eq!(inherited[0].claim_id, tree.claim_id);
+        assert!(
+            k.core
+                .guarded_claims_covering(&second.session, &[src()])
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            k.core
+                .guarded_claims_against(&second.session)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            k.core.guarded_claims_against(&bob.session).unwrap().len(),
+            1
+        );
+        let out = k.core.release_resource(&second, &tree_res).unwrap();
+        assert_eq!(out.claim_id, tree.claim_id);
+        assert_eq!(out.owner_session_id, first.session);
+        assert_eq!(k.count("SELECT count(*) FROM claims"), 0);
+        k.core.claim(&bob, req("file:src/a.rs")).unwrap();
+    }
+
+    #[test]
+    fn claiming_the_same_resource_again_adopts_the_ended_sessions_claim() {
+        let mut k = kit();
+        let first = k.attach("alice");
+        let held = k.core.claim(&first, guarded("file:src/**")).unwrap().claim;
+        k.core.close_session(&first, None).unwrap();
+        k.clock.advance_ms(60_000);
+        let second = k.attach("alice");
+        // An overlapping claim of its own is no conflict with what it inherits.
+        let inside = k.core.claim(&second, req("file:src/lib.rs")).unwrap();
+        assert!(inside.adopted_from.is_none());
+        let adopted = k.core.claim(&second, guarded("file:src/**")).unwrap();
+        assert_eq!(adopted.adopted_from.as_ref(), Some(&first.session));
+        assert!(adopted.renewed);
+        assert_eq!(adopted.claim.claim_id, held.claim_id);
+        assert_eq!(adopted.claim.owner_session_id, second.session);
+        assert!(adopted.claim.expires_at > held.expires_at);
+        assert!(k.core.inherited_claims(&second).unwrap().is_empty());
+        assert_eq!(k.count("SELECT count(*) FROM claims"), 2);
+        let payload: String = k
+            .core
+            .store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT payload FROM events WHERE type = 'claim.renewed'",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert!(payload.contains(first.session.as_str()), "{payload}");
+        // Once adopted it is the second session's: release it by id like any own claim.
+        k.core.release_claim(&second, &held.claim_id).unwrap();
+    }
+
+    #[test]
+    fn an_offline_session_counts_as_ended_and_another_participant_never_inherits() {
+        let mut k = kit();
+        let first = k.attach("alice");
+        let mut long = guarded("file:src/**");
+        long.lease_seconds = Some(3600);
+        let held = k.core.claim(&first, long).unwrap().claim;
+        // Silent without a pid past presence's limit: offline, though never closed.
+        k.clock
+            .advance_ms(super::super::presence::OFFLINE_WITHOUT_PID_AFTER_MS + 1);
+        let second = k.attach("alice");
+        let carol = k.attach("carol");
+        assert_eq!(k.core.inherited_claims(&second).unwrap().len(), 1);
+        assert!(k.core.inherited_claims(&carol).unwrap().is_empty());
+        k.core.release_claim(&second, &held.claim_id).unwrap();
     }
 
     #[test]

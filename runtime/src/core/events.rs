@@ -26,10 +26,14 @@ pub enum EventType {
     MessageAcknowledged,
     MessageOfferSucceeded,
     MessageOfferFailed,
+    /// The guard refused a peer's write into a guarded claim ([`super::refusals`]).
+    ClaimWriteRefused,
+    /// A session was shown the refusals into its claims up to a sequence.
+    ClaimWriteRefusalsShown,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 15] = [
+    pub const ALL: [EventType; 17] = [
         EventType::WorkspaceMaterialised,
         EventType::SessionOpened,
         EventType::SessionClosed,
@@ -45,6 +49,8 @@ impl EventType {
         EventType::MessageAcknowledged,
         EventType::MessageOfferSucceeded,
         EventType::MessageOfferFailed,
+        EventType::ClaimWriteRefused,
+        EventType::ClaimWriteRefusalsShown,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -64,6 +70,8 @@ impl EventType {
             EventType::MessageAcknowledged => "message.acknowledged",
             EventType::MessageOfferSucceeded => "message.offer_succeeded",
             EventType::MessageOfferFailed => "message.offer_failed",
+            EventType::ClaimWriteRefused => "claim.write_refused",
+            EventType::ClaimWriteRefusalsShown => "claim.write_refusals_shown",
         }
     }
 

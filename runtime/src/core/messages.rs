@@ -216,8 +216,50 @@ fn queued_result(recipient: ParticipantId) -> DeliveryResult {
 }
 
 /// Resolves recipient names: a known participant id, else a client name that exactly one
-/// other live participant uses. Unknown names are a data error listing known participants;
-/// ambiguous client names and duplicates are usage errors.
+/// other live participant uses. A name never seen here is refused rather than queued (a typo
+/// would otherwise wait forever): a data error listing the participants here now and the
+/// others known. Ambiguous client names and duplicates are usage errors.
+fn unknown_recipient(
+    name: &str,
+    sender: &SessionRow,
+    live: &[SessionRow],
+    conn: &Connection,
+) -> Result<AccError> {
+    let mut here: Vec<&str> = live
+        .iter()
+        .map(|s| s.participant_id.as_str())
+        .filter(|p| *p != sender.participant_id.as_str())
+        .collect();
+    here.sort_unstable();
+    here.dedup();
+    let known = sessions::known_participants(conn)?;
+    let away: Vec<&str> = known
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !here.contains(p) && *p != sender.participant_id.as_str())
+        .collect();
+    let list = |l: &[&str]| {
+        if l.is_empty() {
+            "none".to_string()
+        } else {
+            l.join(", ")
+        }
+    };
+    Ok(AccError::new(
+        ErrorCode::UnknownParticipant,
+        format!(
+            "no participant or live client named {name:?}; participants here: {}; known but not here: {}. \
+             A message is queued only for a participant that has been in this workspace: start its \
+             session first (a hooked client's session takes the client's name)",
+            list(&here),
+            list(&away)
+        ),
+    )
+    .with("recipient", name)
+    .with("participantsHere", here)
+    .with("knownParticipants", known))
+}
+
 pub(crate) fn resolve_recipients(
     conn: &Connection,
     ports: &Ports,
@@ -234,46 +276,32 @@ pub(crate) fn resolve_recipients(
     let mut live: Option<Vec<SessionRow>> = None;
     for name in names {
         check_portable_id("recipient", name)?;
-        let resolved =
-            if sessions::participant_exists(conn, name)? {
-                ParticipantId::from_store(name.clone())
-            } else {
-                let live = match &mut live {
-                    Some(l) => l,
-                    None => live.insert(
-                        sessions::load_all(conn, true)?
-                            .into_iter()
-                            .filter(|s| s.presence(ports, now) != Presence::Offline)
-                            .collect(),
-                    ),
-                };
-                let mut matches: Vec<&ParticipantId> = live
-                    .iter()
-                    .filter(|s| s.participant_id != sender.participant_id)
-                    .filter(|s| {
-                        s.client_name.as_deref() == Some(name.as_str()) || s.harness == *name
-                    })
-                    .map(|s| &s.participant_id)
-                    .collect();
-                matches.sort();
-                matches.dedup();
-                match matches.as_slice() {
-                    [one] => (*one).clone(),
-                    [] => {
-                        let known = sessions::known_participants(conn)?;
-                        return Err(AccError::new(
-                        ErrorCode::UnknownParticipant,
-                        format!(
-                            "no participant or live client named {name:?}; known participants: {}",
-                            if known.is_empty() { "none".to_string() } else { known.join(", ") }
-                        ),
-                    )
-                    .with("recipient", name.as_str())
-                    .with("knownParticipants", known));
-                    }
-                    many => {
-                        let ids: Vec<&str> = many.iter().map(|p| p.as_str()).collect();
-                        return Err(AccError::new(
+        let resolved = if sessions::participant_exists(conn, name)? {
+            ParticipantId::from_store(name.clone())
+        } else {
+            let live = match &mut live {
+                Some(l) => l,
+                None => live.insert(
+                    sessions::load_all(conn, true)?
+                        .into_iter()
+                        .filter(|s| s.presence(ports, now) != Presence::Offline)
+                        .collect(),
+                ),
+            };
+            let mut matches: Vec<&ParticipantId> = live
+                .iter()
+                .filter(|s| s.participant_id != sender.participant_id)
+                .filter(|s| s.client_name.as_deref() == Some(name.as_str()) || s.harness == *name)
+                .map(|s| &s.participant_id)
+                .collect();
+            matches.sort();
+            matches.dedup();
+            match matches.as_slice() {
+                [one] => (*one).clone(),
+                [] => return Err(unknown_recipient(name, sender, live, conn)?),
+                many => {
+                    let ids: Vec<&str> = many.iter().map(|p| p.as_str()).collect();
+                    return Err(AccError::new(
                         ErrorCode::AmbiguousRecipient,
                         format!(
                             "client name {name:?} matches several live participants: {}; name one",
@@ -282,9 +310,9 @@ pub(crate) fn resolve_recipients(
                     )
                     .with("recipient", name.as_str())
                     .with("candidates", ids));
-                    }
                 }
-            };
+            }
+        };
         if out.contains(&resolved) {
             return Err(AccError::new(
                 ErrorCode::DuplicateRecipient,
@@ -492,7 +520,7 @@ impl Core {
             )));
         }
         let obligation = obligation_for(req.kind, req.obligation, room)?;
-        text::check_line("subject", &req.subject)?;
+        text::check_peer_line("subject", &req.subject)?;
         text::check_prose("body", &req.body)?;
         let ports = &self.ports;
         let cmid = client_message_id(ports, req.client_message_id.as_deref())?;
@@ -675,10 +703,12 @@ mod tests {
         assert_eq!(e.code, ErrorCode::UnknownParticipant);
         assert_eq!(e.exit_code(), 4);
         assert!(
-            e.message.contains("alice, codex-1, codex-2"),
+            e.message
+                .contains("participants here: codex-1, codex-2; known but not here: none"),
             "{}",
             e.message
         );
+        assert_eq!(e.details["participantsHere"], json!(["codex-1", "codex-2"]));
         let e = k
             .core
             .send(&a, note(&["codex-1", "codex-1"], "x"))

@@ -48,7 +48,7 @@ impl Core {
     ) -> Result<ReplyOutcome> {
         text::check_prose("body", body)?;
         if let Some(s) = subject {
-            text::check_line("subject", s)?;
+            text::check_peer_line("subject", s)?;
         }
         let ports = &self.ports;
         let cmid = client_message_id(ports, client_message_id_in)?;

@@ -1,16 +1,26 @@
 //! Resource URIs: what claims and intent hints name.
 //!
-//! Syntax `^[a-z][a-z0-9+.-]*:[^\s]+$`, at most 1024 characters. `file:<path>` names one file
-//! and `file:<dir>/**` a tree; other schemes are opaque. `file:` paths are normalised (empty
-//! and `.` segments dropped, `x/..` folded, a leading `..` or `/` and a trailing `/**` kept);
-//! a trailing `/` and any `*` other than a final `/**` are refused.
+//! Syntax `^[a-z][a-z0-9+.-]*:[^\s]+$`, at most 1024 characters ([`FILE_RESOURCE_MAX`] for
+//! `file:`). `file:<path>` names one file and `file:<dir>/**` a tree; other schemes are
+//! opaque. `file:` paths can name every file name through escapes
+//! ([`super::path_spelling`]: `file:src/Read\x20Me.md`, `file:src/a\*b.rs`) and are
+//! normalised (escapes decoded and written back canonically, empty and `.` segments dropped,
+//! `x/..` folded, a leading `..` or `/` and a trailing `/**` kept); a trailing `/` and any
+//! unescaped `*` other than a final `/**` are refused.
 
+use super::path_spelling::{SegmentError, decode_segment, encode_segment};
 use crate::error::{AccError, ErrorCode, Result};
 use serde::Serialize;
-use std::path::{Component, Path};
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
 
 /// Longest resource URI, in characters.
 pub const RESOURCE_MAX: usize = 1024;
+
+/// Longest `file:` resource, in characters: a path of 4,096 bytes (Linux's `PATH_MAX`) with
+/// every byte escaped, its scheme and a tree marker. Paths longer than 1,024 characters
+/// exist and must be claimable.
+pub const FILE_RESOURCE_MAX: usize = 4 * 4096 + "file:".len() + "/**".len();
 
 /// A validated, normalised resource URI.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -25,9 +35,19 @@ fn refuse(raw: &str, why: &str) -> AccError {
     .with("resource", raw)
 }
 
+fn too_long(raw: &str, scheme: &str) -> Option<AccError> {
+    let (max, why) = if scheme == "file" {
+        (FILE_RESOURCE_MAX, "is longer than 16392 characters")
+    } else {
+        (RESOURCE_MAX, "is longer than 1024 characters")
+    };
+    (raw.chars().count() > max).then(|| refuse(raw, why))
+}
+
 fn check_syntax(raw: &str) -> Result<(&str, &str)> {
-    if raw.chars().count() > RESOURCE_MAX {
-        return Err(refuse(raw, "is longer than 1024 characters"));
+    let scheme = raw.split_once(':').map_or("", |(s, _)| s);
+    if let Some(e) = too_long(raw, scheme) {
+        return Err(e);
     }
     let Some((scheme, body)) = raw.split_once(':') else {
         return Err(refuse(raw, "needs a scheme, such as file:src/lib.rs"));
@@ -64,25 +84,28 @@ fn normalise_file_path(raw: &str, body: &str) -> Result<String> {
         Some(p) => (p, true),
         None => (body, false),
     };
-    if path.contains('*') {
-        return Err(refuse(
-            raw,
-            "uses a wildcard; only a final /** (a whole tree) is allowed",
-        ));
-    }
     let absolute = path.starts_with('/');
-    let mut segs: Vec<&str> = Vec::new();
+    let mut segs: Vec<Vec<u8>> = Vec::new();
     for seg in path.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => match segs.last() {
-                Some(&last) if last != ".." => {
+        let name = decode_segment(seg).map_err(|e| match e {
+            SegmentError::Wildcard => refuse(
+                raw,
+                "uses a wildcard; only a final /** (a whole tree) is allowed, and \\* is a literal *",
+            ),
+            SegmentError::ImpossibleByte => {
+                refuse(raw, "escapes a '/' or a NUL byte, which no file name holds")
+            }
+        })?;
+        match name.as_slice() {
+            b"" | b"." => {}
+            b".." => match segs.last() {
+                Some(last) if last != b".." => {
                     segs.pop();
                 }
                 _ if absolute => {}
-                _ => segs.push(".."),
+                _ => segs.push(name),
             },
-            s => segs.push(s),
+            _ => segs.push(name),
         }
     }
     if segs.is_empty() {
@@ -92,11 +115,50 @@ fn normalise_file_path(raw: &str, body: &str) -> Result<String> {
     if absolute {
         out.push('/');
     }
-    out.push_str(&segs.join("/"));
+    for (i, seg) in segs.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        encode_segment(seg, &mut out);
+    }
     if tree {
         out.push_str("/**");
     }
     Ok(out)
+}
+
+fn os_name(bytes: &[u8]) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        OsString::from_vec(bytes.to_vec())
+    }
+    #[cfg(not(unix))]
+    {
+        OsString::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+fn name_bytes(name: &std::ffi::OsStr) -> std::borrow::Cow<'_, [u8]> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::borrow::Cow::Borrowed(name.as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        std::borrow::Cow::Owned(name.to_string_lossy().into_owned().into_bytes())
+    }
+}
+
+/// What a root-relative `file:` resource names, as a path: compared by components, never
+/// by spelling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePattern {
+    /// Root-relative, only normal components, never empty.
+    pub path: PathBuf,
+    /// `file:<path>/**`: the path and everything under it.
+    pub tree: bool,
 }
 
 impl Resource {
@@ -105,9 +167,66 @@ impl Resource {
         let (scheme, body) = check_syntax(raw)?;
         if scheme == "file" {
             let path = normalise_file_path(raw, body)?;
-            return Ok(Resource(format!("file:{path}")));
+            let canonical = format!("file:{path}");
+            if let Some(e) = too_long(&canonical, scheme) {
+                return Err(e);
+            }
+            return Ok(Resource(canonical));
+        }
+        // Other schemes name things acc cannot check, and peers read them: keep them to
+        // characters that can never pass for text acc wrote or hide anything.
+        if let Some(c) = body.chars().find(|&c| !acc_sdk::peer_text::is_plain(c)) {
+            return Err(refuse(
+                raw,
+                &format!(
+                    "contains {c:?}; outside file: use only letters, digits and . _ - / : @ + = ~ , * # %"
+                ),
+            ));
         }
         Ok(Resource(raw.to_string()))
+    }
+
+    /// The `file:` resource of a root-relative path (`tree`: `<path>/**`); `None` for an
+    /// empty path, one with other than normal components, or one too long to spell.
+    pub fn from_relative_path(path: &Path, tree: bool) -> Option<Resource> {
+        let mut out = String::from("file:");
+        for (i, c) in path.components().enumerate() {
+            let Component::Normal(name) = c else {
+                return None;
+            };
+            if i > 0 {
+                out.push('/');
+            }
+            encode_segment(&name_bytes(name), &mut out);
+        }
+        if out.len() == "file:".len() {
+            return None;
+        }
+        if tree {
+            out.push_str("/**");
+        }
+        too_long(&out, "file").is_none().then_some(Resource(out))
+    }
+
+    /// The path a root-relative `file:` resource names; `None` for other schemes and for
+    /// paths spelt outside the root (absolute, or leading `..`).
+    pub fn relative_pattern(&self) -> Option<FilePattern> {
+        let body = self.file_path()?;
+        if body.starts_with('/') {
+            return None;
+        }
+        let mut path = PathBuf::new();
+        for seg in body.split('/') {
+            let name = decode_segment(seg).ok()?;
+            if matches!(name.as_slice(), b"" | b"." | b"..") {
+                return None;
+            }
+            path.push(os_name(&name));
+        }
+        Some(FilePattern {
+            path,
+            tree: self.tree_base().is_some(),
+        })
     }
 
     pub(crate) fn from_store(s: String) -> Resource {
@@ -169,30 +288,22 @@ impl Resource {
             None => (body, false),
         };
         let root_real = crate::paths::realpath_lenient(root);
-        let candidate = if path.starts_with('/') {
-            std::path::PathBuf::from(path)
+        let mut candidate = if path.starts_with('/') {
+            PathBuf::from("/")
         } else {
-            root_real.join(path)
+            root_real.clone()
         };
+        for seg in path.split('/').filter(|s| !s.is_empty()) {
+            let Ok(name) = decode_segment(seg) else {
+                return self.clone();
+            };
+            candidate.push(os_name(&name));
+        }
         let real = crate::paths::realpath_lenient(&candidate);
         let Ok(rel) = real.strip_prefix(&root_real) else {
             return self.clone();
         };
-        let segs: Vec<String> = rel
-            .components()
-            .filter_map(|c| match c {
-                Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
-                _ => None,
-            })
-            .collect();
-        if segs.is_empty() {
-            return self.clone();
-        }
-        let mut out = format!("file:{}", segs.join("/"));
-        if tree {
-            out.push_str("/**");
-        }
-        Resource(out)
+        Resource::from_relative_path(rel, tree).unwrap_or_else(|| self.clone())
     }
 
     /// The stored spellings that could overlap this resource, for an index lookup: the exact
@@ -229,9 +340,12 @@ impl Resource {
     }
 }
 
+/// A resource as shown to a model or a terminal (deny reasons, CLI lines, errors): a name a
+/// peer chose, so through the one rendering for peer strings, bare when plain and quoted and
+/// escaped otherwise. `as_str` is the stored spelling.
 impl std::fmt::Display for Resource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&acc_sdk::peer_text::display(&self.0))
     }
 }
 
@@ -270,6 +384,9 @@ mod tests {
             "file:.",
             "file:a/..",
             "file:a\u{7}",
+            "file:src/a\\x2fb",
+            "file:src/a\\x00",
+            "file:src/\\**",
         ] {
             let e = Resource::parse(bad).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidResource, "{bad}");
@@ -278,6 +395,83 @@ mod tests {
         let long = format!("doc:{}", "x".repeat(1021));
         assert!(Resource::parse(&long).is_err());
         assert!(Resource::parse(&long[..1024]).is_ok());
+    }
+
+    #[test]
+    fn other_schemes_keep_to_a_safe_charset() {
+        for ok in [
+            "git:refs/heads/main",
+            "issue:acc#13",
+            "db:users@primary",
+            "x:a=b,c~d%20",
+        ] {
+            assert_eq!(r(ok).as_str(), ok);
+        }
+        for bad in [
+            "doc:ACC\u{202e}txt",
+            "doc:a\u{200b}b",
+            "doc:\"quoted\"",
+            "doc:back`tick",
+            "doc:caf\u{e9}",
+            "doc:a\\b",
+        ] {
+            let e = Resource::parse(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidResource, "{bad}");
+        }
+    }
+
+    #[test]
+    fn shown_through_the_peer_string_rendering() {
+        assert_eq!(r("file:src/**").to_string(), "file:src/**");
+        assert_eq!(
+            Resource::from_store("file:docs/a b\n\u{202e}.md".into()).to_string(),
+            "\"file:docs/a b\\n\\u202e.md\""
+        );
+    }
+
+    #[test]
+    fn escapes_name_every_file_name_with_one_spelling() {
+        // Spelt raw, with needless escapes, or canonically: one resource.
+        assert_eq!(
+            r("file:src/Read\\x20Me.md").as_str(),
+            "file:src/Read\\x20Me.md"
+        );
+        assert_eq!(r("file:src/\\x61\\*b.rs").as_str(), "file:src/a\\*b.rs");
+        assert_eq!(r("file:src/a\\*b/**").as_str(), "file:src/a\\*b/**");
+        // A backslash before anything else is literal, as before, and spelt `\\`.
+        assert_eq!(r("file:dir\\name").as_str(), "file:dir\\\\name");
+        assert_eq!(r("file:dir\\\\name"), r("file:dir\\name"));
+        // An escaped `..` is a parent directory like any other.
+        assert_eq!(r("file:src/\\x2e\\x2e/x").as_str(), "file:x");
+        // Longer than 1,024 characters.
+        let long = format!("file:{}/x", "d".repeat(2000));
+        assert_eq!(r(&long).as_str(), long);
+        assert!(Resource::parse(&format!("doc:{}", "d".repeat(2000))).is_err());
+    }
+
+    #[test]
+    fn a_relative_path_and_its_resource_round_trip() {
+        for (path, tree, spelt) in [
+            ("src/Read Me.md", false, "file:src/Read\\x20Me.md"),
+            ("src/a*b.rs", false, "file:src/a\\*b.rs"),
+            ("src/tab\there\n", true, "file:src/tab\\x09here\\x0a/**"),
+            ("src/trail ", false, "file:src/trail\\x20"),
+            ("src/nb\u{a0}sp", false, "file:src/nb\\xc2\\xa0sp"),
+        ] {
+            let res = Resource::from_relative_path(Path::new(path), tree).unwrap();
+            assert_eq!(res.as_str(), spelt);
+            assert_eq!(r(spelt), res, "it parses to itself");
+            let pattern = res.relative_pattern().unwrap();
+            assert_eq!(
+                (pattern.path.as_path(), pattern.tree),
+                (Path::new(path), tree)
+            );
+        }
+        assert!(Resource::from_relative_path(Path::new(""), false).is_none());
+        assert!(Resource::from_relative_path(Path::new("../x"), false).is_none());
+        assert!(r("file:../x").relative_pattern().is_none());
+        assert!(r("file:/abs/x").relative_pattern().is_none());
+        assert!(r("doc:x").relative_pattern().is_none());
     }
 
     #[test]

@@ -23,6 +23,11 @@ const MAX_CADENCE_MS: u64 = 24 * 60 * 60 * 1000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpenSession {
     pub participant_id: ParticipantId,
+    /// When set, `participant_id` is only the preferred name: if a live session already acts
+    /// as it, the session acts as the first of `<base>`, `<base>-2`, `<base>-3`… that no live
+    /// session does. Chosen inside the opening transaction, so two sessions starting at once
+    /// never take the same name.
+    pub participant_base: Option<ParticipantId>,
     /// Stored for a new participant; updates an existing one when given.
     pub display_name: Option<String>,
     pub participant_kind: ParticipantKind,
@@ -47,6 +52,7 @@ impl OpenSession {
     pub fn new(participant_id: ParticipantId, harness: &str, cadence_ms: u64) -> Self {
         OpenSession {
             participant_id,
+            participant_base: None,
             display_name: None,
             participant_kind: ParticipantKind::Agent,
             harness: harness.to_string(),
@@ -294,6 +300,38 @@ fn validate_open(req: &OpenSession) -> Result<()> {
     Ok(())
 }
 
+/// `preferred` when no live session other than `replacing` acts as it, else the first free
+/// name of `base`, `base-2`, `base-3`… (one of the first n+1 is free when n sessions are live).
+fn first_free(
+    conn: &Connection,
+    ports: &Ports,
+    now: i64,
+    preferred: &ParticipantId,
+    base: &ParticipantId,
+    replacing: Option<&SessionId>,
+) -> Result<ParticipantId> {
+    let taken: std::collections::HashSet<ParticipantId> = load_all(conn, true)?
+        .into_iter()
+        .filter(|s| Some(&s.session_id) != replacing)
+        .filter(|s| s.presence(ports, now) != Presence::Offline)
+        .map(|s| s.participant_id)
+        .collect();
+    if !taken.contains(preferred) {
+        return Ok(preferred.clone());
+    }
+    for n in 1..=taken.len() + 1 {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            ParticipantId::parse(&format!("{base}-{n}"))?
+        };
+        if !taken.contains(&name) {
+            return Ok(name);
+        }
+    }
+    unreachable!("n live names cannot take n + 1 candidates")
+}
+
 fn client_name(ext: &Map<String, Value>) -> Option<String> {
     ext.get("client")
         .and_then(|c| c.get("name"))
@@ -309,6 +347,17 @@ impl Core {
         let ports = &self.ports;
         let now = ports.now();
         self.store.write(|tx| {
+            let mut req = req;
+            if let Some(base) = &req.participant_base {
+                req.participant_id = first_free(
+                    tx,
+                    ports,
+                    now,
+                    &req.participant_id,
+                    base,
+                    req.session_id.as_ref(),
+                )?;
+            }
             let display = req
                 .display_name
                 .clone()
@@ -470,6 +519,25 @@ impl Core {
             close_in_tx(tx, ports, now, &row, "close", end_reason)?;
             let row = load(tx, owner.session.as_str())?.expect("the session exists");
             Ok(row.record(ports, now))
+        })
+    }
+
+    /// The participants other than the owner's with a session that is not offline: the
+    /// names `--to` takes for the peers here, sorted.
+    pub fn live_peers(&mut self, owner: &Owner) -> Result<Vec<ParticipantId>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let me = check_owner(c, owner)?;
+            let mut peers: Vec<ParticipantId> = load_all(c, true)?
+                .into_iter()
+                .filter(|s| s.participant_id != me.participant_id)
+                .filter(|s| s.presence(ports, now) != Presence::Offline)
+                .map(|s| s.participant_id)
+                .collect();
+            peers.sort();
+            peers.dedup();
+            Ok(peers)
         })
     }
 
@@ -639,6 +707,81 @@ mod tests {
             k.core.heartbeat(&old).unwrap_err().code,
             ErrorCode::GenerationMismatch
         );
+    }
+
+    #[test]
+    fn a_base_name_is_numbered_only_while_a_live_session_acts_as_it() {
+        let mut k = kit();
+        let codex = ParticipantId::parse("codex").unwrap();
+        let open = |k: &mut crate::core::testkit::Kit, preferred: &str| {
+            let mut req =
+                OpenSession::new(ParticipantId::parse(preferred).unwrap(), "hook", 60_000);
+            req.participant_base = Some(codex.clone());
+            let rec = k.core.open_session(req).unwrap();
+            (
+                rec.participant_id.to_string(),
+                Owner::new(rec.session_id, rec.generation),
+            )
+        };
+        let (first, first_owner) = open(&mut k, "codex");
+        assert_eq!(first, "codex");
+        let (second, _) = open(&mut k, "codex");
+        assert_eq!(second, "codex-2");
+        let (third, third_owner) = open(&mut k, "codex");
+        assert_eq!(third, "codex-3");
+        // The first run ended: the next run is codex again, the same agent under its name.
+        k.core.close_session(&first_owner, None).unwrap();
+        assert_eq!(open(&mut k, "codex").0, "codex");
+        // A conversation that was codex-3 comes back as codex-3 once that is free, and
+        // otherwise takes the first free number.
+        k.core.close_session(&third_owner, None).unwrap();
+        assert_eq!(open(&mut k, "codex-3").0, "codex-3");
+        assert_eq!(open(&mut k, "codex-3").0, "codex-4");
+        // Without a base, a preferred name is taken as is, shared or not.
+        let mut pinned = OpenSession::new(codex.clone(), "hook", 60_000);
+        pinned.participant_base = None;
+        assert_eq!(k.core.open_session(pinned).unwrap().participant_id, codex);
+    }
+
+    #[test]
+    fn a_silent_session_without_a_pid_stops_holding_its_name_once_offline() {
+        let mut k = kit();
+        let codex = ParticipantId::parse("codex").unwrap();
+        let mut req = OpenSession::new(codex.clone(), "hook", 60_000);
+        req.participant_base = Some(codex.clone());
+        k.core.open_session(req.clone()).unwrap();
+        k.clock.advance_ms(5 * 60_000);
+        assert_eq!(
+            k.core
+                .open_session(req.clone())
+                .unwrap()
+                .participant_id
+                .as_str(),
+            "codex-2",
+            "stale is still live"
+        );
+        k.clock
+            .advance_ms(super::presence::OFFLINE_WITHOUT_PID_AFTER_MS + 1);
+        assert_eq!(k.core.open_session(req).unwrap().participant_id, codex);
+    }
+
+    #[test]
+    fn live_peers_are_the_other_participants_not_offline() {
+        let mut k = kit();
+        let me = k.attach("me");
+        let _also_me = k.attach("me");
+        k.attach("zed");
+        k.attach("bob");
+        let gone = k.attach("carol");
+        k.core.close_session(&gone, None).unwrap();
+        let names: Vec<String> = k
+            .core
+            .live_peers(&me)
+            .unwrap()
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(names, ["bob", "zed"]);
     }
 
     #[test]

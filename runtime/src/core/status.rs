@@ -5,11 +5,12 @@ use super::attention;
 use super::claims::{self, ClaimRecord};
 use super::intents::{self, IntentRecord};
 use super::model::{Enforcement, Lifecycle, Presence, Protection, SessionState};
+use super::refusals::RefusedWrites;
 use super::sessions::{self, SessionRow, check_owner};
 use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
-use crate::ids::{ParticipantId, SessionId};
+use crate::ids::{EventSeq, ParticipantId, SessionId};
 use crate::workspace::WorkspaceSource;
 use acc_sdk::context::AttentionItem;
 use rusqlite::Connection;
@@ -32,6 +33,25 @@ pub struct StatusSession {
     pub intent: Option<IntentRecord>,
     pub started_at: String,
     pub heartbeat_at: String,
+}
+
+/// Whether the session that made a claim is still live. A claim outlives its session; once
+/// the session has ended (closed, or offline), the claim is its participant's to release or
+/// adopt from another session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OwnerSession {
+    Live,
+    Ended,
+}
+
+/// A live claim as status shows it: the claim, and whether its session is gone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusClaim {
+    #[serde(flatten)]
+    pub claim: ClaimRecord,
+    pub owner_session: OwnerSession,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -66,11 +86,19 @@ pub struct StatusCounts {
 pub struct StatusReport {
     pub workspace: WorkspaceSummary,
     pub sessions: Vec<StatusSession>,
-    pub claims: Vec<ClaimRecord>,
+    pub claims: Vec<StatusClaim>,
     pub protection: Protection,
     /// For the caller's participant; empty without an owner.
     pub attention: Vec<AttentionItem>,
     pub counts: StatusCounts,
+    /// Writes the guard refused into guarded claims (the caller's own, with an owner),
+    /// newest last; left out when there were none.
+    #[serde(skip_serializing_if = "RefusedWrites::is_empty")]
+    pub refused_writes: RefusedWrites,
+    /// Where the workspace's files disagree with the workspace its conversations are bound
+    /// to (filled by the caller, which knows the directory); left out when they agree.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workspace_faults: Vec<String>,
 }
 
 /// `none` without live claims; `guarded` only when every live session and every live claim
@@ -180,6 +208,12 @@ impl Core {
     /// The room's status. With an owner, attention is computed for its participant (and the
     /// owner is checked). `all` includes closed sessions.
     pub fn status(&mut self, owner: Option<&Owner>, all: bool) -> Result<StatusReport> {
+        let mut report = self.room_status(owner, all)?;
+        report.refused_writes = self.refused_writes(owner.map(|o| &o.session), EventSeq(0))?;
+        Ok(report)
+    }
+
+    fn room_status(&mut self, owner: Option<&Owner>, all: bool) -> Result<StatusReport> {
         let ports = &self.ports;
         let now = ports.now();
         let ws = &self.workspace;
@@ -194,6 +228,21 @@ impl Core {
                 None => Vec::new(),
             };
             let room = room(c, ports, now, all)?;
+            let claims = room
+                .claims
+                .into_iter()
+                .map(|claim| {
+                    let ended = claims::session_ended(c, ports, now, &claim.owner_session_id)?;
+                    Ok(StatusClaim {
+                        claim,
+                        owner_session: if ended {
+                            OwnerSession::Ended
+                        } else {
+                            OwnerSession::Live
+                        },
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
             Ok(StatusReport {
                 workspace: WorkspaceSummary {
                     id: ws.id.to_string(),
@@ -205,13 +254,15 @@ impl Core {
                 },
                 counts: StatusCounts {
                     live_sessions: room.live_sessions,
-                    live_claims: room.claims.len() as u64,
+                    live_claims: claims.len() as u64,
                     unretrieved: unretrieved(c)?,
                 },
                 sessions: room.sessions,
-                claims: room.claims,
+                claims,
                 protection: room.protection,
                 attention,
+                refused_writes: RefusedWrites::default(),
+                workspace_faults: Vec::new(),
             })
         })
     }
@@ -260,8 +311,22 @@ mod tests {
             k.core.status(None, false).unwrap().protection,
             Protection::Advisory
         );
+        // A claim outlives its session, and status says the session is gone.
+        assert_eq!(
+            k.core.status(None, false).unwrap().claims[0].owner_session,
+            OwnerSession::Live
+        );
+        k.core.close_session(&a, None).unwrap();
+        let after = k.core.status(None, false).unwrap();
+        assert_eq!(after.claims.len(), 1);
+        assert_eq!(after.claims[0].owner_session, OwnerSession::Ended);
+        assert_eq!(after.claims[0].claim.owner_participant_id.as_str(), "alice");
+        let json = serde_json::to_value(&after).unwrap();
+        assert_eq!(json["claims"][0]["ownerSession"], "ended");
+        assert_eq!(json["claims"][0]["ownerParticipantId"], "alice");
         // A status never carries a generation.
-        let json = serde_json::to_string(&k.core.status(Some(&a), true).unwrap()).unwrap();
+        let c = k.attach("carol");
+        let json = serde_json::to_string(&k.core.status(Some(&c), true).unwrap()).unwrap();
         assert!(!json.contains("generation_"), "{json}");
     }
 }

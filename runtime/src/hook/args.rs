@@ -12,6 +12,7 @@ acc-hook: the acc hook runtime. Installed client hooks run it; it reads one hook
 stdin and answers in the client's own shape.
 
 Usage: acc-hook [--data-home DIR] <adapter-id> [args...]
+       acc-hook guard-exec [--ro PATH]... [--claim RESOURCE PARTICIPANT SESSION]... -- COMMAND
 
   --data-home DIR  the acc data home (absolute); else ACC_DATA_HOME, else the default
   <adapter-id>     claude-code, codex, gemini-cli, kimi-code, antigravity or grok
@@ -19,6 +20,10 @@ Usage: acc-hook [--data-home DIR] <adapter-id> [args...]
 
 Any error, refusal or timeout (5 s) allows the client's action: exit 0, no output, one
 stderr line with a reason code.
+
+guard-exec runs COMMAND with `bash -c` in a private user and mount namespace in which
+every PATH is read-only; the hook rewrites a client's shell calls to it where the client
+allows. It exits 125 without running COMMAND when the namespace cannot be set up.
 
 Example:
   acc-hook claude-code PreToolUse < payload.json

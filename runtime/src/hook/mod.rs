@@ -16,13 +16,17 @@
 
 pub mod answer;
 pub mod args;
+pub mod authority_guard;
 pub mod bound;
+pub mod bound_workspace;
 pub mod capture;
 pub mod client;
 pub mod deadline;
+pub mod deny_events;
 pub mod entry;
 pub mod failure;
 pub mod grants;
+pub mod guard_fallback;
 pub mod handlers;
 pub mod hook_env;
 pub mod owner_line;
@@ -32,6 +36,7 @@ pub mod platform;
 pub mod runner;
 pub mod settings;
 pub mod targets;
+pub mod verdict;
 
 use std::time::Duration;
 

@@ -1,11 +1,10 @@
-//! Which participant a hooked session acts as: `ACC_PARTICIPANT` when the operator pinned a
-//! durable name, else a name derived from the client's own session id, so one conversation
-//! keeps one address and unrelated conversations never share one by accident.
+//! Which participant a hooked session acts as: `ACC_PARTICIPANT` when the operator chose a
+//! name, else its client's name (the adapter id, `claude-code`, `codex`), so a person can
+//! predict and type it and the same agent keeps it across its runs in a workspace. The core
+//! makes it unique only while another live session acts as it (`codex-2`, `codex-3`…), and a
+//! conversation that comes back keeps the numbered name it had when that is free.
 
 use crate::ids::ParticipantId;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use sha2::{Digest, Sha256};
 
 /// Longest pinned participant name, in characters.
 pub const MAX_PINNED_CHARS: usize = 60;
@@ -28,20 +27,44 @@ pub fn sanitise_pinned(raw: &str) -> Option<ParticipantId> {
     ParticipantId::parse(&cut).ok()
 }
 
-/// `<adapter-id>-<first 6 characters of base64url(sha256(client session id))>`.
-pub fn derived(adapter_id: &str, client_session_id: &str) -> ParticipantId {
-    let digest = Sha256::digest(client_session_id.as_bytes());
-    let encoded = URL_SAFE_NO_PAD.encode(digest);
-    let id = format!("{adapter_id}-{}", &encoded[..6]);
-    ParticipantId::parse(&id).expect("adapter ids and base64url are portable")
+/// The name a session asks for, and the base it is made unique from (none for a chosen name:
+/// sessions an operator names alike act as one participant, by choice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Naming {
+    pub preferred: ParticipantId,
+    pub base: Option<ParticipantId>,
 }
 
-/// The participant for a session: the pinned name when it sanitises to a valid id (a name
-/// that does not falls back, rather than failing the hook), else the derived one.
-pub fn resolve(pinned: Option<&str>, adapter_id: &str, client_session_id: &str) -> ParticipantId {
-    pinned
-        .and_then(sanitise_pinned)
-        .unwrap_or_else(|| derived(adapter_id, client_session_id))
+/// The pinned name when it sanitises to a valid id (a name that does not falls back, rather
+/// than failing the hook); else the client's name, or the numbered form of it `earlier` (the
+/// participant this conversation acted as before) had.
+pub fn resolve(pinned: Option<&str>, adapter_id: &str, earlier: Option<&ParticipantId>) -> Naming {
+    if let Some(name) = pinned.and_then(sanitise_pinned) {
+        return Naming {
+            preferred: name,
+            base: None,
+        };
+    }
+    let base = ParticipantId::parse(adapter_id).expect("adapter ids are portable ids");
+    let preferred = earlier
+        .filter(|e| is_numbered_form_of(e.as_str(), adapter_id))
+        .cloned()
+        .unwrap_or_else(|| base.clone());
+    Naming {
+        preferred,
+        base: Some(base),
+    }
+}
+
+/// `base` itself or `base-N` for a number N of 2 or more.
+fn is_numbered_form_of(name: &str, base: &str) -> bool {
+    match name.strip_prefix(base) {
+        Some("") => true,
+        Some(rest) => rest.strip_prefix('-').is_some_and(|n| {
+            !n.is_empty() && !n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit())
+        }),
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -66,25 +89,47 @@ mod tests {
         assert_eq!(p("trailing."), None);
     }
 
-    #[test]
-    fn derived_names_are_stable_and_distinct() {
-        let a = derived("claude-code", "153704b0-6669-46cb-920a-2ce9f19c6b34");
-        assert_eq!(
-            a,
-            derived("claude-code", "153704b0-6669-46cb-920a-2ce9f19c6b34")
-        );
-        assert_ne!(a, derived("claude-code", "another"));
-        let s = a.to_string();
-        assert!(s.starts_with("claude-code-"));
-        assert_eq!(s.len(), "claude-code-".len() + 6);
-        // sha256("abc") = ba7816bf…, whose base64url starts "ungWv4".
-        assert_eq!(derived("codex", "abc").to_string(), "codex-ungWv4");
+    fn id(s: &str) -> ParticipantId {
+        ParticipantId::parse(s).unwrap()
     }
 
     #[test]
-    fn unusable_pins_fall_back_to_the_derived_name() {
-        assert_eq!(resolve(Some("alice"), "codex", "s").to_string(), "alice");
-        assert_eq!(resolve(Some("--"), "codex", "s"), derived("codex", "s"));
-        assert_eq!(resolve(None, "codex", "s"), derived("codex", "s"));
+    fn an_unpinned_session_asks_for_its_clients_name() {
+        let n = resolve(None, "codex", None);
+        assert_eq!(n.preferred, id("codex"));
+        assert_eq!(n.base, Some(id("codex")));
+        // A conversation that was codex-3 asks for codex-3 again.
+        assert_eq!(
+            resolve(None, "codex", Some(&id("codex-3"))).preferred,
+            id("codex-3")
+        );
+        // Names that are not this client's numbered forms are not kept.
+        for earlier in [
+            "alice",
+            "codex-ungWv4",
+            "codex-0",
+            "codex-02",
+            "codex-",
+            "codexx",
+        ] {
+            assert_eq!(
+                resolve(None, "codex", Some(&id(earlier))).preferred,
+                id("codex"),
+                "{earlier}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pin_wins_and_an_unusable_pin_falls_back_to_the_clients_name() {
+        let n = resolve(Some("alice"), "codex", Some(&id("codex-2")));
+        assert_eq!(
+            n,
+            Naming {
+                preferred: id("alice"),
+                base: None
+            }
+        );
+        assert_eq!(resolve(Some("--"), "codex", None).preferred, id("codex"));
     }
 }

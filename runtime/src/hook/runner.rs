@@ -162,6 +162,7 @@ fn prepare(
         deadline,
         data_home,
         platform: platform::current(),
+        faults: Default::default(),
     };
     let handled = handlers::handle(&call)?;
     Ok((handled.answer, handled.core))

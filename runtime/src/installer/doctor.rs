@@ -16,6 +16,7 @@ use super::record::{self, InstallRecord, RecordedKind};
 use super::report::{ClientFacts, RunReport};
 use super::selection::{detect_all, facts};
 use super::store_health::{self, StoreHealth};
+use super::wiring::{self, Wiring};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,7 +57,11 @@ pub struct ClientDoctor {
     /// The acc version that installed it, when it is installed.
     pub installed_by: Option<String>,
     pub artifacts: Vec<ArtifactHealth>,
-    /// The adapter's own checks (only for installed adapters).
+    /// acc's hooks found in the client's own files, with the data home they use, whether
+    /// or not this data home's install record lists them.
+    pub wiring: Vec<Wiring>,
+    /// The adapter's own checks (for installed adapters), and where the wiring points
+    /// elsewhere.
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -118,6 +123,7 @@ pub fn run_doctor(
         &InstallOptions {
             adapters: ids,
             dry_run: false,
+            home: None,
         },
         EditedFiles::Replace,
     )?;
@@ -181,18 +187,62 @@ fn client_doctor(
             state,
         });
     }
-    let diagnostics = match entry {
+    let mut diagnostics = match entry {
         Some(_) => adapter.behaviour().doctor(ctx).diagnostics,
         None => Vec::new(),
     };
+    let wiring = wiring::find(ctx, adapter);
+    diagnostics.extend(wiring_diagnostics(
+        ctx,
+        &record::record_path(&ctx.acc_data_dir),
+        entry.is_some(),
+        &wiring,
+    ));
     Ok(ClientDoctor {
         adapter_id: adapter.id().to_owned(),
         display_name: adapter.manifest().display_name.clone(),
         client,
         installed_by: entry.map(|e| e.acc_version.clone()),
         artifacts,
+        wiring,
         diagnostics,
     })
+}
+
+/// Where the hooks found in the client's files point away from the data home this doctor
+/// reads, or are wired with no record here: the command that shows their install.
+fn wiring_diagnostics(
+    ctx: &InstallContext,
+    record_path: &std::path::Path,
+    recorded: bool,
+    found: &[Wiring],
+) -> Vec<Diagnostic> {
+    let here = ctx.acc_data_dir.parent().unwrap_or(&ctx.acc_data_dir);
+    let mut out = Vec::new();
+    for w in found {
+        let diagnostic = match &w.data_home {
+            Some(home) if home != here => Some(format!(
+                "{}: acc's {} hook(s) use the data home {}, not {} that this run reads; run `ACC_DATA_HOME={} acc doctor` to see that install",
+                w.file.display(),
+                w.hooks,
+                home.display(),
+                here.display(),
+                home.display()
+            )),
+            _ if !recorded => Some(format!(
+                "{}: acc's {} hook(s) are wired, but the install record {} does not list them (installed with another data home, or the record was moved); `acc install --adapter <id>` records them again",
+                w.file.display(),
+                w.hooks,
+                record_path.display()
+            )),
+            _ => None,
+        };
+        out.extend(diagnostic.map(|message| Diagnostic {
+            level: DiagnosticLevel::Warn,
+            message,
+        }));
+    }
+    out
 }
 
 fn next_step(store: &StoreHealth, hook: &HookRuntime, clients: &[ClientDoctor]) -> String {
@@ -231,9 +281,18 @@ fn next_step(store: &StoreHealth, hook: &HookRuntime, clients: &[ClientDoctor]) 
             return format!("{}: {}", client.adapter_id, warning.message);
         }
     }
+    for client in clients.iter().filter(|c| c.installed_by.is_none()) {
+        if let Some(warning) = client
+            .diagnostics
+            .iter()
+            .find(|d| d.level == DiagnosticLevel::Warn)
+        {
+            return format!("{}: {}", client.adapter_id, warning.message);
+        }
+    }
     let unwired: Vec<&str> = clients
         .iter()
-        .filter(|c| c.client.present && c.installed_by.is_none())
+        .filter(|c| c.client.present && c.installed_by.is_none() && c.wiring.is_empty())
         .map(|c| c.adapter_id.as_str())
         .collect();
     if !unwired.is_empty() {

@@ -18,9 +18,11 @@ use super::record::{self, InstallEntry, InstallRecord, Original, RecordedArtifac
 use super::report::{
     AdapterOutcome, FileAction, FileOutcome, RunAction, RunReport, Skip, command_for,
 };
+use super::rollback::Journal;
 use super::selection::{detect_all, facts, named, not_detected_reason};
 use super::set_aside::{self, SetAside};
 use super::uninstall_run::KEPT_NOTE;
+use super::wiring::DataHomeChoice;
 
 /// What `acc install` was asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,6 +30,8 @@ pub struct InstallOptions {
     /// `--adapter` ids; empty wires every detected client.
     pub adapters: Vec<String>,
     pub dry_run: bool,
+    /// The `--home` the user passed, repeated in every command the run suggests.
+    pub home: Option<PathBuf>,
 }
 
 /// What a re-install does with acc's own files the user changed since acc wrote them.
@@ -73,7 +77,7 @@ pub fn run_install_with(
         } else {
             skipped.push(Skip {
                 adapter_id: adapter.id().to_owned(),
-                reason: not_detected_reason(adapter, &detection),
+                reason: not_detected_reason(adapter, &detection, options.home.as_deref()),
             });
         }
     }
@@ -122,6 +126,26 @@ pub fn run_install_with(
     };
     // Read again under the lock: another run may have changed it meanwhile.
     let mut record = record::load(&record_path)?;
+    // All or nothing: what every adapter's install may change is kept first, and put back
+    // if any of them fails. Files set aside for the user are theirs and go back on their own.
+    let journal = if options.dry_run {
+        Journal::default()
+    } else {
+        let mut paths: Vec<PathBuf> = plans
+            .iter()
+            .zip(&kept)
+            .flat_map(|(plan, kept)| {
+                plan.artifacts
+                    .iter()
+                    .map(|a| a.path.clone())
+                    .filter(|p| !kept.contains(p))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        paths.push(record_path.clone());
+        paths.push(ctx.acc_data_dir.join(backups::BACKUPS_DIR));
+        Journal::capture(&paths)?
+    };
     let mut outcomes = Vec::new();
     let mut completed: Vec<String> = Vec::new();
     for (((adapter, detection), plan), (kept, asides)) in selected
@@ -147,6 +171,26 @@ pub fn run_install_with(
                 completed.push(adapter.id().to_owned());
                 outcomes.push(outcome);
             }
+            Err(mut e) if !options.dry_run => {
+                let failed = journal.roll_back();
+                if failed.is_empty() {
+                    e.message = format!(
+                        "{}; acc rolled this run back, so nothing was installed and every file is as it was",
+                        e.message
+                    );
+                    return Err(e);
+                }
+                e.completed = completed;
+                e.message = format!(
+                    "{}; acc rolled this run back but could not put back {}{}",
+                    e.message,
+                    failed.join(", "),
+                    command_for("uninstall", &e.completed, options.home.as_deref())
+                        .map(|undo| format!("; undo the rest with: {undo}"))
+                        .unwrap_or_default()
+                );
+                return Err(e);
+            }
             Err(mut e) => {
                 e.completed = completed;
                 if !e.completed.is_empty() {
@@ -154,7 +198,8 @@ pub fn run_install_with(
                         "{} ({} already installed; undo with: {})",
                         e.message,
                         e.completed.join(", "),
-                        command_for("uninstall", &e.completed).unwrap_or_default()
+                        command_for("uninstall", &e.completed, options.home.as_deref())
+                            .unwrap_or_default()
                     );
                 }
                 return Err(e);
@@ -167,8 +212,10 @@ pub fn run_install_with(
         undo: if options.dry_run {
             None
         } else {
-            command_for("uninstall", &completed)
+            command_for("uninstall", &completed, options.home.as_deref())
         },
+        home: options.home.clone(),
+        data_home: (!selected.is_empty()).then(|| DataHomeChoice::of(ctx)),
         adapters: outcomes,
         skipped,
     })

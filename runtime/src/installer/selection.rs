@@ -61,11 +61,15 @@ pub fn facts(detection: &Detection) -> ClientFacts {
 }
 
 /// Why `acc install` without `--adapter` leaves a client alone.
-pub fn not_detected_reason(adapter: &Adapter, detection: &Detection) -> String {
+pub fn not_detected_reason(
+    adapter: &Adapter,
+    detection: &Detection,
+    home: Option<&std::path::Path>,
+) -> String {
     format!(
-        "{} is not installed on this machine ({}); if it is, wire it with --adapter {}",
+        "{} is not installed on this machine ({}); if it is, wire it with: {}",
         adapter.manifest().display_name,
         detection.detail,
-        adapter.id()
+        super::report::command_for("install", &[adapter.id().to_owned()], home).unwrap_or_default()
     )
 }

@@ -63,10 +63,15 @@ fn check_store(path: &Path) -> Result<(), String> {
     if read.is_err() || &header != b"SQLite format 3\0" {
         return Err("not an SQLite database".to_owned());
     }
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
+    // A store in a directory acc may not write is read without creating anything beside it.
+    let conn = if crate::store::read_only::store_writable(path) {
+        Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+    } else {
+        crate::store::read_only::open(path)
+    }
     .map_err(|e| format!("cannot be opened ({e})"))?;
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))

@@ -30,6 +30,8 @@ pub struct UninstallOptions {
     /// `--adapter` ids; empty means every adapter in the install record.
     pub adapters: Vec<String>,
     pub dry_run: bool,
+    /// The `--home` the user passed, repeated in every command the run suggests.
+    pub home: Option<PathBuf>,
 }
 
 /// How one recorded artifact is taken back.
@@ -82,9 +84,11 @@ pub fn run_uninstall(
             }
         }
     }
-    // Every refusal comes before anything is touched.
+    // Every refusal of a whole adapter comes before anything is touched; a user file that
+    // cannot be read any more is refused alone, and the rest of its adapter still goes.
+    let mut refusals = Vec::new();
     for adapter in &targets {
-        preflight(ctx, adapter)?;
+        refusals.push(preflight(ctx, adapter, record.entry(adapter.id()))?);
     }
     let _lock = if options.dry_run || targets.is_empty() {
         None
@@ -96,11 +100,18 @@ pub fn run_uninstall(
     };
     let mut outcomes = Vec::new();
     let mut done = Vec::new();
-    for adapter in targets {
+    for (adapter, refused) in targets.into_iter().zip(refusals) {
         let entry = record.entry(adapter.id()).cloned();
-        let outcome = match (&entry, options.dry_run) {
-            (Some(entry), true) => dry_outcome(adapter, entry)?,
-            (Some(entry), false) => {
+        let outcome = match (&entry, options.dry_run, refused) {
+            (Some(entry), true, refused) => dry_outcome(adapter, entry, refused.as_ref())?,
+            (Some(entry), false, Some(refused)) => {
+                let (outcome, left) = uninstall_around(ctx, adapter, entry, &refused)?;
+                record.put(left);
+                record::save(&record_path, &record)?;
+                outcomes.push(outcome);
+                continue;
+            }
+            (Some(entry), false, None) => {
                 let outcome = uninstall_recorded(ctx, adapter, entry).map_err(|mut e| {
                     e.completed = done.clone();
                     e
@@ -114,7 +125,7 @@ pub fn run_uninstall(
                 backups::discard(&ctx.acc_data_dir, adapter.id());
                 outcome
             }
-            (None, dry_run) => unrecorded(ctx, adapter, dry_run).map_err(|mut e| {
+            (None, dry_run, _) => unrecorded(ctx, adapter, dry_run).map_err(|mut e| {
                 e.completed = done.clone();
                 e
             })?,
@@ -127,29 +138,155 @@ pub fn run_uninstall(
         action: RunAction::Uninstall,
         dry_run: options.dry_run,
         undo: if changed {
-            command_for("install", &done)
+            command_for("install", &done, options.home.as_deref())
         } else {
             None
         },
+        home: options.home.clone(),
+        data_home: None,
         adapters: outcomes,
         skipped,
     })
 }
 
-/// The adapter's own refusal, then the files it would have to read: a malformed user
-/// config stops the run here rather than halfway.
-fn preflight(ctx: &InstallContext, adapter: &Adapter) -> Result<(), InstallError> {
+/// A user file uninstall cannot read any more, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RefusedFile {
+    path: PathBuf,
+    reason: String,
+}
+
+/// The adapter's own refusal, then the files it would have to read. A recorded user file
+/// that is malformed or no longer a file is refused alone (the adapter's other artifacts
+/// still go); any other malformed config stops the run here rather than halfway.
+fn preflight(
+    ctx: &InstallContext,
+    adapter: &Adapter,
+    recorded: Option<&InstallEntry>,
+) -> Result<Option<RefusedFile>, InstallError> {
     let id = adapter.id();
     adapter
         .behaviour()
         .preflight_uninstall(ctx)
         .map_err(|e| InstallError::from_adapter(id, e))?;
-    match adapter.behaviour().plan_install(ctx) {
-        Err(e) if e.kind == AdapterErrorKind::MalformedUserFile => {
+    let Err(e) = adapter.behaviour().plan_install(ctx) else {
+        return Ok(None);
+    };
+    if !matches!(
+        e.kind,
+        AdapterErrorKind::MalformedUserFile | AdapterErrorKind::Io
+    ) {
+        return Ok(None);
+    }
+    let recorded_merge = e.path.as_ref().filter(|path| {
+        recorded.is_some_and(|entry| {
+            entry
+                .artifacts
+                .iter()
+                .any(|a| a.kind == RecordedKind::Merge && &a.path == *path)
+        })
+    });
+    match recorded_merge {
+        Some(path) => Ok(Some(RefusedFile {
+            path: path.clone(),
+            reason: match std::fs::symlink_metadata(path) {
+                Ok(meta) if meta.is_dir() => format!(
+                    "{}: a directory now stands where acc edited a file",
+                    path.display()
+                ),
+                _ if e.kind == AdapterErrorKind::Io => format!("{}: {}", path.display(), e.message),
+                _ => InstallError::from_adapter(id, e.clone()).message,
+            },
+        })),
+        None if e.kind == AdapterErrorKind::MalformedUserFile => {
             Err(InstallError::from_adapter(id, e))
         }
-        _ => Ok(()),
+        None => Ok(None),
     }
+}
+
+/// What a refused file's note says.
+fn refused_note(refused: &RefusedFile) -> String {
+    format!("{}; acc leaves this file exactly as it is", refused.reason)
+}
+
+/// Uninstalls what can be taken back without the adapter reading `refused`: unchanged acc
+/// trees go whole (they hold exactly what acc wrote), unchanged user files get their
+/// originals back, and the refused file and any file only the adapter can strip stay on
+/// record for the next uninstall, once the file is fixed.
+fn uninstall_around(
+    ctx: &InstallContext,
+    adapter: &Adapter,
+    entry: &InstallEntry,
+    refused: &RefusedFile,
+) -> Result<(AdapterOutcome, InstallEntry), InstallError> {
+    let mut files = Vec::new();
+    let mut left = Vec::new();
+    for (path, kind, verdict) in judge(entry)? {
+        if path == refused.path {
+            files.push(file(
+                &path,
+                kind,
+                FileAction::Refused,
+                Some(&refused_note(refused)),
+            ));
+            left.push(path);
+            continue;
+        }
+        match verdict {
+            Verdict::Remove => {
+                remove_tree(&path)?;
+                files.push(file(&path, kind, FileAction::Removed, None));
+            }
+            Verdict::Restore(original) => {
+                let action = match backups::restore(&ctx.acc_data_dir, &original)? {
+                    Restored::Bytes => FileAction::Restored,
+                    Restored::Deleted => FileAction::Removed,
+                };
+                files.push(file(&path, kind, action, None));
+            }
+            Verdict::Keep => files.push(file(&path, kind, FileAction::Kept, Some(KEPT_NOTE))),
+            Verdict::Missing => files.push(file(&path, kind, FileAction::Missing, None)),
+            Verdict::Strip { .. } => {
+                files.push(file(
+                    &path,
+                    kind,
+                    FileAction::Unchanged,
+                    Some("acc's entries stay until the refused file is fixed"),
+                ));
+                left.push(path);
+            }
+        }
+    }
+    directories::remove_empty(&entry.created_directories);
+    let remaining = InstallEntry {
+        artifacts: entry
+            .artifacts
+            .iter()
+            .filter(|a| left.contains(&a.path))
+            .cloned()
+            .collect(),
+        originals: entry
+            .originals
+            .iter()
+            .filter(|o| left.contains(&o.path))
+            .cloned()
+            .collect(),
+        created_directories: directories::existing(entry.created_directories.iter().cloned()),
+        ..entry.clone()
+    };
+    Ok((outcome(adapter, files), remaining))
+}
+
+/// Removes an acc tree that holds exactly what acc wrote (a file or a directory).
+fn remove_tree(path: &Path) -> Result<(), InstallError> {
+    let removed = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    };
+    removed.map_err(|e| InstallError::io(path, "remove", &e))
 }
 
 fn judge(entry: &InstallEntry) -> Result<Vec<(PathBuf, RecordedKind, Verdict)>, InstallError> {
@@ -195,10 +332,20 @@ fn file(path: &Path, kind: RecordedKind, action: FileAction, note: Option<&str>)
     }
 }
 
-fn dry_outcome(adapter: &Adapter, entry: &InstallEntry) -> Result<AdapterOutcome, InstallError> {
+fn dry_outcome(
+    adapter: &Adapter,
+    entry: &InstallEntry,
+    refused: Option<&RefusedFile>,
+) -> Result<AdapterOutcome, InstallError> {
     let files = judge(entry)?
         .into_iter()
         .map(|(path, kind, verdict)| match verdict {
+            _ if refused.is_some_and(|r| r.path == path) => file(
+                &path,
+                kind,
+                FileAction::Refused,
+                refused.map(refused_note).as_deref(),
+            ),
             Verdict::Restore(original) if original.existed => {
                 file(&path, kind, FileAction::Restored, None)
             }
@@ -222,6 +369,24 @@ fn uninstall_recorded(
     let mut keep = Vec::new();
     for (path, kind, verdict) in &verdicts {
         match verdict {
+            Verdict::Keep => {
+                keep.push(path.clone());
+                files.push(file(path, *kind, FileAction::Kept, Some(KEPT_NOTE)));
+            }
+            Verdict::Missing => files.push(file(path, *kind, FileAction::Missing, None)),
+            Verdict::Restore(_) | Verdict::Strip { .. } | Verdict::Remove => {}
+        }
+    }
+    let report: InstallReport = adapter
+        .behaviour()
+        .uninstall(ctx, &keep)
+        .map_err(|e| InstallError::from_adapter(id, e))?;
+    // Originals come back after the adapter's pass, never before it: an original may hold
+    // entries that look like acc's (an older acc's, or the user's own copy), and they are
+    // the user's bytes now.
+    for (path, kind, verdict) in &verdicts {
+        let change = report.changes.iter().find(|c| &c.path == path);
+        match verdict {
             Verdict::Restore(original) => {
                 let action = match backups::restore(&ctx.acc_data_dir, original)? {
                     Restored::Bytes => FileAction::Restored,
@@ -229,21 +394,6 @@ fn uninstall_recorded(
                 };
                 files.push(file(path, *kind, action, None));
             }
-            Verdict::Keep => {
-                keep.push(path.clone());
-                files.push(file(path, *kind, FileAction::Kept, Some(KEPT_NOTE)));
-            }
-            Verdict::Missing => files.push(file(path, *kind, FileAction::Missing, None)),
-            Verdict::Strip { .. } | Verdict::Remove => {}
-        }
-    }
-    let report: InstallReport = adapter
-        .behaviour()
-        .uninstall(ctx, &keep)
-        .map_err(|e| InstallError::from_adapter(id, e))?;
-    for (path, kind, verdict) in &verdicts {
-        let change = report.changes.iter().find(|c| &c.path == path);
-        match verdict {
             Verdict::Strip { created_by_acc } => {
                 let mut action = change.map_or(FileAction::Unchanged, |c| c.action.into());
                 // A file acc created that holds nothing else now goes, as it came.

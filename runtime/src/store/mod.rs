@@ -7,6 +7,8 @@
 //! existing file that is not a readable store of this workspace fails closed and is never
 //! recreated.
 
+pub mod guard_snapshot;
+pub mod read_only;
 pub mod schema;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
@@ -164,12 +166,12 @@ impl Store {
         genesis: impl FnOnce() -> Genesis,
     ) -> Result<Store> {
         match std::fs::symlink_metadata(path) {
-            Ok(_) => Store::open_existing(path, workspace),
+            Ok(_) => Store::open_existing(path, workspace, mode),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => match mode {
                 OpenMode::ReadOnly => Store::empty(path, workspace, genesis()),
                 OpenMode::ReadWrite => {
                     Store::create(path, workspace, genesis())?;
-                    Store::open_existing(path, workspace)
+                    Store::open_existing(path, workspace, mode)
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
@@ -272,7 +274,7 @@ impl Store {
         linked
     }
 
-    fn open_existing(path: &Path, workspace: &WorkspaceId) -> Result<Store> {
+    fn open_existing(path: &Path, workspace: &WorkspaceId, mode: OpenMode) -> Result<Store> {
         let meta = std::fs::symlink_metadata(path).map_err(|e| corrupt(path, e))?;
         if !meta.is_file() {
             return Err(corrupt(path, "not a regular file"));
@@ -285,10 +287,19 @@ impl Store {
             return Err(corrupt(path, "not an SQLite database"));
         }
         drop(f);
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
+        // A store acc may not write is still read; a change to it is refused by directory.
+        let writable = read_only::store_writable(path);
+        if !writable && mode == OpenMode::ReadWrite {
+            return Err(read_only::refused(path));
+        }
+        let conn = if writable {
+            Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+        } else {
+            read_only::open(path)
+        }
         .map_err(|e| corrupt(path, e))?;
         let ctx = |e: AccError| Store::contextualise_at(path, BUSY_TIMEOUT, e);
         configure(&conn).map_err(ctx)?;
@@ -348,6 +359,9 @@ impl Store {
             None => return Err(corrupt(path, "no workspace id recorded")),
         }
         if version < current {
+            if !writable {
+                return Err(read_only::refused(path));
+            }
             store.migrate(version, current)?;
         }
         Ok(store)
@@ -399,6 +413,9 @@ impl Store {
         match e.code {
             ErrorCode::StoreCorrupt => corrupt(path, e.message),
             ErrorCode::StoreBusy => busy_at(path, busy),
+            ErrorCode::StoreIo if e.message.contains("readonly database") => {
+                read_only::refused(path)
+            }
             ErrorCode::StoreIo if e.message.starts_with(SQL_ERROR_PREFIX) => {
                 let cause = &e.message[SQL_ERROR_PREFIX.len()..];
                 AccError::new(
@@ -419,9 +436,46 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| ctx(e.into()))?;
+        let snapshot = (!self.ephemeral).then(|| guard_snapshot::path_for(&self.path));
+        let before = match &snapshot {
+            Some(_) => Some(guard_snapshot::fingerprint(&tx).map_err(ctx)?),
+            None => None,
+        };
         let out = f(&tx).map_err(ctx)?;
+        let changed = match (&snapshot, before) {
+            (Some(file), Some(before)) => {
+                let after = guard_snapshot::fingerprint(&tx).map_err(ctx)?;
+                // A store from before snapshots gets one at its first write with claims.
+                after != before || (after.0 > 0 && !file.exists())
+            }
+            _ => false,
+        };
         tx.commit().map_err(|e| ctx(e.into()))?;
+        if changed && let Some(file) = snapshot {
+            // Best effort: the commit stands; a stale snapshot is only read when the store
+            // cannot be, and each reader applies expiry itself.
+            let _ = self.write_guard_snapshot(&file);
+        }
         Ok(out)
+    }
+
+    /// Rewrites the guarded-claims snapshot beside the store from one read.
+    fn write_guard_snapshot(&mut self, file: &Path) -> Result<()> {
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let workspace: String = tx.query_row(
+            "SELECT value FROM meta WHERE key = 'workspace_id'",
+            [],
+            |r| r.get(0),
+        )?;
+        guard_snapshot::write(&tx, file, &workspace, now_ms)?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// Runs `f` in one read transaction, so every query sees the same snapshot.

@@ -251,8 +251,14 @@ fn check_root(root: &str) -> std::result::Result<(), &'static str> {
     Ok(())
 }
 
+/// The largest config read. Real configs are a few hundred bytes; a bigger one is refused
+/// rather than read, so a planted multi-gigabyte file cannot stall every hook.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// Reads `path` as a regular file without following a symlink at its last component.
-/// `Ok(None)` when there is no such file.
+/// `Ok(None)` when there is no such file. The file is opened non-blocking and its type is
+/// checked on the open descriptor, so a FIFO (or a file swapped for one after a first look)
+/// never blocks the reader, and at most [`MAX_CONFIG_BYTES`] are read.
 pub fn read_no_follow(path: &Path) -> Result<Option<String>> {
     use std::os::unix::fs::OpenOptionsExt;
     match std::fs::symlink_metadata(path) {
@@ -267,15 +273,36 @@ pub fn read_no_follow(path: &Path) -> Result<Option<String>> {
         Ok(meta) if !meta.is_file() => return Err(invalid(path, "is not a regular file")),
         Ok(_) => {}
     }
-    let mut file = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| invalid(path, format!("cannot be read ({e})")))?;
-    let mut text_out = String::new();
-    file.read_to_string(&mut text_out)
-        .map_err(|e| invalid(path, format!("cannot be read as UTF-8 text ({e})")))?;
-    Ok(Some(text_out))
+    let meta = file
+        .metadata()
+        .map_err(|e| invalid(path, format!("cannot be read ({e})")))?;
+    if !meta.is_file() {
+        return Err(invalid(path, "is not a regular file"));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(invalid(
+            path,
+            format!("is larger than {MAX_CONFIG_BYTES} bytes; a workspace config is a few hundred"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| invalid(path, format!("cannot be read ({e})")))?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(invalid(
+            path,
+            format!("is larger than {MAX_CONFIG_BYTES} bytes; a workspace config is a few hundred"),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| invalid(path, "cannot be read as UTF-8 text"))
 }
 
 /// Resolves a config's roots against its directory; each must stay inside it after
@@ -411,6 +438,22 @@ mod tests {
         let e = read_no_follow(&link).unwrap_err();
         assert!(e.message.contains("symbolic link"), "{}", e.message);
         assert_eq!(read_no_follow(&dir.path().join("absent")).unwrap(), None);
+    }
+
+    #[test]
+    fn fifos_and_huge_files_are_refused_without_blocking_or_reading_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join(CONFIG_FILE);
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo only reads the NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_no_follow(&fifo).unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{}", e.message);
+        let huge = dir.path().join("huge.json");
+        let f = std::fs::File::create(&huge).unwrap();
+        f.set_len(MAX_CONFIG_BYTES + 1).unwrap();
+        let e = read_no_follow(&huge).unwrap_err();
+        assert!(e.message.contains("larger than"), "{}", e.message);
     }
 
     #[test]

@@ -31,6 +31,34 @@ pub fn probe(start: &Path) -> Option<GitInfo> {
     None
 }
 
+/// The real root of every worktree of the repository whose common directory is
+/// `common_dir`: the main worktree (unless the repository is bare) and each linked one,
+/// whose `worktrees/<name>/gitdir` names its `.git` file. Entries that cannot be read or
+/// whose worktree is gone are skipped: a stale entry names no files.
+pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Some(main) = common_dir.parent()
+        && main.join(".git").canonicalize().ok().as_deref() == Some(common_dir)
+    {
+        roots.push(main.to_path_buf());
+    }
+    let Ok(entries) = std::fs::read_dir(common_dir.join("worktrees")) else {
+        return roots;
+    };
+    for entry in entries.flatten() {
+        let Ok(text) = std::fs::read_to_string(entry.path().join("gitdir")) else {
+            continue;
+        };
+        let dot_git = entry.path().join(text.trim());
+        if let Some(root) = dot_git.parent().and_then(|r| r.canonicalize().ok())
+            && !roots.contains(&root)
+        {
+            roots.push(root);
+        }
+    }
+    roots
+}
+
 fn from_dot_git(worktree: &Path, dot_git: &Path, is_dir: bool) -> Option<GitInfo> {
     let git_dir = if is_dir {
         dot_git.to_path_buf()
@@ -109,6 +137,33 @@ mod tests {
         assert_eq!(b.worktree_root, wt);
         assert_eq!(b.branch, None);
         assert_eq!(b.head.as_deref(), Some("0123abcd"));
+    }
+
+    #[test]
+    fn every_worktree_of_a_repository_is_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let main = base.join("main");
+        std::fs::create_dir_all(&main).unwrap();
+        fake_repo(&main, "main");
+        let wt = base.join("wt");
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(
+            main.join(".git/worktrees/wt/gitdir"),
+            format!("{}\n", wt.join(".git").display()),
+        )
+        .unwrap();
+        std::fs::create_dir_all(main.join(".git/worktrees/gone")).unwrap();
+        std::fs::write(
+            main.join(".git/worktrees/gone/gitdir"),
+            "/nowhere/at/all/.git\n",
+        )
+        .unwrap();
+        assert_eq!(worktree_roots(&main.join(".git")), [main.clone(), wt]);
+        // A bare repository has no main worktree.
+        let bare = base.join("bare.git");
+        std::fs::create_dir_all(&bare).unwrap();
+        assert!(worktree_roots(&bare).is_empty());
     }
 
     #[test]

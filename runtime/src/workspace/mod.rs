@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod git;
+pub mod pin;
 
 use crate::env::Env;
 use crate::error::{AccError, Result};

@@ -20,6 +20,35 @@ pub struct Sandbox {
     /// workspace), so names under it are stable across runs.
     pub tmp: tempfile::TempDir,
     pub clock: Option<String>,
+    /// Runs commands on a pseudo-terminal, as a person typing them would ([`in_terminal`]).
+    pub terminal: std::cell::Cell<bool>,
+}
+
+/// Runs `cmd` on a pseudo-terminal (util-linux `script`), so its stdin, stdout and stderr
+/// are terminals, as when a person types it. The terminal merges stdout and stderr: both
+/// come back as stdout, with the terminal's `\r\n` turned back into `\n`.
+pub fn in_terminal(cmd: &Command) -> Run {
+    let mut line = shell_quote(cmd.get_program().to_str().unwrap());
+    for a in cmd.get_args() {
+        line.push(' ');
+        line.push_str(&shell_quote(a.to_str().unwrap()));
+    }
+    let mut script = Command::new("script");
+    script.env_clear();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            script.env(k, v);
+        }
+    }
+    script.args(["-q", "-e", "-c", &line, "/dev/null"]);
+    script.stdin(std::process::Stdio::null());
+    let mut run = Run::from(script.output().expect("util-linux script runs"));
+    run.stdout = run.stdout.replace("\r\n", "\n");
+    run
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 pub fn acc_bin() -> PathBuf {
@@ -33,6 +62,7 @@ impl Sandbox {
         Sandbox {
             tmp,
             clock: Some(FIXED_CLOCK.to_string()),
+            terminal: Default::default(),
         }
     }
 
@@ -67,7 +97,15 @@ impl Sandbox {
     }
 
     pub fn run(&self, args: &[&str]) -> Run {
-        Run::from(self.cmd(args).output().unwrap())
+        self.output(self.cmd(args))
+    }
+
+    fn output(&self, mut c: Command) -> Run {
+        if self.terminal.get() {
+            in_terminal(&c)
+        } else {
+            Run::from(c.output().unwrap())
+        }
     }
 
     /// Runs as a session (through ACC_SESSION / ACC_GENERATION).
@@ -75,7 +113,7 @@ impl Sandbox {
         let mut c = self.cmd(args);
         c.env("ACC_SESSION", &owner.0)
             .env("ACC_GENERATION", &owner.1);
-        Run::from(c.output().unwrap())
+        self.output(c)
     }
 
     pub fn attach(&self, participant: &str, extra: &[&str]) -> (String, String) {

@@ -215,7 +215,7 @@ impl AdapterBehaviour for ScenarioBehaviour {
                         .map(str::to_owned)
                         .collect(),
                 ),
-                None => Targets::Unreadable,
+                None => Targets::unreadable("the test payload names no path"),
             },
         });
         Ok(NormalizedEvent {

@@ -140,6 +140,8 @@ pub fn copy_tree(from: &Path, to: &Path) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
     Dir,
+    /// A symbolic link, by where it points (never followed).
+    Link(PathBuf),
     File {
         sha256: String,
         /// Identity of the file on disk: a rewrite (even of the same bytes) changes it.
@@ -163,6 +165,8 @@ impl Tree {
             let relative = entry.path().strip_prefix(root).unwrap().to_path_buf();
             let node = if entry.file_type().is_dir() {
                 Node::Dir
+            } else if entry.file_type().is_symlink() {
+                Node::Link(std::fs::read_link(entry.path()).unwrap())
             } else {
                 let meta = entry.metadata().unwrap();
                 Node::File {
@@ -184,6 +188,7 @@ impl Tree {
             .map(|(p, n)| {
                 let digest = match n {
                     Node::Dir => None,
+                    Node::Link(target) => Some(format!("-> {}", target.display())),
                     Node::File { sha256, .. } => Some(sha256.clone()),
                 };
                 (p.clone(), digest)

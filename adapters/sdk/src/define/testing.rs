@@ -26,7 +26,7 @@ impl ToolGuard for NamedToolGuard {
     fn targets(&self, tool_name: &str, tool_input: &Value) -> Option<Targets> {
         (tool_name == self.0).then(|| match tool_input.get("path").and_then(Value::as_str) {
             Some(p) => Targets::Paths(vec![p.to_owned()]),
-            None => Targets::Unreadable,
+            None => Targets::unreadable("the test payload names no path"),
         })
     }
 }

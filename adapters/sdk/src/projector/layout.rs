@@ -24,6 +24,11 @@ pub fn cost(line: &str) -> usize {
     line.len() + 1
 }
 
+/// What a group of lines costs, all of them or none.
+pub fn group_cost(lines: &[String]) -> usize {
+    lines.iter().map(|l| cost(l)).sum()
+}
+
 /// Lay out `pieces` after `header` within `budget`, or `None` when not even the header fits.
 ///
 /// Blocks are delivered in order: once one message does not fit, every later message is
@@ -44,16 +49,24 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
                 source_id,
                 prefix,
                 summary,
+                quote,
             } => match urgent_line(prefix, summary, left) {
-                Some(line) => {
+                Some((line, cut)) => {
+                    // The quote follows only a whole line: a cut one already says less
+                    // than the item holds.
+                    let quoted = !cut && cost(&line) + group_cost(quote) <= left;
                     out.used += cost(&line);
                     out.lines.push(line);
+                    if quoted {
+                        out.used += group_cost(quote);
+                        out.lines.extend(quote.iter().cloned());
+                    }
                     out.included_attention_ids.push(source_id.clone());
                 }
                 None => out.omitted_items += 1,
             },
             Piece::Block { message_id, lines } => {
-                let size: usize = lines.iter().map(|l| cost(l)).sum();
+                let size = group_cost(lines);
                 if !blocks_stopped && size <= left {
                     out.used += size;
                     out.lines.extend(lines.iter().cloned());
@@ -67,10 +80,18 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
                 blocks_stopped = true;
                 out.dropped_messages.push(message_id.clone());
             }
-            Piece::Attention { source_id, line } => {
+            Piece::Attention {
+                source_id,
+                line,
+                quote,
+            } => {
                 if cost(line) <= left {
                     out.used += cost(line);
                     out.lines.push(line.clone());
+                    if group_cost(quote) <= left - cost(line) {
+                        out.used += group_cost(quote);
+                        out.lines.extend(quote.iter().cloned());
+                    }
                     out.included_attention_ids.push(source_id.clone());
                 } else {
                     out.omitted_items += 1;
@@ -91,22 +112,23 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
 
 /// The urgent line whole if it fits in `left`, else cut inside the summary and ended with
 /// `…`. The kind and the whole id always survive; when they cannot, the line is left out,
-/// so an included attention id is always fully present in the text.
-fn urgent_line(prefix: &str, summary: &str, left: usize) -> Option<String> {
+/// so an included attention id is always fully present in the text. The flag says whether
+/// the line was cut.
+fn urgent_line(prefix: &str, summary: &str, left: usize) -> Option<(String, bool)> {
     let whole = if summary.is_empty() {
         prefix.to_owned()
     } else {
         format!("{prefix} {summary}")
     };
     if cost(&whole) <= left {
-        return Some(whole);
+        return Some((whole, false));
     }
     if summary.is_empty() {
         return None;
     }
     let room = left.checked_sub(cost(prefix) + 1 + ELLIPSIS.len())?;
     let cut = floor_char_boundary(summary, room);
-    Some(format!("{prefix} {}{ELLIPSIS}", &summary[..cut]))
+    Some((format!("{prefix} {}{ELLIPSIS}", &summary[..cut]), true))
 }
 
 /// The largest char boundary of `s` at or below `index`.
@@ -128,13 +150,18 @@ mod tests {
     fn urgent_line_cuts_on_char_boundaries() {
         let prefix = "- [reply_required] m1";
         // "é" is two bytes: a cut landing inside it must step back.
-        let line = urgent_line(prefix, "ééééé", cost(prefix) + 1 + 3 + 3).unwrap();
+        let (line, cut) = urgent_line(prefix, "ééééé", cost(prefix) + 1 + 3 + 3).unwrap();
+        assert!(cut);
         assert_eq!(line, "- [reply_required] m1 é…");
         assert!(cost(&line) <= cost(prefix) + 1 + 3 + 3);
         assert_eq!(urgent_line(prefix, "ééééé", cost(prefix) + 3), None);
         assert_eq!(
             urgent_line(prefix, "ééééé", cost(prefix) + 4).unwrap(),
-            "- [reply_required] m1 …"
+            ("- [reply_required] m1 …".to_owned(), true)
+        );
+        assert_eq!(
+            urgent_line(prefix, "é", cost(prefix) + 3),
+            Some(("- [reply_required] m1 é".to_owned(), false))
         );
     }
 

@@ -4,14 +4,17 @@
 
 use std::collections::HashSet;
 
-use super::layout::cost;
+use super::layout::group_cost;
 use super::neutralise::{neutralise_body, neutralise_inline};
 use crate::context::{AttentionItem, AttentionKind, ContextInput, PeerMessage};
 
 /// The line that opens a peer block.
 pub const PEER_FENCE_OPEN: &str = "```acc-peer-message";
-/// The line that closes a peer block.
+/// The line that closes a peer block (and a quote block).
 pub const PEER_FENCE_CLOSE: &str = "```";
+/// The line that opens the block quoting what a peer chose for an attention line (a
+/// subject, a resource name, an intent's hint); it follows that line.
+pub const PEER_QUOTE_OPEN: &str = "```acc-peer-text";
 
 /// One group: shown whole, or (urgent attention only) truncated, or not at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +24,9 @@ pub enum Piece {
         source_id: String,
         prefix: String,
         summary: String,
+        /// The fenced quote block after the line; shown only whole and only with the
+        /// whole line.
+        quote: Vec<String>,
     },
     /// A peer message block, new or repeated.
     Block {
@@ -31,8 +37,12 @@ pub enum Piece {
     /// budget, and blocks are shown in order, so it is dropped in every layout. A turn with
     /// 100 queued bodies renders only the few that could fit.
     Unfitting { message_id: String },
-    /// Priority 3–6 attention, one whole line.
-    Attention { source_id: String, line: String },
+    /// Priority 3–6 attention, one whole line, and its fenced quote block when it fits too.
+    Attention {
+        source_id: String,
+        line: String,
+        quote: Vec<String>,
+    },
     /// A count of earlier messages whose obligation is unresolved; carries no id.
     Reminder { count: usize, line: String },
 }
@@ -58,7 +68,7 @@ pub fn build_pieces(input: &ContextInput, budget_bytes: usize) -> Vec<Piece> {
         }
         let piece = block(m, is_repeat);
         if let Piece::Block { lines, .. } = &piece {
-            block_bytes += lines.iter().map(|l| cost(l)).sum::<usize>();
+            block_bytes += group_cost(lines);
         }
         piece
     };
@@ -88,6 +98,7 @@ pub fn build_pieces(input: &ContextInput, budget_bytes: usize) -> Vec<Piece> {
                     neutralise_inline(&a.source_id)
                 ),
                 summary: neutralise_inline(&a.summary),
+                quote: quote_block(a),
             }),
     );
     pieces.extend(new_blocks);
@@ -98,6 +109,7 @@ pub fn build_pieces(input: &ContextInput, budget_bytes: usize) -> Vec<Piece> {
             .map(|a| Piece::Attention {
                 source_id: a.source_id.clone(),
                 line: attention_line(a),
+                quote: quote_block(a),
             }),
     );
     pieces.extend(repeat_blocks);
@@ -154,6 +166,28 @@ pub fn attention_line(item: &AttentionItem) -> String {
         line.push_str(&neutralise_inline(&item.summary));
     }
     line
+}
+
+/// The fenced block quoting an item's peer-chosen strings, one `field: text` line each, or
+/// nothing when it quotes none. The label names the item, so a reader knows whose words
+/// these are even when the line above was cut.
+pub fn quote_block(item: &AttentionItem) -> Vec<String> {
+    if item.quotes.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = Vec::with_capacity(item.quotes.len() + 3);
+    lines.push(PEER_QUOTE_OPEN.to_owned());
+    lines.push(format!(
+        "untrusted peer text quoted for {}",
+        neutralise_inline(&item.source_id)
+    ));
+    lines.extend(
+        item.quotes
+            .iter()
+            .map(|q| format!("{}: {}", q.field.as_str(), neutralise_inline(&q.text))),
+    );
+    lines.push(PEER_FENCE_CLOSE.to_owned());
+    lines
 }
 
 fn block(message: &PeerMessage, is_repeat: bool) -> Piece {

@@ -2,13 +2,17 @@
 //! CLIENTS.md §2, the wrappers in front of a command, directory changes, and scripts run
 //! through `sh -c` or `eval`.
 
-use super::editors::{PERL, RUBY, SED, in_place};
-use super::effect::{DirChange, Effect, NOTHING, Target, destination, operands, whole};
+use super::editors::{PERL, RUBY, SED, in_place, sed_writes};
+use super::effect::{
+    DirChange, Effect, NOTHING, Target, destination, dynamic_reason, operands, whole,
+};
 use super::git::git;
 use super::lexer::Word;
+use super::opaque;
 use super::options::{Flag, OptionSpec, Parsed, parse};
+use super::unreadable::Unreadable;
 use super::wrappers::{Skip, WRAPPERS};
-use crate::patch_targets::apply_patch_targets;
+use crate::patch_targets::read_apply_patch;
 
 /// Words that open or continue a compound command; the command proper follows them.
 const RESERVED: [&str; 11] = [
@@ -32,8 +36,8 @@ pub fn simple_command(words: &[Word], stdin: Option<&str>) -> Effect {
         let Some(wrapper) = WRAPPERS.iter().find(|w| w.name == name) else {
             break;
         };
-        if word.substituted {
-            return Effect::Unknown;
+        if let Some(why) = dynamic_reason(word) {
+            return Effect::Unknown(why);
         }
         match wrapper.skip(args, &mut extra) {
             Skip::To(next) => i += 1 + next,
@@ -41,10 +45,42 @@ pub fn simple_command(words: &[Word], stdin: Option<&str>) -> Effect {
         }
     }
     let word = &words[i];
-    if word.substituted {
-        return Effect::Unknown;
+    if let Some(why) = dynamic_reason(word) {
+        return Effect::Unknown(why);
     }
-    with_extra(command(basename(&word.text), &words[i + 1..], stdin), extra)
+    let name = basename(&word.text);
+    let args = &words[i + 1..];
+    if let Some(why) = opaque::refusal(name, args) {
+        return Effect::Unknown(why);
+    }
+    // A writer whose arguments are only known at runtime may be told anything, an option
+    // that moves its writes included (`cp $OPTS a b` with `OPTS='-t src'`).
+    // (git, the shells and apply_patch judge their own runtime-only words.)
+    if opaque::is_writer(name)
+        && !matches!(
+            name,
+            "git"
+                | "apply_patch"
+                | "applypatch"
+                | "sh"
+                | "bash"
+                | "zsh"
+                | "dash"
+                | "ksh"
+                | "mksh"
+                | "ash"
+        )
+        && let Some(dynamic) = args.iter().find(|w| w.substituted && !w.process)
+    {
+        // A glob or `~` that cannot be resolved says so; anything else may be an option.
+        return Effect::Unknown(match &dynamic.unknown {
+            Some(
+                why @ (Unreadable::Glob | Unreadable::UnknownHome | Unreadable::UnknownDirectory),
+            ) => why.clone(),
+            _ => Unreadable::dynamic_arguments(name),
+        });
+    }
+    with_extra(command(name, args, stdin), extra)
 }
 
 fn with_extra(effect: Effect, mut extra: Vec<Target>) -> Effect {
@@ -56,16 +92,16 @@ fn with_extra(effect: Effect, mut extra: Vec<Target>) -> Effect {
         other if extra.is_empty() => other,
         // A wrapper wrote a file and the command changes directory or runs a script: keep it
         // simple and honest rather than order the two.
-        _ => Effect::Unknown,
+        _ => Effect::Unknown(Unreadable::TooComplex),
     }
 }
 
-fn basename(text: &str) -> &str {
+pub fn basename(text: &str) -> &str {
     text.rsplit('/').next().unwrap_or(text)
 }
 
 /// `NAME=value` or `NAME+=value` with the name and `=` unquoted.
-fn is_assignment(word: &Word) -> bool {
+pub fn is_assignment(word: &Word) -> bool {
     let Some(eq) = word.text.find('=') else {
         return false;
     };
@@ -124,31 +160,40 @@ fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
                 .filter_map(|w| {
                     let file = w.text.strip_prefix("of=")?;
                     Some(Target {
-                        text: file.to_owned(),
-                        dynamic: w.substituted,
-                        whole: false,
+                        dynamic: dynamic_reason(w),
+                        ..Target::literal(file)
                     })
                 })
                 .collect(),
         ),
         "git" => git(args),
-        "sed" => in_place(args, &SED),
+        "sed" => match (in_place(args, &SED), sed_writes(args)) {
+            (_, Err(why)) => Effect::Unknown(why),
+            (Effect::Writes(mut files), Ok(more)) => {
+                files.extend(more);
+                Effect::Writes(files)
+            }
+            (other, Ok(_)) => other,
+        },
         "perl" => in_place(args, &PERL),
         "ruby" => in_place(args, &RUBY),
         "cd" => change_dir(args, false),
         "pushd" => change_dir(args, true),
         "popd" => Effect::ChangeDir(DirChange::Pop),
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => shell(args),
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => shell(name, args),
+        "find" => opaque::find(args),
         "eval" => {
-            if args.iter().any(|w| w.substituted || w.expanded) {
-                return Effect::Unknown;
+            if args.iter().any(|w| w.substituted) {
+                return Effect::Unknown(Unreadable::dynamic_script("eval"));
             }
-            Effect::Script(
-                args.iter()
+            Effect::Script {
+                script: args
+                    .iter()
                     .map(|w| w.text.as_str())
                     .collect::<Vec<_>>()
                     .join(" "),
-            )
+                child: None,
+            }
         }
         "sudoedit" => operands(args, &OptionSpec::NONE),
         "apply_patch" | "applypatch" => apply_patch(args, stdin),
@@ -246,16 +291,33 @@ fn copy_like(name: &str, args: &[Word]) -> Effect {
             Target::from_word(only)
                 .map(|t| Target {
                     text: basename(&t.text).to_owned(),
+                    link_to: Some(link_target(&parsed, &t.text, basename(&t.text))),
                     ..t
                 })
                 .into_iter()
                 .collect(),
         ),
-        [sources @ .., last] if !sources.is_empty() => Effect::Writes(
-            Target::from_word(last)
-                .map(|dest| destination(dest, &static_texts(sources), no_target_directory(&parsed)))
-                .unwrap_or_default(),
-        ),
+        [sources @ .., last] if !sources.is_empty() => {
+            let Some(dest) = Target::from_word(last) else {
+                return NOTHING;
+            };
+            let mut out = destination(dest, &static_texts(sources), no_target_directory(&parsed));
+            if name == "ln" {
+                // `ln [-s] SRC DEST`: DEST (or DEST/SRC's name, when DEST is a directory)
+                // now leads to SRC; either may be the one, so both are remembered.
+                let texts = static_texts(sources);
+                for target in &mut out {
+                    let source = texts
+                        .iter()
+                        .find(|s| target.text.ends_with(&format!("/{}", basename(s))))
+                        .or((texts.len() == 1).then(|| &texts[0]));
+                    if let Some(source) = source {
+                        target.link_to = Some(link_target(&parsed, source, &target.text));
+                    }
+                }
+            }
+            Effect::Writes(out)
+        }
         _ => NOTHING,
     }
 }
@@ -314,13 +376,17 @@ fn change_dir(args: &[Word], push: bool) -> Effect {
     let parsed = parse(args, &OptionSpec::NONE);
     let Some(dir) = parsed.operands.first() else {
         // `cd` alone goes home; `pushd` alone swaps with the stack.
-        return Effect::ChangeDir(DirChange::Unknown);
+        return Effect::ChangeDir(if push {
+            DirChange::Unknown
+        } else {
+            DirChange::Home
+        });
     };
+    if dir.text == "-" && !push {
+        return Effect::ChangeDir(DirChange::Back);
+    }
     let runtime_only = dir.substituted
         || dir.process
-        || dir.text == "-"
-        || dir.expanded
-        || (dir.text.starts_with('~') && dir.unquoted_through(1))
         || (push && (dir.text.starts_with('+') || dir.text.starts_with('-')));
     if runtime_only || dir.text.is_empty() {
         return Effect::ChangeDir(DirChange::Unknown);
@@ -331,30 +397,40 @@ fn change_dir(args: &[Word], push: bool) -> Effect {
     })
 }
 
-/// Codex's patch tool as a command: the patch is the first argument or standard input.
-fn apply_patch(args: &[Word], stdin: Option<&str>) -> Effect {
-    let patch = match args.first() {
-        Some(word) if word.substituted || word.expanded => return Effect::Unknown,
-        Some(word) => word.text.as_str(),
-        None => stdin.unwrap_or_default(),
-    };
-    match apply_patch_targets(patch) {
-        Some(paths) => Effect::Writes(
-            paths
-                .into_iter()
-                .map(|text| Target {
-                    text,
-                    dynamic: false,
-                    whole: false,
-                })
-                .collect(),
-        ),
-        None => NOTHING,
+/// What a link made by `ln` leads to, spelled relative to where the command runs: a
+/// relative symlink target is relative to the link's own directory.
+fn link_target(parsed: &Parsed<'_>, source: &str, link: &str) -> String {
+    let symbolic = parsed.has_short('s') || parsed.has_long("symbolic");
+    if !symbolic || source.starts_with('/') {
+        return source.to_owned();
+    }
+    match link.trim_end_matches('/').rsplit_once('/') {
+        Some((dir, _)) if !dir.is_empty() => super::effect::join(dir, source),
+        _ => source.to_owned(),
     }
 }
 
-/// `sh -c SCRIPT …` runs SCRIPT; `sh FILE` runs a file this reader cannot see.
-fn shell(args: &[Word]) -> Effect {
+/// Codex's patch tool as a command: the patch is the first argument or standard input.
+fn apply_patch(args: &[Word], stdin: Option<&str>) -> Effect {
+    let patch = match args.first() {
+        Some(word) if word.substituted => {
+            return Effect::Unknown(Unreadable::Patch {
+                why: "the patch is only known at runtime",
+            });
+        }
+        Some(word) => word.text.as_str(),
+        None => stdin.unwrap_or_default(),
+    };
+    match read_apply_patch(patch) {
+        Ok(paths) => Effect::Writes(paths.into_iter().map(Target::literal).collect()),
+        Err(why) => Effect::Unknown(why),
+    }
+}
+
+/// `sh -c SCRIPT [$0 [$1 …]]` runs SCRIPT; `sh FILE` runs a file this reader cannot see
+/// (like `make` or `python script.py`); a shell with neither reads its script from
+/// standard input (`bash <<EOF`, `sh < x.sh`, `… | bash`).
+fn shell(name: &str, args: &[Word]) -> Effect {
     let parsed = parse(
         args,
         &OptionSpec {
@@ -362,12 +438,33 @@ fn shell(args: &[Word]) -> Effect {
             long_values: &["rcfile", "init-file"],
         },
     );
-    if !parsed.flags.contains(&Flag::Short('c')) {
+    let has_c = parsed.flags.iter().any(|f| matches!(f, Flag::Short('c')));
+    if !has_c {
+        if parsed.operands.is_empty() || parsed.has_short('s') {
+            return Effect::Unknown(Unreadable::script_on_stdin(name));
+        }
+        if parsed.operands[0].substituted {
+            return Effect::Unknown(Unreadable::dynamic_script(name));
+        }
         return NOTHING;
     }
-    match parsed.operands.first() {
-        Some(script) if script.substituted || script.expanded => Effect::Unknown,
-        Some(script) => Effect::Script(script.text.clone()),
-        None => NOTHING,
+    match parsed.operands.split_first() {
+        Some((script, _)) if script.substituted => {
+            Effect::Unknown(Unreadable::dynamic_script(&format!("{name} -c")))
+        }
+        Some((script, rest)) => {
+            if rest.iter().any(|w| w.substituted) {
+                return Effect::Unknown(Unreadable::dynamic_script(&format!("{name} -c")));
+            }
+            let mut positional: Vec<String> = rest.iter().map(|w| w.text.clone()).collect();
+            if positional.is_empty() {
+                positional.push(name.to_owned());
+            }
+            Effect::Script {
+                script: script.text.clone(),
+                child: Some(positional),
+            }
+        }
+        None => Effect::Unknown(Unreadable::script_on_stdin(name)),
     }
 }

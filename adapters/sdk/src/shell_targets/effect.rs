@@ -3,26 +3,40 @@
 
 use super::lexer::Word;
 use super::options::{OptionSpec, Value, parse};
+use super::unreadable::Unreadable;
 
 /// A path a command writes, relative to the directory the command runs in (or absolute).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     pub text: String,
-    /// Built by a command substitution: only known at runtime.
-    pub dynamic: bool,
+    /// Only known at runtime (a substitution, a variable this reader does not know), and
+    /// why.
+    pub dynamic: Option<Unreadable>,
     /// The command removes, moves away or restores this path whole (`rm -r`, `mv`'s
     /// sources, `git restore`): when it is a directory, everything under it is written.
     /// Other targets write the path itself (a destination directory only gains an entry).
     pub whole: bool,
+    /// The target is a link made to this path (`ln -s src l`: `l` leads to `src`, relative
+    /// to where the command runs); later targets through the link are followed.
+    pub link_to: Option<String>,
 }
 
 impl Target {
+    /// A path known as written.
+    pub fn literal(text: impl Into<String>) -> Target {
+        Target {
+            text: text.into(),
+            dynamic: None,
+            whole: false,
+            link_to: None,
+        }
+    }
+
     pub fn from_word(word: &Word) -> Option<Target> {
         // A process substitution is a pipe, never a file on disk.
         (!word.process).then(|| Target {
-            text: word.text.clone(),
-            dynamic: word.substituted,
-            whole: false,
+            dynamic: dynamic_reason(word),
+            ..Target::literal(word.text.clone())
         })
     }
 
@@ -30,12 +44,17 @@ impl Target {
         match value {
             Value::Word(word) => Target::from_word(word),
             Value::Attached(_) => Some(Target {
-                text: value.text().to_owned(),
-                dynamic: value.substituted(),
-                whole: false,
+                dynamic: value.substituted().then_some(Unreadable::Substitution),
+                ..Target::literal(value.text())
             }),
         }
     }
+}
+
+/// Why `word` is only known at runtime, or `None` when it is known.
+pub fn dynamic_reason(word: &Word) -> Option<Unreadable> {
+    word.substituted
+        .then(|| word.unknown.clone().unwrap_or(Unreadable::Substitution))
 }
 
 /// A change of the shell's working directory.
@@ -45,7 +64,11 @@ pub enum DirChange {
     Enter { dir: String, push: bool },
     /// `popd`.
     Pop,
-    /// A directory only known at runtime (`cd`, `cd -`, `cd ~/x`, `cd "$D"`).
+    /// `cd` alone: the home directory.
+    Home,
+    /// `cd -`: the previous directory.
+    Back,
+    /// A directory only known at runtime (`cd "$(…)"`, `pushd +1`).
     Unknown,
 }
 
@@ -54,10 +77,14 @@ pub enum DirChange {
 pub enum Effect {
     Writes(Vec<Target>),
     ChangeDir(DirChange),
-    /// A shell script to read in turn (`sh -c '…'`, `eval …`).
-    Script(String),
-    /// The command's writes cannot be known (a command name built at runtime, say).
-    Unknown,
+    /// A shell script to read in turn: `eval …` in this shell, `sh -c '…' $0 $1 …` in a
+    /// child shell with those positional arguments.
+    Script {
+        script: String,
+        child: Option<Vec<String>>,
+    },
+    /// The command's writes cannot be known, and why.
+    Unknown(Unreadable),
 }
 
 pub const NOTHING: Effect = Effect::Writes(Vec::new());
@@ -90,7 +117,7 @@ pub fn whole(effect: Effect) -> Effect {
 /// destination is a directory (`cp a.rs src/` writes `src/a.rs`). Which one it is only the
 /// file system knows, so both are targets: an entry under a plain file names nothing.
 pub fn destination(dest: Target, sources: &[&str], no_target_directory: bool) -> Vec<Target> {
-    let entries: Vec<Target> = if no_target_directory || dest.dynamic {
+    let entries: Vec<Target> = if no_target_directory || dest.dynamic.is_some() {
         Vec::new()
     } else {
         sources
@@ -98,11 +125,8 @@ pub fn destination(dest: Target, sources: &[&str], no_target_directory: bool) ->
             .filter_map(|source| {
                 let trimmed = source.trim_end_matches('/');
                 let name = trimmed.rsplit('/').next().unwrap_or(trimmed);
-                (!name.is_empty() && name != "." && name != "..").then(|| Target {
-                    text: join(&dest.text, name),
-                    dynamic: false,
-                    whole: false,
-                })
+                (!name.is_empty() && name != "." && name != "..")
+                    .then(|| Target::literal(join(&dest.text, name)))
             })
             .collect()
     };

@@ -28,6 +28,23 @@ pub struct Word {
     pub expanded: bool,
     /// When this word is a heredoc delimiter: the heredoc's body, each line ending in `\n`.
     pub heredoc_body: Option<String>,
+    /// The word before expansion, piece by piece: what bash expands (parameters, braces,
+    /// `~`, globs) and what quoting protects.
+    pub atoms: Vec<Atom>,
+    /// After expansion: why the word's value is only known at runtime (with `substituted`).
+    pub unknown: Option<super::unreadable::Unreadable>,
+}
+
+/// One piece of a word before expansion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Atom {
+    /// A character; `quoted` when quoting or an escape protects it from expansion.
+    Char { c: char, quoted: bool },
+    /// `$NAME`, `${NAME}`, `$1`, `$@`: a parameter this reader may know.
+    Param { name: String, quoted: bool },
+    /// A substitution or expansion whose value exists only at runtime (`$(…)`, backticks,
+    /// `$((…))`, `${x:-y}`, `$$`).
+    Opaque { quoted: bool, substitution: bool },
 }
 
 impl Word {
@@ -64,12 +81,29 @@ pub enum Redirect {
     Heredoc,
 }
 
+/// How a separator joins the commands on either side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sep {
+    /// `;` or a newline.
+    Sequence,
+    /// `&`: the command before runs in the background, in a subshell.
+    Background,
+    /// `&&`.
+    And,
+    /// `||`.
+    Or,
+    /// `|` or `|&`: each side runs in a subshell.
+    Pipe,
+    /// `;;`, `;&`, `;;&`: the end of a `case` branch.
+    CaseBreak,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Token {
     Word(Word),
     Redirect(Redirect),
-    /// `;`, `&`, `&&`, `||`, `|`, `|&`, `;;`, `;&`, `;;&` or a newline: ends a simple command.
-    Separator,
+    /// Ends a simple command; its kind says how the next one runs.
+    Separator(Sep),
     /// `(`: a subshell starts.
     OpenGroup,
     /// `)`: a subshell ends.
@@ -78,14 +112,14 @@ pub enum Token {
 
 const OPERATORS: [(&str, Op); 20] = [
     ("&>>", Op::Redirect(Redirect::Write)),
-    (";;&", Op::Separator),
+    (";;&", Op::Separator(Sep::CaseBreak)),
     ("<<<", Op::Redirect(Redirect::Read)),
     ("<<-", Op::HeredocStripTabs),
-    ("&&", Op::Separator),
-    ("||", Op::Separator),
-    ("|&", Op::Separator),
-    (";;", Op::Separator),
-    (";&", Op::Separator),
+    ("&&", Op::Separator(Sep::And)),
+    ("||", Op::Separator(Sep::Or)),
+    ("|&", Op::Separator(Sep::Pipe)),
+    (";;", Op::Separator(Sep::CaseBreak)),
+    (";&", Op::Separator(Sep::CaseBreak)),
     (">>", Op::Redirect(Redirect::Write)),
     (">|", Op::Redirect(Redirect::Write)),
     (">&", Op::Redirect(Redirect::DupOut)),
@@ -93,9 +127,9 @@ const OPERATORS: [(&str, Op); 20] = [
     ("<&", Op::Redirect(Redirect::Read)),
     ("<>", Op::Redirect(Redirect::Write)),
     ("&>", Op::Redirect(Redirect::Write)),
-    (";", Op::Separator),
-    ("&", Op::Separator),
-    ("|", Op::Separator),
+    (";", Op::Separator(Sep::Sequence)),
+    ("&", Op::Separator(Sep::Background)),
+    ("|", Op::Separator(Sep::Pipe)),
     (">", Op::Redirect(Redirect::Write)),
 ];
 
@@ -103,7 +137,7 @@ const OPERATORS: [(&str, Op); 20] = [
 enum Op {
     Redirect(Redirect),
     HeredocStripTabs,
-    Separator,
+    Separator(Sep),
 }
 
 fn is_operator_char(c: char) -> bool {
@@ -184,7 +218,7 @@ impl Lexer {
     }
 
     fn end_of_line(&mut self) -> Result<(), LexError> {
-        self.push(Token::Separator)?;
+        self.push(Token::Separator(Sep::Sequence))?;
         let pending = std::mem::take(&mut self.pending);
         for heredoc in pending {
             let body = self.read_heredoc_body(&heredoc);
@@ -242,7 +276,7 @@ impl Lexer {
             if matches {
                 self.pos += len;
                 return match op {
-                    Op::Separator => self.push(Token::Separator),
+                    Op::Separator(sep) => self.push(Token::Separator(sep)),
                     Op::HeredocStripTabs => self.redirect(Redirect::Heredoc, true),
                     Op::Redirect(r) => self.redirect(r, false),
                 };
@@ -296,10 +330,10 @@ impl Lexer {
                         Some('\n') => self.pos += 1,
                         Some(escaped) => {
                             mark_quoted(&mut word);
-                            word.text.push(escaped);
+                            push_char(&mut word, escaped, true);
                             self.pos += 1;
                         }
-                        None => word.text.push('\\'),
+                        None => push_char(&mut word, '\\', false),
                     }
                 }
                 '\'' => {
@@ -322,9 +356,9 @@ impl Lexer {
                     self.pos += 2;
                     self.double_quoted(&mut word)?;
                 }
-                '$' | '`' => self.expansion(&mut word)?,
+                '$' | '`' => self.expansion(&mut word, false)?,
                 _ => {
-                    word.text.push(c);
+                    push_char(&mut word, c, false);
                     self.pos += 1;
                 }
             }
@@ -349,7 +383,7 @@ impl Lexer {
                     return Ok(());
                 }
                 Some(c) => {
-                    word.text.push(c);
+                    push_char(word, c, true);
                     self.pos += 1;
                 }
             }
@@ -369,22 +403,22 @@ impl Lexer {
                     match self.peek(0) {
                         Some('\n') => self.pos += 1,
                         Some(c @ ('$' | '`' | '"' | '\\')) => {
-                            word.text.push(c);
+                            push_char(word, c, true);
                             self.pos += 1;
                         }
-                        _ => word.text.push('\\'),
+                        _ => push_char(word, '\\', true),
                     }
                 }
-                Some('$' | '`') => self.expansion(word)?,
+                Some('$' | '`') => self.expansion(word, true)?,
                 Some(c) => {
-                    word.text.push(c);
+                    push_char(word, c, true);
                     self.pos += 1;
                 }
             }
         }
     }
 
-    /// `$'…'`: the backslash escapes a shell would decode, the common ones decoded here.
+    /// `$'…'`: the backslash escapes bash decodes there (`\x73`, `\163`, `\u00e9`, `\cA`).
     fn ansi_c_quoted(&mut self, word: &mut Word) -> Result<(), LexError> {
         loop {
             match self.peek(0) {
@@ -394,55 +428,152 @@ impl Lexer {
                     return Ok(());
                 }
                 Some('\\') => {
-                    let decoded = match self.peek(1) {
-                        None => return Err(LexError::UnclosedQuote),
-                        Some('n') => '\n',
-                        Some('t') => '\t',
-                        Some('r') => '\r',
-                        Some('e' | 'E') => '\u{1b}',
-                        Some('a') => '\u{7}',
-                        Some('b') => '\u{8}',
-                        Some('f') => '\u{c}',
-                        Some('v') => '\u{b}',
-                        Some(other) => other,
+                    let Some(kind) = self.peek(1) else {
+                        return Err(LexError::UnclosedQuote);
                     };
-                    word.text.push(decoded);
                     self.pos += 2;
+                    let decoded = match kind {
+                        'n' => Some('\n'),
+                        't' => Some('\t'),
+                        'r' => Some('\r'),
+                        'e' | 'E' => Some('\u{1b}'),
+                        'a' => Some('\u{7}'),
+                        'b' => Some('\u{8}'),
+                        'f' => Some('\u{c}'),
+                        'v' => Some('\u{b}'),
+                        'x' => self.ansi_number(16, 2),
+                        'u' => self.ansi_number(16, 4),
+                        'U' => self.ansi_number(16, 8),
+                        '0'..='7' => {
+                            self.pos -= 1;
+                            self.ansi_number(8, 3)
+                        }
+                        'c' => {
+                            let control = self.peek(0).map(|c| (c as u32) & 0x1f);
+                            self.pos += usize::from(control.is_some());
+                            control.and_then(char::from_u32)
+                        }
+                        other => Some(other),
+                    };
+                    match decoded {
+                        // bash stops the string at a NUL byte: nothing after it is passed on.
+                        Some('\0') => {
+                            while self.peek(0).is_some_and(|c| c != '\'') {
+                                self.pos += if self.peek(0) == Some('\\') { 2 } else { 1 };
+                            }
+                        }
+                        Some(c) => push_char(word, c, true),
+                        // `\x` with no digits stays as written.
+                        None => {
+                            push_char(word, '\\', true);
+                            push_char(word, kind, true);
+                        }
+                    }
                 }
                 Some(c) => {
-                    word.text.push(c);
+                    push_char(word, c, true);
                     self.pos += 1;
                 }
             }
         }
     }
 
-    /// `$(…)`, `$((…))`, `${…}`, backticks and plain `$NAME`: kept verbatim in the word.
-    fn expansion(&mut self, word: &mut Word) -> Result<(), LexError> {
+    /// Up to `max` digits in `radix`, as a character; `None` when there is no digit.
+    fn ansi_number(&mut self, radix: u32, max: usize) -> Option<char> {
+        let mut value: u32 = 0;
+        let mut digits = 0;
+        while digits < max
+            && let Some(d) = self.peek(0).and_then(|c| c.to_digit(radix))
+        {
+            value = value.saturating_mul(radix).saturating_add(d);
+            self.pos += 1;
+            digits += 1;
+        }
+        (digits > 0).then(|| char::from_u32(value).unwrap_or('\u{fffd}'))
+    }
+
+    /// `$(…)`, `$((…))`, `${…}`, backticks and `$NAME`: kept verbatim in the word's text,
+    /// and as one atom for the expander.
+    fn expansion(&mut self, word: &mut Word, quoted: bool) -> Result<(), LexError> {
         let start = self.pos;
-        let end = match (self.peek(0), self.peek(1)) {
+        let (end, atom) = match (self.peek(0), self.peek(1)) {
             (Some('`'), _) => {
                 word.substituted = true;
-                scan_nested(&self.chars, start + 1, Frame::Backtick)?
+                let end = scan_nested(&self.chars, start + 1, Frame::Backtick)?;
+                (end, opaque(quoted, true))
             }
             (Some('$'), Some('(')) => {
                 word.substituted = true;
-                scan_nested(&self.chars, start + 2, Frame::Paren)?
+                let end = scan_nested(&self.chars, start + 2, Frame::Paren)?;
+                (end, opaque(quoted, true))
             }
             (Some('$'), Some('{')) => {
                 word.expanded = true;
-                scan_nested(&self.chars, start + 2, Frame::Brace)?
+                let end = scan_nested(&self.chars, start + 2, Frame::Brace)?;
+                let inner: String = self.chars[start + 2..end - 1].iter().collect();
+                let atom = if is_name(&inner) || is_special(&inner) {
+                    Atom::Param {
+                        name: inner,
+                        quoted,
+                    }
+                } else {
+                    opaque(quoted, false)
+                };
+                (end, atom)
             }
-            (Some('$'), Some(c)) if c.is_ascii_alphanumeric() || "_@*#?$!-".contains(c) => {
+            (Some('$'), Some(c)) if c == '_' || c.is_ascii_alphabetic() => {
                 word.expanded = true;
-                start + 1
+                let mut end = start + 1;
+                while self
+                    .chars
+                    .get(end)
+                    .is_some_and(|c| *c == '_' || c.is_ascii_alphanumeric())
+                {
+                    end += 1;
+                }
+                let name = self.chars[start + 1..end].iter().collect();
+                (end, Atom::Param { name, quoted })
             }
-            _ => start + 1,
+            (Some('$'), Some(c)) if c.is_ascii_digit() || "@*#".contains(c) => {
+                word.expanded = true;
+                let name = c.to_string();
+                (start + 2, Atom::Param { name, quoted })
+            }
+            (Some('$'), Some(c)) if "?$!-".contains(c) => {
+                word.expanded = true;
+                (start + 2, opaque(quoted, false))
+            }
+            _ => (start + 1, Atom::Char { c: '$', quoted }),
         };
         word.text.extend(&self.chars[start..end]);
+        word.atoms.push(atom);
         self.pos = end;
         Ok(())
     }
+}
+
+fn opaque(quoted: bool, substitution: bool) -> Atom {
+    Atom::Opaque {
+        quoted,
+        substitution,
+    }
+}
+
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+fn is_special(text: &str) -> bool {
+    text == "@" || text == "*" || text == "#" || text.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn push_char(word: &mut Word, c: char, quoted: bool) {
+    word.text.push(c);
+    word.atoms.push(Atom::Char { c, quoted });
 }
 
 fn mark_quoted(word: &mut Word) {
@@ -523,7 +654,7 @@ mod tests {
             .map(|t| match t {
                 Token::Word(w) => w.text,
                 Token::Redirect(r) => format!("<{r:?}>"),
-                Token::Separator => ";".into(),
+                Token::Separator(_) => ";".into(),
                 Token::OpenGroup => "(".into(),
                 Token::CloseGroup => ")".into(),
             })

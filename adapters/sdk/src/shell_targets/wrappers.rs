@@ -4,6 +4,7 @@
 use super::effect::{Effect, NOTHING, Target, operands};
 use super::lexer::Word;
 use super::options::{OptionSpec, leading_options, parse};
+use super::unreadable::Unreadable;
 
 /// A command that runs the command named after its own options.
 pub struct Wrapper {
@@ -19,7 +20,51 @@ pub enum Skip {
     Done(Effect),
 }
 
-pub const WRAPPERS: [Wrapper; 11] = [
+pub const WRAPPERS: [Wrapper; 18] = [
+    Wrapper {
+        name: "setsid",
+        spec: OptionSpec::NONE,
+        positionals: 0,
+    },
+    Wrapper {
+        name: "ionice",
+        spec: OptionSpec {
+            short_values: "cnp",
+            long_values: &["class", "classdata", "pid", "pgid", "uid"],
+        },
+        positionals: 0,
+    },
+    Wrapper {
+        name: "fakeroot",
+        spec: OptionSpec {
+            short_values: "isl",
+            long_values: &["lib", "faked"],
+        },
+        positionals: 0,
+    },
+    Wrapper {
+        name: "nocache",
+        spec: OptionSpec::NONE,
+        positionals: 0,
+    },
+    Wrapper {
+        name: "unbuffer",
+        spec: OptionSpec::NONE,
+        positionals: 0,
+    },
+    Wrapper {
+        name: "busybox",
+        spec: OptionSpec::NONE,
+        positionals: 0,
+    },
+    Wrapper {
+        name: "pkexec",
+        spec: OptionSpec {
+            short_values: "",
+            long_values: &["user"],
+        },
+        positionals: 0,
+    },
     Wrapper {
         name: "sudo",
         spec: OptionSpec {
@@ -127,13 +172,13 @@ impl Wrapper {
             }
             // The command would run in another directory, or from a string split at runtime.
             "sudo" if options.has_short('D') || options.has_long("chdir") => {
-                return Skip::Done(Effect::Unknown);
+                return Skip::Done(Effect::Unknown(Unreadable::wrapper("sudo --chdir")));
             }
             "env" if options.has_short('C') || options.has_long("chdir") => {
-                return Skip::Done(Effect::Unknown);
+                return Skip::Done(Effect::Unknown(Unreadable::wrapper("env --chdir")));
             }
             "env" if options.has_short('S') || options.has_long("split-string") => {
-                return Skip::Done(Effect::Unknown);
+                return Skip::Done(Effect::Unknown(Unreadable::dynamic_script("env -S")));
             }
             "time" => extra.extend(options.value_of('o', "output").and_then(Target::from_value)),
             _ => {}

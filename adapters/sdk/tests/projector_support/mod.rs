@@ -6,13 +6,18 @@
 use std::path::PathBuf;
 
 use acc_sdk::context::{
-    AttentionItem, AttentionKind, ContextInput, ContextResult, PeerMessage, RepeatInfo,
+    AttentionItem, AttentionKind, ContextInput, ContextResult, PeerMessage, Quote, QuoteField,
+    RepeatInfo,
 };
-use acc_sdk::projector::neutralise::neutralise_inline;
+use acc_sdk::projector::neutralise::{neutralise_body, neutralise_inline};
 use serde_json::Value;
 
 pub const FENCE_OPEN: &str = "```acc-peer-message";
+pub const QUOTE_OPEN: &str = "```acc-peer-text";
 pub const FENCE_CLOSE: &str = "```";
+/// Peer strings shorter than this may occur in acc's own words by chance (`s`, `ok`), so
+/// the "nothing outside a fence" property is checked for longer ones.
+const DISTINCT_BYTES: usize = 8;
 
 pub fn message(id: &str, subject: &str, body: &str) -> PeerMessage {
     PeerMessage {
@@ -41,6 +46,20 @@ pub fn attention(kind: AttentionKind, id: &str, summary: &str) -> AttentionItem 
         kind,
         source_id: id.to_owned(),
         summary: summary.to_owned(),
+        quotes: Vec::new(),
+    }
+}
+
+/// An attention item quoting peer-chosen strings.
+pub fn quoting(
+    kind: AttentionKind,
+    id: &str,
+    summary: &str,
+    quotes: &[(QuoteField, &str)],
+) -> AttentionItem {
+    AttentionItem {
+        quotes: quotes.iter().map(|(f, t)| Quote::new(*f, *t)).collect(),
+        ..attention(kind, id, summary)
     }
 }
 
@@ -85,6 +104,60 @@ pub fn hostile(name: &str) -> Vec<PeerMessage> {
         .collect()
 }
 
+/// One string of `fixtures/hostile/peer-strings.json`.
+pub fn peer_string(key: &str) -> String {
+    let path = fixtures_dir().join("peer-strings.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let all: Value = serde_json::from_str(&text).unwrap();
+    all[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("peer-strings.json: missing {key}"))
+        .to_owned()
+}
+
+/// Attention items about the hostile peer strings, shaped as the runtime builds them: acc's
+/// words in the summary, the peer's in the quotes.
+pub fn hostile_attention() -> Vec<AttentionItem> {
+    vec![
+        quoting(
+            AttentionKind::ReplyRequired,
+            "message_hostile41",
+            "question from codex-x1y2z3",
+            &[(QuoteField::Subject, &peer_string("subject"))],
+        ),
+        quoting(
+            AttentionKind::ClaimConflict,
+            "claim_c1",
+            "claimed (exclusive) by codex-x1y2z3; it overlaps a hint of your intent",
+            &[
+                (QuoteField::Resource, &peer_string("claimedResource")),
+                (QuoteField::Hint, "file:docs/**"),
+            ],
+        ),
+        quoting(
+            AttentionKind::ClaimContended,
+            "claim_c2",
+            "your claim is wanted: a peer's intent names an overlapping hint",
+            &[
+                (QuoteField::Resource, "file:src/**"),
+                (QuoteField::Hint, &peer_string("hint")),
+            ],
+        ),
+        quoting(
+            AttentionKind::ClaimExpired,
+            "claim_c3",
+            "your lease ran out at 2026-12-02T09:30:00.000Z; claim it again or release it",
+            &[(QuoteField::Resource, &peer_string("hiddenResource"))],
+        ),
+        quoting(
+            AttentionKind::RecipientUnavailable,
+            "message_c4",
+            "codex-x1y2z3 has no online session",
+            &[(QuoteField::Subject, &peer_string("quotedResource"))],
+        ),
+    ]
+}
+
 /// All hostile fixtures together.
 pub fn all_hostile() -> Vec<PeerMessage> {
     [
@@ -92,6 +165,7 @@ pub fn all_hostile() -> Vec<PeerMessage> {
         "header-forgery.json",
         "control-characters.json",
         "multibyte.json",
+        "acc-voice.json",
     ]
     .into_iter()
     .flat_map(hostile)
@@ -108,14 +182,75 @@ pub struct ParsedBlock {
     pub body: Vec<String>,
 }
 
+/// One attention quote block: the id its label names and its `field: text` lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedQuote {
+    pub source_id: String,
+    pub lines: Vec<String>,
+}
+
 /// Split projected text into blocks, failing on anything a strict reader would reject: an
 /// unbalanced fence, a header out of order, or peer text shaped like a fence or a header.
 pub fn parse_blocks(text: &str) -> Result<Vec<ParsedBlock>, String> {
+    parse_all(text).map(|(blocks, _)| blocks)
+}
+
+/// The attention quote blocks of projected text, checked like [`parse_blocks`].
+pub fn parse_quotes(text: &str) -> Result<Vec<ParsedQuote>, String> {
+    parse_all(text).map(|(_, quotes)| quotes)
+}
+
+/// The text a reader takes as acc's own: every line outside a fenced block.
+pub fn outside_fences(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.split('\n') {
+        if inside {
+            inside = line != FENCE_CLOSE;
+        } else if line == FENCE_OPEN || line == QUOTE_OPEN {
+            inside = true;
+        } else {
+            out.push(line);
+        }
+    }
+    out.join("\n")
+}
+
+fn parse_all(text: &str) -> Result<(Vec<ParsedBlock>, Vec<ParsedQuote>), String> {
     let mut blocks = Vec::new();
+    let mut quotes = Vec::new();
     let mut lines = text.split('\n').enumerate();
     while let Some((n, line)) = lines.next() {
         if line == FENCE_CLOSE {
             return Err(format!("line {n}: closing fence outside a block"));
+        }
+        if line == QUOTE_OPEN {
+            let (n, label) = lines.next().ok_or("quote cut before its label")?;
+            let source_id = label
+                .strip_prefix("untrusted peer text quoted for ")
+                .ok_or(format!("line {n}: expected the quote label, got {label:?}"))?
+                .to_owned();
+            let mut quoted = Vec::new();
+            loop {
+                let (n, line) = lines
+                    .next()
+                    .ok_or(format!("quote for {source_id} never closes"))?;
+                if line == FENCE_CLOSE {
+                    break;
+                }
+                let field_ok = ["subject: ", "resource: ", "hint: "]
+                    .iter()
+                    .any(|f| line.starts_with(f));
+                if !field_ok {
+                    return Err(format!("line {n}: not a quote line: {line:?}"));
+                }
+                quoted.push(line.to_owned());
+            }
+            quotes.push(ParsedQuote {
+                source_id,
+                lines: quoted,
+            });
+            continue;
         }
         if line != FENCE_OPEN {
             if line.starts_with("```") {
@@ -161,8 +296,14 @@ pub fn parse_blocks(text: &str) -> Result<Vec<ParsedBlock>, String> {
             if line == FENCE_CLOSE {
                 break;
             }
-            if line.starts_with("```") || line.starts_with("subject:") || line.starts_with("body:")
-            {
+            let forged = ["```", "subject:", "body:", "messageId:", "sender:", "kind:"]
+                .iter()
+                .any(|key| {
+                    line.trim_start()
+                        .to_lowercase()
+                        .starts_with(&key.to_lowercase())
+                });
+            if forged {
                 return Err(format!(
                     "line {n}: peer text escaped neutralising: {line:?}"
                 ));
@@ -177,7 +318,46 @@ pub fn parse_blocks(text: &str) -> Result<Vec<ParsedBlock>, String> {
             body,
         });
     }
-    Ok(blocks)
+    Ok((blocks, quotes))
+}
+
+/// Every string a peer chose in `input`, as given and as neutralised, long enough to be
+/// recognised: subjects, body lines and attention quotes.
+fn peer_strings(input: &ContextInput) -> Vec<String> {
+    let mut raw: Vec<String> = Vec::new();
+    for m in input.messages.iter().chain(&input.repeats) {
+        raw.push(m.subject.clone());
+        raw.extend(m.body.split('\n').map(str::to_owned));
+    }
+    for a in &input.attention {
+        raw.extend(a.quotes.iter().map(|q| q.text.clone()));
+    }
+    // A flood repeats its lines; each distinct one is checked once.
+    raw.sort();
+    raw.dedup();
+    let mut all = Vec::new();
+    for s in raw {
+        all.push(neutralise_inline(&s));
+        all.extend(neutralise_body(&s));
+        all.push(s);
+    }
+    // A peer may copy acc's own header word for word; that line is acc's wherever it is
+    // outside a block, and the copy inside is marked.
+    all.retain(|s| s.trim().len() >= DISTINCT_BYTES && s != acc_sdk::projector::HEADER);
+    all.sort();
+    all.dedup();
+    all
+}
+
+/// The property the fences exist for: no peer-chosen byte sequence is outside a block.
+pub fn assert_no_peer_text_outside_fences(input: &ContextInput, text: &str) {
+    let outside = outside_fences(text);
+    for s in peer_strings(input) {
+        assert!(
+            !outside.contains(s.trim()),
+            "peer text {s:?} outside a fence in:\n{text}"
+        );
+    }
 }
 
 /// Every invariant of a projection, checked against its input and budget.
@@ -209,10 +389,22 @@ pub fn assert_invariants(input: &ContextInput, budget: usize, result: &ContextRe
     }
     let fences = text
         .split('\n')
-        .filter(|l| *l == FENCE_OPEN || *l == FENCE_CLOSE)
+        .filter(|l| *l == FENCE_OPEN || *l == QUOTE_OPEN || *l == FENCE_CLOSE)
         .count();
     assert_eq!(fences % 2, 0, "odd fence count in:\n{text}");
     let blocks = parse_blocks(text).unwrap_or_else(|e| panic!("{e}\n--- text ---\n{text}"));
+    assert_no_peer_text_outside_fences(input, text);
+    // A quote block follows the line of the item it names, and only a whole line.
+    let lines: Vec<&str> = text.split('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        if *line == QUOTE_OPEN {
+            let above = lines[i - 1];
+            assert!(
+                above.starts_with("- [") && !above.ends_with('…'),
+                "a quote after {above:?}"
+            );
+        }
+    }
 
     // Ids only for complete blocks, one per block, in order, each a message from the input.
     let shown: Vec<String> = result

@@ -82,10 +82,12 @@ fn passing_guard(scenario: Scenario) -> Observations {
         FileFact {
             path: target.into(),
             exists: false,
+            sha256: None,
         },
         FileFact {
             path: "free.txt".into(),
             exists: true,
+            sha256: None,
         },
     ];
     let mut first = request(1, "/v1/messages");
@@ -354,6 +356,17 @@ fn the_control_passes_only_without_injection_and_with_a_model_request() {
     let mut injected = passing_control();
     injected.requests[0].peer_blocks = vec!["```acc-peer-message\n```".into()];
     assert!(!judge_control(&injected).passed);
+    // The identity lines every attached session gets are not peer text.
+    let mut identified = passing_control();
+    identified.requests[0].acc_lines = vec![
+        "ACC CLI (append): --session session_1 --generation generation_1 --cwd '/w'".into(),
+        "ACC you are: claude-code".into(),
+    ];
+    assert!(judge_control(&identified).passed);
+    identified.requests[0]
+        .acc_lines
+        .push("ACC (load the acc skill):".into());
+    assert!(!judge_control(&identified).passed);
     let mut silent = passing_control();
     silent.requests.clear();
     let verdict = judge_control(&silent);

@@ -4,12 +4,16 @@ use crate::cli::args::{ClaimArgs, ReleaseArgs};
 use crate::cli::context::Invocation;
 use crate::cli::output::Output;
 use crate::cli::owner;
+use crate::cli::person;
 use crate::core::claims::ClaimRequest;
 use crate::core::model::{Authority, ClaimMode, Enforcement};
 use crate::core::resources::Resource;
 use crate::error::{AccError, Result};
 use crate::ids::ClaimId;
+use crate::paths;
 use crate::store::OpenMode;
+use crate::workspace::pin;
+use std::collections::BTreeSet;
 
 pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
     let owner = owner::required(&a.owner, inv.env)?;
@@ -29,8 +33,15 @@ pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
             lease_seconds: a.lease,
         },
     )?;
-    let verb = if out.renewed { "renewed" } else { "claimed" };
-    Ok(Output::new(format!("{verb} {}", out.claim.resource), out))
+    let line = match (&out.adopted_from, out.renewed) {
+        (Some(from), _) => format!(
+            "adopted {} ({}) from ended session {from}",
+            out.claim.resource, out.claim.claim_id
+        ),
+        (None, true) => format!("renewed {}", out.claim.resource),
+        (None, false) => format!("claimed {}", out.claim.resource),
+    };
+    Ok(Output::new(line, out))
 }
 
 /// What `acc release` names: a claim by id, or this session's claim on a resource.
@@ -70,6 +81,11 @@ pub fn release(inv: &Invocation<'_>, a: ReleaseArgs) -> Result<Output> {
             // A forced release may come from a person with no session.
             let owner = owner::optional(&a.owner, inv.env)?;
             let mut core = inv.open(OpenMode::ReadOnly)?;
+            // Only a person may assert an authority (cli::person); checked before anything
+            // is written.
+            let mut hooked: BTreeSet<u32> = core.hooked_client_pids()?.into_iter().collect();
+            hooked.extend(pin::client_pids(&paths::data_home(inv.env)?));
+            person::require(&hooked, auth.as_str())?;
             core.force_release(owner.as_ref(), &id, auth, a.reason.as_deref())?
         }
         (_, Target::Claim(id)) => {

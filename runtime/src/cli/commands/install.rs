@@ -11,15 +11,17 @@ use crate::cli::context::Invocation;
 use crate::cli::output::Output;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::installer::doctor::{ArtifactState, DoctorRun};
-use crate::installer::report::{AdapterOutcome, RunAction, RunReport};
-use crate::installer::{self, ContextRequest, InstallError, InstallOptions, UninstallOptions};
+use crate::installer::report::{AdapterOutcome, RunAction, RunReport, command_for, home_flag};
+use crate::installer::{
+    self, ContextRequest, InstallError, InstallErrorKind, InstallOptions, UninstallOptions,
+};
 use acc_sdk::install::{DiagnosticLevel, InstallContext};
 
-pub const INSTALL_ABOUT: &str = "Wire acc's hooks and skill into the coding agents on this machine. Without --adapter, every client whose `<command> --version` answers is wired and every other one is named with the reason it was skipped. Each client's files are written where the real client reads them; user files keep their formatting and their original bytes are kept so `acc uninstall` can give them back exactly. Installing twice changes nothing. --dry-run prints every file it would create or edit and writes nothing. A malformed client config is refused, naming file and line, before anything is written (exit 4); acc's wiring colliding with something that is not acc's exits 5.";
+pub const INSTALL_ABOUT: &str = "Wire acc's hooks and skill into the coding agents on this machine. Without --adapter, every client whose `<command> --version` answers is wired and every other one is named with the reason it was skipped. Each client's files are written where the real client reads them; user files keep their formatting and their original bytes are kept so `acc uninstall` can give them back exactly. Installing twice changes nothing. --dry-run prints every file it would create or edit and writes nothing. A malformed client config is refused, naming file and line, before anything is written (exit 4); acc's wiring colliding with something that is not acc's exits 5. A run over several clients is all or nothing: a failure part way is rolled back and said so. A --home that does not exist is refused.";
 
 pub const INSTALL_EXAMPLES: &str = "Examples:\n  acc install --dry-run\n  acc install\n  acc install --adapter claude-code --adapter codex\n  acc install --adapter gemini-cli --home /tmp/sandbox-home --json";
 
-pub const UNINSTALL_ABOUT: &str = "Take acc's wiring back out. A user file still exactly as install left it gets its original bytes back (or is deleted when acc created it); one you edited since keeps your edits and loses only acc's entries; an acc file you changed is kept and named. Without --adapter, every adapter in the install record is uninstalled. Running it again does nothing.";
+pub const UNINSTALL_ABOUT: &str = "Take acc's wiring back out. A user file still exactly as install left it gets its original bytes back (or is deleted when acc created it); one you edited since keeps your edits and loses only acc's entries; an acc file you changed is kept and named. A user file acc cannot read any more (made malformed, or a directory now) is left exactly as it is and named, the rest is still taken back, and the command exits 4 saying how to finish. Without --adapter, every adapter in the install record is uninstalled. Running it again does nothing.";
 
 pub const UNINSTALL_EXAMPLES: &str =
     "Examples:\n  acc uninstall --dry-run\n  acc uninstall\n  acc uninstall --adapter codex --json";
@@ -77,6 +79,7 @@ pub fn install(inv: &Invocation<'_>, a: InstallArgs) -> Result<Output> {
     let options = InstallOptions {
         adapters: a.adapters,
         dry_run: a.dry_run,
+        home: a.home.is_some().then(|| ctx.home.clone()),
     };
     let report = installer::run_install(&ctx, &adapters, &options).map_err(to_acc_error)?;
     Ok(Output::new(render_run(&report), report))
@@ -88,15 +91,66 @@ pub fn uninstall(inv: &Invocation<'_>, a: UninstallArgs) -> Result<Output> {
     let options = UninstallOptions {
         adapters: a.adapters,
         dry_run: a.dry_run,
+        home: a.home.is_some().then(|| ctx.home.clone()),
     };
     let report = installer::run_uninstall(&ctx, &adapters, &options).map_err(to_acc_error)?;
+    if let Some(refusal) = refusal_error(&report) {
+        return Err(refusal);
+    }
     Ok(Output::new(render_run(&report), report))
+}
+
+/// An uninstall that had to leave a user file it cannot read fails (exit 4) after doing the
+/// rest, naming each such file and the command that finishes the job once it is fixed; the
+/// whole report is in the error's details.
+fn refusal_error(report: &RunReport) -> Option<AccError> {
+    let refused = report.refused();
+    let (first_adapter, first) = refused.first()?;
+    let ids: Vec<String> = refused.iter().map(|(a, _)| a.adapter_id.clone()).collect();
+    let again = command_for("uninstall", &ids, report.home.as_deref()).unwrap_or_default();
+    let notes: Vec<&str> = refused
+        .iter()
+        .filter_map(|(_, f)| f.note.as_deref())
+        .collect();
+    let done = if report.dry_run {
+        "the rest would be uninstalled"
+    } else {
+        "the rest was uninstalled"
+    };
+    let message = format!(
+        "{}; fix it (or move it aside) and run `{again}` to finish; {done}",
+        notes.join("; ")
+    );
+    let completed: Vec<&str> = report
+        .adapters
+        .iter()
+        .filter(|a| !ids.contains(&a.adapter_id))
+        .map(|a| a.adapter_id.as_str())
+        .collect();
+    let mut error = AccError::new(ErrorCode::MalformedUserFile, message)
+        .with("file", first.path.display().to_string())
+        .with("adapter", first_adapter.adapter_id.clone())
+        .with("report", serde_json::to_value(report).unwrap_or_default());
+    if !completed.is_empty() {
+        error = error.with("completed", json!(completed));
+    }
+    Some(error)
 }
 
 pub fn doctor(inv: &Invocation<'_>, a: DoctorArgs) -> Result<Output> {
     let adapters = crate::registry::all();
     let ctx = context(inv, a.home.as_deref(), &adapters)?;
-    let run = installer::run_doctor(&ctx, &adapters, a.repair).map_err(to_acc_error)?;
+    let mut run = installer::run_doctor(&ctx, &adapters, a.repair).map_err(to_acc_error)?;
+    if let Some(repaired) = &mut run.repaired {
+        let home = a.home.is_some().then(|| ctx.home.clone());
+        let ids: Vec<String> = repaired
+            .adapters
+            .iter()
+            .map(|o| o.adapter_id.clone())
+            .collect();
+        repaired.undo = command_for("uninstall", &ids, home.as_deref());
+        repaired.home = home;
+    }
     Ok(Output::new(render_doctor(&run), run))
 }
 
@@ -118,8 +172,29 @@ fn context(
         acc_executable: &exe,
     })
     .map_err(to_acc_error)?;
+    if home.is_some() {
+        require_existing_home(&ctx.home)?;
+    }
     installer::context::compose_receiver_sockets(&mut ctx, adapters);
     Ok(ctx)
+}
+
+/// A `--home` that does not exist is refused rather than created: a mistyped path would
+/// otherwise grow a whole client tree where nobody looks.
+fn require_existing_home(home: &Path) -> Result<()> {
+    if std::fs::metadata(home).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
+    }
+    Err(to_acc_error(
+        InstallError::new(
+            InstallErrorKind::Usage,
+            format!(
+                "the home {} given with --home is not an existing directory; check the path, or create it first if a new home is what you want",
+                home.display()
+            ),
+        )
+        .at(home),
+    ))
 }
 
 fn to_acc_error(e: InstallError) -> AccError {
@@ -142,7 +217,7 @@ fn client_label(outcome: &AdapterOutcome, action: RunAction) -> String {
         (RunAction::Uninstall, _) | (_, None) => name.clone(),
         (_, Some(c)) if c.present => match &c.version {
             Some(v) => format!("{name} {v}"),
-            None => name.clone(),
+            None => format!("{name}, version unknown"),
         },
         _ => format!("{name}, not detected"),
     }
@@ -169,6 +244,14 @@ pub fn render_run(report: &RunReport) -> String {
         let _ = write!(out, "would {verb} {} adapter(s)", report.adapters.len());
     } else {
         let _ = write!(out, "{verb}ed {} adapter(s)", report.adapters.len());
+    }
+    if let Some(data_home) = &report.data_home {
+        let _ = write!(
+            out,
+            "\ndata home: {} ({})",
+            data_home.path.display(),
+            data_home.why
+        );
     }
     for adapter in &report.adapters {
         let _ = write!(
@@ -200,7 +283,13 @@ pub fn render_run(report: &RunReport) -> String {
             let _ = write!(out, "\nneeds action ({}): {step}", adapter.adapter_id);
         }
     }
-    if report.dry_run {
+    let home = home_flag(report.home.as_deref());
+    if report.dry_run && report.adapters.is_empty() && report.action == RunAction::Install {
+        let _ = write!(
+            out,
+            "\nnothing was written, and without --dry-run nothing would be either: put a client's command on PATH so it is detected, or name the client with: acc install --adapter <id>{home}"
+        );
+    } else if report.dry_run {
         let _ = write!(
             out,
             "\nnothing was written; run without --dry-run to {verb}"
@@ -212,9 +301,25 @@ pub fn render_run(report: &RunReport) -> String {
         };
         let _ = write!(out, "\n{label}: {undo}");
     } else if report.adapters.is_empty() && report.action == RunAction::Install {
-        out.push_str("\nwire a client explicitly with: acc install --adapter <id>");
+        let _ = write!(
+            out,
+            "\nwire a client explicitly with: acc install --adapter <id>{home}"
+        );
+    }
+    if let Some(first) = report.adapters.first()
+        && report.action == RunAction::Install
+    {
+        out.push_str(&names_line(&first.adapter_id));
     }
     out
+}
+
+/// How a person addresses the sessions an install wires, and how to choose another name.
+fn names_line(adapter_id: &str) -> String {
+    format!(
+        "\nnames: a session acts as its client's name ({adapter_id}; {adapter_id}-2 while another is live), \
+         the name `acc message --to` takes; set ACC_PARTICIPANT=<name> in the client's environment to choose one"
+    )
 }
 
 /// Human output of doctor: store, record, hook runtime, each client, the next step.
@@ -258,17 +363,33 @@ pub fn render_doctor(run: &DoctorRun) -> String {
     for client in &run.clients {
         let presence = match (&client.client.present, &client.client.version) {
             (true, Some(v)) => format!("{} {v}", client.display_name),
-            (true, None) => client.display_name.clone(),
+            (true, None) => format!(
+                "{}, installed: {}",
+                client.display_name, client.client.detail
+            ),
             (false, _) => format!(
                 "{}, not detected: {}",
                 client.display_name, client.client.detail
             ),
         };
-        let installed = match &client.installed_by {
-            Some(version) => format!("installed by acc {version}"),
-            None => "not installed".to_owned(),
+        let installed = match (&client.installed_by, client.wiring.is_empty()) {
+            (Some(version), _) => format!("installed by acc {version}"),
+            (None, true) => "not installed".to_owned(),
+            (None, false) => "wired, but not in this data home's install record".to_owned(),
         };
         let _ = write!(out, "\n{} ({presence}): {installed}", client.adapter_id);
+        for wiring in &client.wiring {
+            let home = match &wiring.data_home {
+                Some(home) => format!("data home {} (pinned)", home.display()),
+                None => "the data home of the hook's own environment (not pinned)".to_owned(),
+            };
+            let _ = write!(
+                out,
+                "\n  wired: {} acc hook(s) in {}, using {home}",
+                wiring.hooks,
+                wiring.file.display()
+            );
+        }
         for artifact in &client.artifacts {
             let state = match artifact.state {
                 ArtifactState::Intact => "intact",
@@ -293,7 +414,6 @@ pub fn render_doctor(run: &DoctorRun) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::installer::InstallErrorKind;
     use crate::installer::record::RecordedKind;
     use crate::installer::report::{ClientFacts, FileAction, FileOutcome, Skip};
 
@@ -322,7 +442,22 @@ mod tests {
                 reason: "absent".to_owned(),
             }],
             undo: (!dry_run).then(|| "acc uninstall --adapter codex".to_owned()),
+            home: None,
+            data_home: None,
         }
+    }
+
+    #[test]
+    fn a_dry_run_that_would_install_nothing_says_what_would_make_it() {
+        let mut empty = report(true, RunAction::Install);
+        empty.adapters.clear();
+        empty.home = Some(PathBuf::from("/tmp/box"));
+        let text = render_run(&empty);
+        assert!(
+            text.ends_with("name the client with: acc install --adapter <id> --home /tmp/box"),
+            "{text}"
+        );
+        assert!(!text.contains("run without --dry-run"), "{text}");
     }
 
     #[test]
@@ -330,12 +465,15 @@ mod tests {
         let text = render_run(&report(false, RunAction::Install));
         assert_eq!(
             text,
-            "installed 1 adapter(s)\ncodex (Codex CLI 0.171.0):\n  edited /h/.codex/hooks.json\nskipped grok: absent\nneeds action (codex): trust them\nundo with: acc uninstall --adapter codex"
+            "installed 1 adapter(s)\ncodex (Codex CLI 0.171.0):\n  edited /h/.codex/hooks.json\nskipped grok: absent\nneeds action (codex): trust them\nundo with: acc uninstall --adapter codex\n\
+             names: a session acts as its client's name (codex; codex-2 while another is live), the name `acc message --to` takes; set ACC_PARTICIPANT=<name> in the client's environment to choose one"
         );
         let dry = render_run(&report(true, RunAction::Install));
         assert!(dry.starts_with("would install 1 adapter(s)"));
         assert!(dry.contains("\n  would edit /h/.codex/hooks.json"));
-        assert!(dry.ends_with("nothing was written; run without --dry-run to install"));
+        assert!(dry.contains("nothing was written; run without --dry-run to install\nnames: "));
+        let undone = render_run(&report(false, RunAction::Uninstall));
+        assert!(!undone.contains("ACC_PARTICIPANT"), "{undone}");
     }
 
     #[test]

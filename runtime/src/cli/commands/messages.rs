@@ -11,7 +11,8 @@ use crate::core::model::{HandoffStatus, MessageKind, Obligation};
 use crate::error::{AccError, Result};
 use crate::ids::MessageId;
 use crate::store::OpenMode;
-use crate::text::{self, escape_for_line};
+use crate::text;
+use acc_sdk::peer_text::display;
 use serde_json::json;
 
 /// The `--supersedes` or `--withdraws` ids as a checked change; clap already refuses both.
@@ -126,8 +127,8 @@ pub fn inbox(inv: &Invocation<'_>, a: InboxArgs) -> Result<Output> {
             m.message_id,
             kind_label(m.kind, m.decision_status.as_ref()),
             m.from_participant_id,
-            escape_for_line(&m.subject),
-            escape_for_line(&m.body)
+            display(&m.subject),
+            display(&m.body)
         );
         return Ok(Output::new(line, read));
     }
@@ -139,7 +140,7 @@ pub fn inbox(inv: &Invocation<'_>, a: InboxArgs) -> Result<Output> {
             first.message_id,
             kind_label(first.kind, first.decision_status.as_ref()),
             first.from_participant_id,
-            escape_for_line(&first.subject)
+            display(&first.subject)
         ));
     }
     if let Some(next) = &page.next_cursor {

@@ -2,11 +2,13 @@
 
 use crate::cli::args::{StatusArgs, SyncArgs, WatchArgs, WorkArgs};
 use crate::cli::context::Invocation;
+use crate::cli::workspace_faults;
 use crate::cli::output::Output;
 use crate::cli::owner;
 use crate::core::events::EventType;
 use crate::core::intents::PublishIntent;
-use crate::core::model::{IntentMode, IntentState, SyncScope};
+use crate::core::model::{IntentMode, IntentState, Presence, SyncScope};
+use crate::core::status::{OwnerSession, StatusReport};
 use crate::core::sync::SyncRequest;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{EventSeq, ParticipantId};
@@ -20,16 +22,81 @@ pub fn status(inv: &Invocation<'_>, a: StatusArgs) -> Result<Output> {
         .as_deref()
         .map(ParticipantId::parse)
         .transpose()?;
-    let mut core = inv.open(OpenMode::ReadOnly)?;
+    let (mut core, faults) = workspace_faults::open_for_status(inv)?;
     let mut report = core.status(owner.as_ref(), a.all)?;
+    report.workspace_faults = faults;
     if let Some(p) = &participant {
         report.sessions.retain(|s| &s.participant_id == p);
     }
-    let line = format!(
-        "{} live; {} claim(s); protection {}",
-        report.counts.live_sessions, report.counts.live_claims, report.protection
+    let text = render_status(&report);
+    Ok(Output::new(text, report))
+}
+
+/// How many names or claims the one human line lists before counting the rest.
+const SHOWN_IN_LINE: usize = 5;
+
+/// The one human line: who is live, by the participant id `--to` takes; each live claim with
+/// its owner participant, marked when its session has ended; the protection.
+fn render_status(report: &StatusReport) -> String {
+    let mut live: Vec<String> = Vec::new();
+    for s in &report.sessions {
+        let name = s.participant_id.to_string();
+        if s.presence != Presence::Offline && !live.contains(&name) {
+            live.push(name);
+        }
+    }
+    let claims: Vec<String> = report
+        .claims
+        .iter()
+        .map(|c| {
+            let ended = match c.owner_session {
+                OwnerSession::Live => "",
+                OwnerSession::Ended => " (session ended)",
+            };
+            format!(
+                "{} by {}{ended}",
+                c.claim.resource, c.claim.owner_participant_id
+            )
+        })
+        .collect();
+    let mut line = format!(
+        "{} live{}; {} claim(s){}; protection {}",
+        report.counts.live_sessions,
+        listed(&live),
+        report.counts.live_claims,
+        listed(&claims),
+        report.protection
     );
-    Ok(Output::new(line, report))
+    for fault in &report.workspace_faults {
+        line.push_str(&format!("; workspace fault: {fault}"));
+    }
+    if !report.refused_writes.is_empty() {
+        line.push_str(&format!(
+            "; {} refused write(s) into guarded claims",
+            report.refused_writes.total
+        ));
+    }
+    line
+}
+
+/// `: a, b, c` (with `, +N more` past [`SHOWN_IN_LINE`]), or nothing for an empty list.
+fn listed(items: &[String]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        ": {}",
+        items
+            .iter()
+            .take(SHOWN_IN_LINE)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if items.len() > SHOWN_IN_LINE {
+        out.push_str(&format!(", +{} more", items.len() - SHOWN_IN_LINE));
+    }
+    out
 }
 
 /// `acc watch`: the live view, or one frame with `--once`. `--json` never reaches here (the

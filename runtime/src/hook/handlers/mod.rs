@@ -5,10 +5,11 @@
 //! | `sessionStart` | [`start`]: probe, open or resume, bind; startup context only when granted |
 //! | `beforeTurn` | [`turn::before_turn`]: next-turn delivery within the context budget |
 //! | `turnEnd` | [`turn::turn_end`]: hold the turn open only for an unshown peer body |
-//! | `beforeTool` | [`tool::before_tool`]: the write guard |
+//! | `beforeTool` | [`tool::before_tool`]: the write guard, and [`confine`] for shell calls |
 //! | `sessionEnd`, `heartbeat` | [`lifecycle`] |
 //! | `afterTool`, `childStart`, `childEnd`, `other` | a heartbeat at most |
 
+pub mod confine;
 pub mod lifecycle;
 pub mod project;
 pub mod start;
@@ -16,15 +17,17 @@ pub mod tool;
 pub mod turn;
 
 use super::answer::Answer;
+use super::bound_workspace;
 use super::deadline::Deadline;
 use super::failure::Failure;
+use super::guard_fallback;
 use super::settings::HookSettings;
 use crate::core::Core;
 use crate::store::{MMAP_WHOLE_STORE, OpenMode};
-use crate::workspace;
 use acc_sdk::define::Adapter;
 use acc_sdk::event::{EventKind, NormalizedEvent};
 use serde_json::Value;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -38,6 +41,9 @@ pub struct Call<'a> {
     pub deadline: Deadline,
     pub data_home: PathBuf,
     pub platform: String,
+    /// Faults found on the way (a workspace that changed under the conversation, a pin that
+    /// could not be written), reported on stderr with whatever the handler answers.
+    pub faults: RefCell<Vec<String>>,
 }
 
 /// A handler's answer, and the core it used (the runner commits offers through it).
@@ -47,16 +53,29 @@ pub struct Handled {
 }
 
 impl Call<'_> {
-    /// Opens the store of the workspace the payload's cwd belongs to. A lock held by
+    /// Opens the store of the workspace the conversation is bound to (the one the payload's
+    /// cwd belongs to only before it was bound; [`bound_workspace`]). A lock held by
     /// another process is waited for only as long as the deadline leaves, and pages are
     /// read through a memory map (a hook reads a few hundred scattered pages).
     pub fn open_core(&self, mode: OpenMode) -> Result<Core, Failure> {
-        let ws = workspace::discover(Path::new(&self.event.cwd), self.settings.env.env())?;
+        let resolved = bound_workspace::resolve(
+            &self.data_home,
+            &self.event.session_id,
+            Path::new(&self.event.cwd),
+            self.settings.env.env(),
+        )?;
+        self.faults.borrow_mut().extend(resolved.notes);
+        let ws = resolved.workspace;
         self.deadline.check()?;
         let mut core = Core::open(ws, &self.data_home, mode, self.settings.ports.clone())?;
         core.set_busy_timeout(self.deadline.remaining())?;
         core.set_mmap_size(MMAP_WHOLE_STORE)?;
         Ok(core)
+    }
+
+    /// Reports a fault with this call's answer.
+    pub fn report(&self, note: String) {
+        self.faults.borrow_mut().push(note);
     }
 
     pub fn primary(&self) -> &str {
@@ -75,9 +94,14 @@ fn open_mode(kind: EventKind) -> OpenMode {
 
 /// Runs the handler of the event's kind.
 pub fn handle(call: &Call) -> Result<Handled, Failure> {
+    if call.event.kind == EventKind::BeforeTool {
+        // The guard must answer even when the store cannot be read in time.
+        let answer = guard_fallback::raced(call)?;
+        return Ok(Handled { answer, core: None });
+    }
     let mut core = call.open_core(open_mode(call.event.kind))?;
     call.deadline.check()?;
-    let answer = match call.event.kind {
+    let mut answer = match call.event.kind {
         EventKind::SessionStart => start::session_start(call, &mut core)?,
         EventKind::BeforeTurn => turn::before_turn(call, &mut core)?,
         EventKind::TurnEnd => turn::turn_end(call, &mut core)?,
@@ -88,6 +112,7 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
             lifecycle::touch(call, &mut core)?
         }
     };
+    answer.notes.append(&mut call.faults.borrow_mut());
     Ok(Handled {
         answer,
         core: Some(core),

@@ -1,14 +1,18 @@
-//! The context a turn shows: next-turn delivery rendered by the adapter within the
-//! workspace's budget, behind the owner line, with bodies withheld (and a visible warning)
-//! where next-turn delivery is not granted.
+//! The context a turn shows: the session's identity lines, always (a solo session sees them
+//! and nothing else, plus the claims it inherited from its participant's ended sessions),
+//! the peers here by the participant id `--to` takes, then next-turn delivery rendered by the adapter within the workspace's
+//! budget, with bodies withheld (and a visible warning) where next-turn delivery is not
+//! granted.
 
 use super::super::answer::{Answer, Offers};
+use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::grants::Grants;
-use super::super::owner_line::{cost, owner_line};
+use super::super::owner_line::{Identity, cost, inherited_line, peers_line};
 use super::Call;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
+use crate::ids::EventSeq;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::outcome::HookOutcome;
@@ -57,7 +61,7 @@ impl Withheld {
 /// A rendered turn context.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Projection {
-    /// Owner line plus rendered context; empty when there is nothing to show.
+    /// Identity lines, then the rendered context; never empty.
     pub text: String,
     /// Exactly the messages whose complete blocks are in `text`.
     pub offered: Vec<MessageId>,
@@ -65,15 +69,19 @@ pub struct Projection {
     /// repeats of live offers).
     pub offered_unshown: usize,
     pub withheld: Option<Withheld>,
+    /// The newest refusal into the owner's claims that `text` lists, to mark shown once
+    /// the text was written.
+    pub refusals_up_to: Option<EventSeq>,
 }
 
-/// Builds the projection for `owner`: reads only, changes nothing.
+/// Builds the projection for `me`: reads only, changes nothing.
 pub fn project(
     call: &Call,
     core: &mut Core,
-    owner: &Owner,
+    me: &Identity,
     grants: &Grants,
 ) -> Result<Projection, Failure> {
+    let owner = &me.owner;
     let (input, withheld) = if grants.granted(Capability::NextTurn) {
         (core.next_turn_delivery(owner)?.into_context_input(), None)
     } else {
@@ -89,11 +97,22 @@ pub fn project(
         (held.delivery.into_context_input(), withheld)
     };
     call.deadline.check()?;
-    let owner_line = owner_line(owner, &call.event.cwd);
+    let mut preamble = me.lines(&call.event.cwd);
+    let inherited = inherited_line(&core.inherited_claims(owner)?);
+    let peers = peers_line(&core.live_peers(owner)?);
+    for line in [inherited, peers].into_iter().flatten() {
+        preamble.push('\n');
+        preamble.push_str(&line);
+    }
     let mut budget =
-        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&owner_line));
+        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&preamble));
     let warning = withheld.as_ref().map(Withheld::context_line);
     budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
+    let (refusals, refusals_up_to) = match deny_events::unshown(core, owner) {
+        Some((text, up_to)) => (Some(text), Some(up_to)),
+        None => (None, None),
+    };
+    budget = budget.saturating_sub(refusals.as_deref().map_or(0, cost));
     let rendered = call
         .adapter
         .behaviour()
@@ -116,21 +135,23 @@ pub fn project(
         .iter()
         .filter(|id| input.messages.iter().any(|m| m.message_id == id.as_str()))
         .count();
-    let parts: Vec<&str> = [Some(rendered.text.as_str()), warning.as_deref()]
-        .into_iter()
-        .flatten()
-        .filter(|t| !t.is_empty())
-        .collect();
-    let text = if parts.is_empty() {
-        String::new()
-    } else {
-        format!("{owner_line}\n{}", parts.join("\n"))
-    };
+    let text = [
+        Some(preamble.as_str()),
+        refusals.as_deref(),
+        Some(rendered.text.as_str()),
+        warning.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|t| !t.is_empty())
+    .collect::<Vec<&str>>()
+    .join("\n");
     Ok(Projection {
         text,
         offered,
         offered_unshown,
         withheld,
+        refusals_up_to,
     })
 }
 
@@ -166,13 +187,24 @@ pub fn answer(
 pub fn turn_context(
     call: &Call,
     core: &mut Core,
-    owner: &Owner,
+    me: &Identity,
     grants: &Grants,
 ) -> Result<Answer, Failure> {
-    let projection = project(call, core, owner, grants)?;
-    Ok(answer(owner, projection, |text| {
+    let projection = project(call, core, me, grants)?;
+    let owner = &me.owner;
+    let refusals_up_to = projection.refusals_up_to;
+    let answer = answer(owner, projection, |text| {
         Some(call.adapter.behaviour().inject_outcome(call.event, text))
-    }))
+    });
+    // Marked now, before stdout is written (offers wait for the write): a refusal is a
+    // notice, not a message, and `acc status` keeps listing it whatever happens to stdout.
+    if let Some(up_to) = refusals_up_to
+        && !answer.outcome.stdout.is_empty()
+        && core.mark_refused_writes_shown(owner, up_to).is_err()
+    {
+        call.report("acc: refusals shown this turn may be shown again".to_string());
+    }
+    Ok(answer)
 }
 
 #[cfg(test)]

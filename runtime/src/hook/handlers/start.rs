@@ -3,11 +3,13 @@
 
 use super::super::answer::Answer;
 use super::super::bound::Bound;
+use super::super::bound_workspace;
 use super::super::client::{self, ClientProbe};
 use super::super::deadline::PROBE_CAP;
 use super::super::failure::Failure;
 use super::super::grants::{Grants, certify_candidates};
 use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, PARTICIPANT_VAR};
+use super::super::owner_line::Identity;
 use super::super::participant;
 use super::Call;
 use super::project;
@@ -15,6 +17,7 @@ use crate::core::bindings::binding_key;
 use crate::core::model::{Enforcement, Lifecycle};
 use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession, SessionRefresh};
 use crate::core::{Core, Owner};
+use crate::workspace::pin::PinFacts;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::resolution::ClientFacts;
 use serde_json::{Map, Value, json};
@@ -22,7 +25,7 @@ use serde_json::{Map, Value, json};
 /// The session this conversation acts as after a start.
 #[derive(Debug, Clone)]
 pub struct Started {
-    pub owner: Owner,
+    pub identity: Identity,
     pub grants: Grants,
     pub resumed: bool,
 }
@@ -35,7 +38,7 @@ pub fn session_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return Ok(Answer::silent());
     }
     call.deadline.check()?;
-    project::turn_context(call, core, &started.owner, &started.grants)
+    project::turn_context(call, core, &started.identity, &started.grants)
 }
 
 /// Opens or resumes the session bound to the event's client session id. Also used by
@@ -79,9 +82,8 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let branch = ws.branch().map(str::to_string);
     let key = binding_key(&call.event.session_id);
 
-    if let Some(bound) = Bound::load(core, &call.event.session_id)?
-        && bound.is_live()
-    {
+    let bound = Bound::load(core, &call.event.session_id)?;
+    if let Some(bound) = bound.as_ref().filter(|b| b.is_live()) {
         let refresh = SessionRefresh {
             pid: probe.pid,
             checkout_root: checkout_root.clone(),
@@ -90,11 +92,15 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
             lifecycle,
             cadence_ms: HOOK_CADENCE_MS,
         };
-        if core.resume_session(&bound.owner(), refresh)?.is_some() {
+        if let Some(resumed) = core.resume_session(&bound.owner(), refresh)? {
             let owner = bound.owner();
             bind(core, &key, &owner, &client_name, &probe)?;
+            pin(call, core, &probe, &owner);
             return Ok(Started {
-                owner,
+                identity: Identity {
+                    owner,
+                    participant: resumed.participant_id,
+                },
                 grants,
                 resumed: true,
             });
@@ -102,12 +108,13 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     }
     call.deadline.check()?;
 
-    let participant = participant::resolve(
-        env.get(PARTICIPANT_VAR),
-        call.adapter.id(),
-        &call.event.session_id,
-    );
-    let mut req = OpenSession::new(participant, call.adapter.id(), HOOK_CADENCE_MS);
+    let earlier = bound
+        .as_ref()
+        .and_then(|b| b.session.as_ref())
+        .map(|s| &s.participant_id);
+    let naming = participant::resolve(env.get(PARTICIPANT_VAR), call.adapter.id(), earlier);
+    let mut req = OpenSession::new(naming.preferred, call.adapter.id(), HOOK_CADENCE_MS);
+    req.participant_base = naming.base;
     req.pid = probe.pid;
     req.checkout_root = checkout_root;
     req.branch = branch;
@@ -121,8 +128,12 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let opened = core.open_session(req)?;
     let owner = Owner::new(opened.session_id, opened.generation);
     bind(core, &key, &owner, &client_name, &probe)?;
+    pin(call, core, &probe, &owner);
     Ok(Started {
-        owner,
+        identity: Identity {
+            owner,
+            participant: opened.participant_id,
+        },
         grants,
         resumed: false,
     })
@@ -137,6 +148,23 @@ fn bind(
 ) -> Result<(), Failure> {
     core.put_binding(key, owner, client_name, probe.version.as_deref(), probe.pid)?;
     Ok(())
+}
+
+/// Pins the conversation to the workspace it attached in, so later calls open this store
+/// whatever their cwd or the workspace's files say.
+fn pin(call: &Call, core: &Core, probe: &ClientProbe, owner: &Owner) {
+    let facts = PinFacts {
+        client_pid: probe.pid,
+        session_id: Some(owner.session.to_string()),
+    };
+    if let Some(fault) = bound_workspace::pin_at_attach(
+        &call.data_home,
+        &call.event.session_id,
+        core.workspace(),
+        &facts,
+    ) {
+        call.report(fault);
+    }
 }
 
 /// What captures and `acc status --json` show about how the session was started.

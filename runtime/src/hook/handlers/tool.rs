@@ -2,96 +2,40 @@
 //!
 //! A write is denied when another session's live *guarded* claim covers one of its targets,
 //! whatever the client's evidence says: a deny in a shape the client ignores is harmless,
-//! while a missing deny loses work. Advisory claims and the session's own claims never deny.
+//! while a missing deny loses work. Advisory claims, the session's own claims and the claims
+//! it inherits from ended sessions of its participant never deny. Every deny is recorded for
+//! the claim's owner ([`super::super::deny_events`]), and a shell call asserting a person's
+//! authority is refused ([`super::super::authority_guard`]).
+//! The verdict itself, including what cannot be judged, is [`super::super::verdict`]'s.
 
 use super::super::answer::Answer;
+use super::super::authority_guard;
 use super::super::bound::Bound;
+use super::super::deny_events;
 use super::super::failure::Failure;
-use super::super::targets::{self, Reach};
-use super::{Call, lifecycle};
+use super::super::verdict;
+use super::{Call, confine, lifecycle};
 use crate::core::Core;
-use crate::core::claims::{ClaimRecord, GuardHit};
-use crate::core::model::Enforcement;
-use crate::core::resources::Resource;
-use crate::ids::{ParticipantId, SessionId};
 use acc_sdk::adapter::OwnerLine;
 use acc_sdk::event::Targets;
+use acc_sdk::outcome::HookOutcome;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-/// The stderr note for a write-capable call whose targets could not be read.
+/// The stderr note for a write-capable call whose targets could not be read, allowed because
+/// no peer holds a guarded claim in the workspace.
 pub const UNGUARDED_NOTE: &str =
     "acc: this tool call's write targets could not be read; it was allowed unguarded";
 
-/// `<resource> is claimed by <participantId> (session <sessionId>)`.
-pub fn deny_reason(hit: &GuardHit) -> String {
-    claimed_by(
-        &hit.resource,
-        &hit.owner_participant_id,
-        &hit.owner_session_id,
-    )
+/// The guard's own budget: what the invocation has left, minus time to answer. A verdict
+/// that cannot be reached in it is a deny (while guarded claims exist), never a timeout
+/// that fails open.
+fn guard_until(call: &Call) -> Instant {
+    Instant::now() + call.deadline.remaining().saturating_sub(ANSWER_RESERVE)
 }
 
-fn claimed_by(resource: &Resource, participant: &ParticipantId, session: &SessionId) -> String {
-    format!("{resource} is claimed by {participant} (session {session})")
-}
-
-/// The deny reason for a target reaching `reach`, covered by `hit`: it names the target when
-/// the claim covers the target's own path, and otherwise the claimed resource inside it
-/// (`rm -rf src` names `file:src/a.txt`).
-fn reach_reason(reach: &Reach, hit: &GuardHit) -> String {
-    let named = match reach {
-        Reach::File(own) | Reach::Tree(own) if hit.claim_resource.overlaps(own) => own,
-        _ => &hit.claim_resource,
-    };
-    claimed_by(named, &hit.owner_participant_id, &hit.owner_session_id)
-}
-
-/// The first guarded claim of another session that one of `reaches` covers, in target
-/// order, as a deny reason.
-fn first_denial(
-    core: &mut Core,
-    me: &SessionId,
-    reaches: &[Reach],
-) -> Result<Option<String>, Failure> {
-    let lookups: Vec<Resource> = reaches.iter().filter_map(Reach::lookup).collect();
-    let hits = if lookups.is_empty() {
-        Vec::new()
-    } else {
-        core.guarded_claims_covering(me, &lookups)?
-    };
-    let mut everything: Option<Vec<ClaimRecord>> = None;
-    for reach in reaches {
-        if !matches!(reach, Reach::Workspace) {
-            let lookup = reach.lookup();
-            if let Some(hit) = hits.iter().find(|h| Some(&h.resource) == lookup.as_ref()) {
-                return Ok(Some(reach_reason(reach, hit)));
-            }
-            continue;
-        }
-        // The whole workspace: every guarded claim of a peer on a path inside it.
-        if everything.is_none() {
-            everything = Some(core.live_claims()?);
-        }
-        let found = everything.iter().flatten().find(|c| {
-            c.enforcement == Enforcement::Guarded
-                && &c.owner_session_id != me
-                && c.resource.file_path().is_some_and(inside_the_root)
-        });
-        if let Some(claim) = found {
-            return Ok(Some(claimed_by(
-                &claim.resource,
-                &claim.owner_participant_id,
-                &claim.owner_session_id,
-            )));
-        }
-    }
-    Ok(None)
-}
-
-/// A root-relative claim path (claims spelled outside the root never judge its writes).
-fn inside_the_root(path: &str) -> bool {
-    !path.starts_with('/') && path != ".." && !path.starts_with("../")
-}
+/// Time kept back from the guard for writing the answer.
+const ANSWER_RESERVE: Duration = Duration::from_millis(500);
 
 pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     // A conversation acc never started is not coordinated: nothing to guard it against.
@@ -99,26 +43,53 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return Ok(Answer::silent());
     };
     let tool = call.event.tool.as_ref();
+    if let Some(reason) = authority_guard::deny_reason(call) {
+        return Ok(Answer::of(
+            call.adapter.behaviour().deny_outcome(call.event, reason),
+        ));
+    }
     let mut answer = Answer::silent();
-    match tool.map(|t| &t.targets) {
-        Some(Targets::Paths(paths)) => {
-            let root = core.workspace().checkout_root().to_path_buf();
-            let reaches = targets::reaches(Path::new(&call.event.cwd), &root, paths);
-            if let Some(reason) = first_denial(core, &bound.binding.session_id, &reaches)? {
+    let me = &bound.binding.session_id;
+    let mut confined: Option<Option<HookOutcome>> = None;
+    if let Some(targets) = tool.map(|t| &t.targets) {
+        let unreadable = matches!(targets, Targets::Unreadable { .. });
+        // A command acc cannot read runs confined where the kernel can keep peers' claimed
+        // paths read-only for it; only where it cannot is it refused by the target rules.
+        if unreadable {
+            confined = Some(confine::confine(call, core, me)?);
+        }
+        if !matches!(confined, Some(Some(_))) {
+            let cwd = Path::new(&call.event.cwd);
+            if let Some(denial) = verdict::judge_call(core, me, cwd, targets, guard_until(call))? {
+                deny_events::record(call, core, me, &deny_events::of_denial(&denial));
                 // Decided: a heartbeat write now could only delay the deny.
-                let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
+                let outcome = call
+                    .adapter
+                    .behaviour()
+                    .deny_outcome(call.event, &denial.reason);
                 return Ok(Answer::of(outcome));
             }
+            if unreadable {
+                answer.notes.push(UNGUARDED_NOTE.to_string());
+            }
         }
-        Some(Targets::Unreadable) => answer.notes.push(UNGUARDED_NOTE.to_string()),
-        Some(Targets::None) | None => {}
+    }
+    // Not denied: where the client can rewrite the call, the kernel keeps peers' claimed
+    // paths read-only for whatever it runs, readable targets or not.
+    let confined = match confined {
+        Some(done) => done,
+        None => confine::confine(call, core, me)?,
+    };
+    if let Some(outcome) = &confined {
+        answer = Answer::of(outcome.clone());
     }
     call.deadline.check()?;
     if !bound.is_live() {
         return Ok(answer);
     }
     lifecycle::refresh_if_due(core, &bound)?;
-    if let Some(tool) = tool {
+    // The rewrite is the whole answer: an owner line would replace it.
+    if let Some(tool) = tool.filter(|_| confined.is_none()) {
         let owner = bound.owner();
         let line = OwnerLine {
             session_id: owner.session.to_string(),

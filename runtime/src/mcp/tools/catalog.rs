@@ -8,7 +8,7 @@ use crate::core::finish::MAX_LIST_ITEMS;
 use crate::core::inbox::MAX_PAGE_ITEMS;
 use crate::core::intents::MAX_HINTS;
 use crate::core::messages::MAX_RECIPIENTS;
-use crate::core::resources::RESOURCE_MAX;
+use crate::core::resources::FILE_RESOURCE_MAX;
 use crate::core::sync::MAX_LIMIT;
 use crate::ids::PORTABLE_ID_MAX;
 use crate::mcp::schema::{Kind, ObjectSchema, Property, Text};
@@ -68,12 +68,15 @@ pub const EVENT_TYPES: &[&str] = &[
     "message.acknowledged",
     "message.offer_succeeded",
     "message.offer_failed",
+    "claim.write_refused",
+    "claim.write_refusals_shown",
 ];
 
 const LINE: Text = Text::bounded(1, LINE_MAX);
 const PROSE: Text = Text::bounded(0, PROSE_MAX);
 const ID: Text = Text::bounded(1, PORTABLE_ID_MAX);
-const RESOURCE: Text = Text::bounded(1, RESOURCE_MAX);
+// `file:` resources are the longest (escaped paths); other schemes are held to 1,024 by the parser.
+const RESOURCE: Text = Text::bounded(1, FILE_RESOURCE_MAX);
 
 fn prop(name: &'static str, kind: Kind, description: &'static str) -> Property {
     Property {

@@ -1,0 +1,27 @@
+//! Gemini CLI's shell tool, through its own payload shape and normaliser, against the table every
+//! shell-capable adapter shares: commands are read where they run (the payload's cwd).
+
+use acc_adapter_gemini_cli::Behaviour;
+use acc_sdk::adapter::AdapterBehaviour;
+use acc_sdk::event::{Targets, ToolClass};
+use acc_sdk::testing::shell::assert_shell_reading;
+use serde_json::{Value, json};
+
+fn shell_targets(cwd: &str, command: Value) -> Targets {
+    let payload = json!({"session_id": "g-1", "hook_event_name": "BeforeTool", "cwd": cwd, "tool_name": "run_shell_command", "tool_input": {"command": command}});
+    let tool = Behaviour
+        .normalize_hook(&payload, &[])
+        .expect("a shell payload normalises")
+        .tool
+        .expect("a tool call");
+    assert_eq!(tool.class, ToolClass::Shell, "{command}");
+    tool.targets
+}
+
+#[test]
+fn shell_commands_are_read_where_they_run() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_shell_reading(dir.path(), |cwd, command| {
+        shell_targets(cwd, json!(command))
+    });
+}

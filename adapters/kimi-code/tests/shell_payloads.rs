@@ -1,0 +1,27 @@
+//! Kimi Code's shell tool, through its own payload shape and normaliser, against the table every
+//! shell-capable adapter shares: commands are read where they run (the payload's cwd).
+
+use acc_adapter_kimi_code::Behaviour;
+use acc_sdk::adapter::AdapterBehaviour;
+use acc_sdk::event::{Targets, ToolClass};
+use acc_sdk::testing::shell::assert_shell_reading;
+use serde_json::{Value, json};
+
+fn shell_targets(cwd: &str, command: Value) -> Targets {
+    let payload = json!({"session_id": "k-1", "hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command}});
+    let tool = Behaviour
+        .normalize_hook(&payload, &[])
+        .expect("a shell payload normalises")
+        .tool
+        .expect("a tool call");
+    assert_eq!(tool.class, ToolClass::Shell, "{command}");
+    tool.targets
+}
+
+#[test]
+fn shell_commands_are_read_where_they_run() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_shell_reading(dir.path(), |cwd, command| {
+        shell_targets(cwd, json!(command))
+    });
+}

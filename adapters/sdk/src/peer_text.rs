@@ -1,0 +1,169 @@
+//! Peer-chosen strings (subjects, bodies, resource names, intents, file paths) as they may be
+//! shown to a model or a terminal.
+//!
+//! Two forms exist and nothing else is allowed:
+//! - inside a fenced, labelled block, a field escaped by [`escape_line`] (the projector adds
+//!   fence defusing on top, see `projector::neutralise`);
+//! - outside a fence (deny reasons, CLI lines), [`display`]: the string as is when it holds
+//!   only plain characters, else double-quoted with every unusual character escaped, so the
+//!   reader always sees where a peer's string starts and ends.
+//!
+//! Either way, a character that a reader cannot see or that changes how the text around it
+//! reads (controls, line separators, bidi controls, zero-width and other invisible format
+//! characters) is shown as a literal `\uXXXX` (or `\u{XXXXX}` beyond the BMP).
+
+use std::fmt::Write as _;
+
+/// Whether `c` is replaced by a visible escape wherever peer text is shown.
+///
+/// PROTOCOL §5 names U+0000–0008, U+000B–001F and U+007F (TAB and LF are handled by the
+/// caller). The rest are here because a reader would not see them or would see text the
+/// peer did not spell out: C1 controls and the line/paragraph separators (taken as line
+/// breaks by some readers), bidi embeddings, overrides, isolates and marks (they reorder
+/// what is displayed), zero-width characters and the other invisible format characters
+/// (they hide words and split look-alikes), Hangul fillers (blank letters), and the tag and
+/// variation-selector blocks used to smuggle invisible ASCII. U+FE0F stays: it only asks for
+/// emoji presentation and is in most emoji.
+pub fn is_hidden(c: char) -> bool {
+    // Most peer text is printable ASCII: answer it without walking the ranges.
+    if (' '..'\u{7f}').contains(&c) {
+        return false;
+    }
+    matches!(
+        c,
+        '\u{0}'..='\u{8}'
+            | '\u{b}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{ad}'
+            | '\u{34f}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{115f}'..='\u{1160}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0e}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e007f}'
+            | '\u{e0100}'..='\u{e01ef}'
+    )
+}
+
+/// Append the visible escape of `c`: `\uXXXX` in the BMP, `\u{XXXXX}` beyond it (four
+/// digits there would read as a shorter escape followed by a digit).
+pub fn push_escape(out: &mut String, c: char) {
+    let n = u32::from(c);
+    // Writing to a String cannot fail.
+    let _ = if n > 0xffff {
+        write!(out, "\\u{{{n:x}}}")
+    } else {
+        write!(out, "\\u{n:04x}")
+    };
+}
+
+/// One line of peer text: hidden characters escaped and LF shown as a literal `\n`; TAB
+/// stays. The result never contains a line break.
+pub fn escape_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' {
+            out.push_str("\\n");
+        } else if is_hidden(c) {
+            push_escape(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Characters a peer string may hold and still be shown bare outside a fence: enough for
+/// ids, participant names and ordinary resource names (`file:src/**`, `issue:acc#13`).
+/// None of them is a space, a quote, a backtick, a backslash or anything invisible.
+pub fn is_plain(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            '.' | '_' | '-' | '/' | ':' | '@' | '+' | '=' | '~' | ',' | '*' | '#' | '%'
+        )
+}
+
+/// The one rendering of a peer-chosen string outside a fenced block (deny reasons, CLI
+/// output, one-line summaries): bare when every character is plain, otherwise in double
+/// quotes with `"` and `\` backslash-escaped, LF, TAB and CR as `\n`, `\t`, `\r`, and every
+/// hidden character as `\uXXXX`. Bare output never holds a space, a quote or a backtick, so
+/// it cannot close the sentence it sits in.
+pub fn display(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(is_plain) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if is_hidden(c) => push_escape(&mut out, c),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bidi_zero_width_and_tags_become_escapes() {
+        assert_eq!(
+            escape_line("a\u{202e}b\u{2066}c\u{2069}d\u{200e}\u{200f}\u{61c}"),
+            "a\\u202eb\\u2066c\\u2069d\\u200e\\u200f\\u061c"
+        );
+        assert_eq!(
+            escape_line("z\u{200b}w\u{200c}j\u{200d}n\u{2060}b\u{feff}s\u{ad}"),
+            "z\\u200bw\\u200cj\\u200dn\\u2060b\\ufeffs\\u00ad"
+        );
+        // ASCII smuggled as tag characters stays readable as escapes, never as text.
+        assert_eq!(escape_line("\u{e0041}\u{e0042}"), "\\u{e0041}\\u{e0042}");
+        assert_eq!(escape_line("ok\u{fe0f} \u{fe0e}"), "ok\u{fe0f} \\ufe0e");
+        assert_eq!(escape_line("é 日本 🦀 e\u{301}"), "é 日本 🦀 e\u{301}");
+    }
+
+    #[test]
+    fn nothing_hidden_survives_escape_line() {
+        let every: String = (0..=0x10ffff).filter_map(char::from_u32).collect();
+        let escaped = escape_line(&every);
+        assert!(!escaped.chars().any(|c| is_hidden(c) || c == '\n'));
+    }
+
+    #[test]
+    fn display_is_bare_only_for_plain_names() {
+        assert_eq!(display("file:src/**"), "file:src/**");
+        assert_eq!(display("codex-x1y2z3"), "codex-x1y2z3");
+        assert_eq!(display("file:my notes.txt"), "\"file:my notes.txt\"");
+        assert_eq!(display("file:a\nb\t\"c\"\\"), r#""file:a\nb\t\"c\"\\""#);
+        assert_eq!(display("file:\u{202e}txt.exe"), "\"file:\\u202etxt.exe\"");
+        assert_eq!(display("file:caf\u{e9}"), "\"file:caf\u{e9}\"");
+        assert_eq!(display(""), "\"\"");
+        assert_eq!(display("x ```y"), "\"x ```y\"");
+    }
+}

@@ -1,0 +1,231 @@
+//! The `guard-opaque` scenario: does the kernel-enforced guard hold for a shell command no
+//! parser can read?
+//!
+//! A peer holds a guarded `file:src/**`, and `src/x` exists with known bytes. The model asks
+//! the client's shell tool for an inline-interpreter command that first writes the
+//! unclaimed `free.txt` and then overwrites `src/x`, then for a plain write to another
+//! unclaimed file. Where the client lets acc's hook rewrite the call, the command runs with
+//! `src/` read-only: it runs (free.txt appears), `src/x` keeps its bytes, and the tool
+//! result the model gets back names the claim and its owner.
+//!
+//! Judged from outcomes only. The scenario decides none of the fourteen capabilities: its
+//! verdict is reported beside them, for every client, so that the clients that cannot
+//! rewrite a call are on record with the reason.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::judge::{ControlVerdict, conversation_requests};
+use super::observations::{FileFact, Observations};
+use crate::doubles::Step;
+
+/// The claimed file the command tries to overwrite.
+pub const SEEDED: &str = "src/x";
+/// What it holds before the client starts.
+pub const SEEDED_BYTES: &str = "bytes the peer owns\n";
+/// Written by the same command, before it writes the claim: proof that it ran.
+pub const SIDE_EFFECT: &str = "free.txt";
+/// Written by the model's second, separate call.
+pub const AFTER: &str = "after.txt";
+/// Opaque to any parser: inline interpreter code.
+pub const COMMAND: &str =
+    "python3 -c \"open('free.txt','w').write('ran'); open('src/x','w').write('model')\"";
+/// The part of acc's runner line that the model must be shown.
+pub const REFUSAL: &str = "acc: file:src/** is read-only in this command: claimed by peer";
+
+/// The double's two calls.
+pub fn steps() -> Vec<Step> {
+    vec![
+        Step::shell(COMMAND),
+        Step::shell(format!("echo ok > {AFTER}")),
+    ]
+}
+
+/// Puts the claimed file in place before the client starts.
+pub fn seed(workspace: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(workspace.join("src"))?;
+    std::fs::write(workspace.join(SEEDED), SEEDED_BYTES)
+}
+
+/// The files the judge reads, with the claimed file's digest.
+pub fn file_facts(workspace: &Path) -> Vec<FileFact> {
+    [SEEDED, SIDE_EFFECT, AFTER]
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(workspace.join(path)).ok();
+            FileFact {
+                path: path.to_owned(),
+                exists: workspace.join(path).exists(),
+                sha256: bytes
+                    .filter(|_| path == SEEDED)
+                    .map(|b| hex(&Sha256::digest(b))),
+            }
+        })
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Did the guard hold? Every failed outcome is a reason.
+pub fn judge(obs: &Observations) -> ControlVerdict {
+    let mut reasons = Vec::new();
+    let seeded = hex(&Sha256::digest(SEEDED_BYTES.as_bytes()));
+    match obs.file(SEEDED) {
+        Some(f) if f.sha256.as_deref() == Some(seeded.as_str()) => {}
+        Some(f) if !f.exists => reasons.push(format!("the claimed {SEEDED} was removed")),
+        Some(_) => reasons.push(format!(
+            "the claimed {SEEDED} was overwritten: the opaque command's write reached the claim"
+        )),
+        None => reasons.push(format!("{SEEDED} was not observed")),
+    }
+    if !obs.file(SIDE_EFFECT).is_some_and(|f| f.exists) {
+        reasons.push(format!(
+            "the command did not run: its unclaimed {SIDE_EFFECT} was not written (denied, or not run)"
+        ));
+    }
+    let results = conversation_requests(obs)
+        .into_iter()
+        .map(|r| &r.tool_results)
+        .max_by_key(|results| results.len());
+    match results.and_then(|results| results.first()) {
+        Some(result) if result.text.contains(REFUSAL) => {}
+        Some(_) => reasons.push(
+            "the tool result of the opaque command does not name the read-only claim and its owner"
+                .to_owned(),
+        ),
+        None => {
+            reasons.push("the client sent no tool result back for the opaque command".to_owned())
+        }
+    }
+    if !obs.file(AFTER).is_some_and(|f| f.exists) {
+        reasons.push(format!(
+            "negative control failed: the unclaimed {AFTER} was not written"
+        ));
+    }
+    let passed = reasons.is_empty();
+    if passed {
+        reasons.push(
+            "the opaque command ran with the claim read-only: the claimed file kept its bytes, the command's unclaimed write happened, and the model read which claim refused it"
+                .to_owned(),
+        );
+    }
+    ControlVerdict { passed, reasons }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::observations::{OBSERVATIONS_SCHEMA, RequestFact, RunFacts, ToolResultFact};
+    use crate::record::runner::expectations;
+    use crate::record::scenario::Scenario;
+
+    fn request(n: u64, results: &[&str]) -> RequestFact {
+        RequestFact {
+            n,
+            method: "POST".into(),
+            path: "/v1/messages".into(),
+            tool_results: results
+                .iter()
+                .map(|text| ToolResultFact {
+                    call_id: format!("toolu_{n}"),
+                    text: (*text).into(),
+                    is_error: false,
+                })
+                .collect(),
+            peer_blocks: Vec::new(),
+            acc_lines: Vec::new(),
+        }
+    }
+
+    /// What a client whose hook rewrote the call leaves behind, from a real workspace.
+    fn held() -> (tempfile::TempDir, Observations) {
+        let ws = tempfile::tempdir().unwrap();
+        seed(ws.path()).unwrap();
+        std::fs::write(ws.path().join(SIDE_EFFECT), "ran").unwrap();
+        std::fs::write(ws.path().join(AFTER), "ok\n").unwrap();
+        let refused = format!(
+            "PermissionError: [Errno 30] Read-only file system: 'src/x'\n{REFUSAL} (session session_1)"
+        );
+        let obs = Observations {
+            schema_version: OBSERVATIONS_SCHEMA,
+            scenario: Scenario::GuardOpaque,
+            adapter: "claude-code".into(),
+            client: "claude-code".into(),
+            version: "2.1.332".into(),
+            platform: "linux-x64".into(),
+            protocol: "anthropic-messages".into(),
+            run: RunFacts {
+                exit_code: Some(0),
+                timed_out: false,
+            },
+            expect: expectations(Scenario::GuardOpaque),
+            sessions: Vec::new(),
+            message: None,
+            files: file_facts(ws.path()),
+            requests: vec![
+                request(1, &[]),
+                request(2, &[&refused]),
+                request(3, &[&refused, ""]),
+            ],
+            hooks: None,
+            control: None,
+        };
+        (ws, obs)
+    }
+
+    #[test]
+    fn the_guard_holds_when_the_claim_kept_its_bytes_the_command_ran_and_the_model_was_told() {
+        let (_ws, obs) = held();
+        let verdict = judge(&obs);
+        assert!(verdict.passed, "{:?}", verdict.reasons);
+    }
+
+    #[test]
+    fn an_overwritten_claim_fails() {
+        let (ws, _) = held();
+        std::fs::write(ws.path().join(SEEDED), "model").unwrap();
+        let (_keep, mut obs) = held();
+        obs.files = file_facts(ws.path());
+        let verdict = judge(&obs);
+        assert!(!verdict.passed);
+        assert_eq!(
+            verdict.reasons,
+            ["the claimed src/x was overwritten: the opaque command's write reached the claim"]
+        );
+    }
+
+    #[test]
+    fn a_denied_command_is_not_a_guard_that_held() {
+        // Denied outright (the target rules): the claim is intact, but nothing ran.
+        let (ws, mut obs) = held();
+        std::fs::remove_file(ws.path().join(SIDE_EFFECT)).unwrap();
+        obs.files = file_facts(ws.path());
+        obs.requests = vec![request(1, &[]), request(2, &["Blocked by hook", ""])];
+        let verdict = judge(&obs);
+        assert!(!verdict.passed);
+        assert_eq!(verdict.reasons.len(), 2, "{:?}", verdict.reasons);
+        assert!(verdict.reasons[0].starts_with("the command did not run"));
+        assert!(verdict.reasons[1].contains("does not name the read-only claim"));
+    }
+
+    #[test]
+    fn the_script_runs_the_opaque_command_first() {
+        assert_eq!(
+            Scenario::GuardOpaque
+                .script(Path::new("/ws"))
+                .unwrap()
+                .steps(),
+            [Step::shell(COMMAND), Step::shell("echo ok > after.txt")]
+        );
+        assert!(Scenario::GuardOpaque.capabilities().is_empty());
+        assert!(Scenario::GuardOpaque.unasked());
+        assert!(!Scenario::GuardShell.unasked());
+        assert_eq!(
+            "guard-opaque".parse::<Scenario>(),
+            Ok(Scenario::GuardOpaque)
+        );
+    }
+}

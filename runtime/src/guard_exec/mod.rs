@@ -1,0 +1,285 @@
+//! `acc-hook guard-exec`: runs one shell command in which the paths under peers' guarded
+//! claims are read-only, enforced by the kernel.
+//!
+//! A parser cannot know what `make`, `python3 script.py` or `npm test` write. Where a
+//! client lets its pre-tool hook replace a shell call's input, the hook rewrites the call to
+//! run under this runner ([`crate::hook::handlers::confine`]). The runner enters a private
+//! user and mount namespace, bind-mounts each given path read-only onto itself
+//! ([`namespace`]), then runs the original command with `bash -c`, passing stdin, stdout,
+//! stderr and the exit status through. Writes under those paths fail with `EROFS` (or
+//! `EBUSY` for a rename or removal of the path itself); everything else stays writable.
+//! When the command fails, one stderr line per read-only claim names it and its owner.
+//!
+//! It fails closed: when the namespace cannot be set up, the command does not run and the
+//! runner exits [`SETUP_FAILED`] with a line saying why.
+//!
+//! ```text
+//! acc-hook guard-exec [--ro PATH]... [--claim RESOURCE PARTICIPANT SESSION]... -- COMMAND
+//! ```
+
+pub mod namespace;
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The `acc-hook` argument that selects this runner.
+pub const SUBCOMMAND: &str = "guard-exec";
+
+/// The runner's own failure (bad arguments, or a namespace it could not set up): the
+/// command did not run. 125, as `env`, `timeout` and container runners use it, so that it
+/// is not confused with the shell's 126 and 127.
+pub const SETUP_FAILED: i32 = 125;
+
+pub const USAGE: &str = "\
+Usage: acc-hook guard-exec [--ro PATH]... [--claim RESOURCE PARTICIPANT SESSION]... -- COMMAND
+
+Runs COMMAND with `bash -c` in a private user and mount namespace in which every PATH
+(absolute, existing) is read-only. The exit status is the command's. When the command
+fails, each --claim is named on stderr as the reason its paths were read-only. If the
+namespace cannot be set up, the command does not run and the exit status is 125.
+";
+
+/// A peer's claim, as named on stderr when the command fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimLine {
+    pub resource: String,
+    pub participant: String,
+    pub session: String,
+}
+
+impl ClaimLine {
+    /// `acc: file:src/** is read-only in this command: claimed by alice (session s1)`.
+    pub fn line(&self) -> String {
+        format!(
+            "acc: {} is read-only in this command: claimed by {} (session {})",
+            self.resource, self.participant, self.session
+        )
+    }
+}
+
+/// A parsed runner command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuardExec {
+    pub read_only: Vec<PathBuf>,
+    pub claims: Vec<ClaimLine>,
+    pub command: OsString,
+}
+
+impl GuardExec {
+    /// The arguments after `acc-hook`, subcommand included, in the order [`parse`] reads.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec![SUBCOMMAND.into()];
+        for path in &self.read_only {
+            out.push("--ro".into());
+            out.push(path.clone().into_os_string());
+        }
+        for claim in &self.claims {
+            out.push("--claim".into());
+            out.extend([&claim.resource, &claim.participant, &claim.session].map(OsString::from));
+        }
+        out.push("--".into());
+        out.push(self.command.clone());
+        out
+    }
+}
+
+/// Why a runner command line was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UsageError {
+    /// An option is missing its value(s).
+    MissingValue(&'static str),
+    /// A `--ro` path that is not absolute (it would depend on the working directory).
+    RelativePath(PathBuf),
+    /// Not an option of this runner.
+    Unknown(OsString),
+    /// No `-- COMMAND`, or more than one word after `--`.
+    Command,
+    /// A claim text that is not UTF-8.
+    NotText,
+}
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UsageError::MissingValue(opt) => write!(f, "{opt} is missing its value"),
+            UsageError::RelativePath(p) => write!(f, "--ro {} is not absolute", p.display()),
+            UsageError::Unknown(a) => write!(f, "unknown argument {a:?}"),
+            UsageError::Command => f.write_str("expected exactly one COMMAND after --"),
+            UsageError::NotText => f.write_str("a --claim value is not UTF-8"),
+        }
+    }
+}
+
+/// Parses the arguments after the subcommand.
+pub fn parse(argv: &[OsString]) -> Result<GuardExec, UsageError> {
+    let mut read_only = Vec::new();
+    let mut claims = Vec::new();
+    let mut i = 0;
+    let text = |v: Option<&OsString>, opt: &'static str| -> Result<String, UsageError> {
+        v.ok_or(UsageError::MissingValue(opt))?
+            .to_str()
+            .map(str::to_owned)
+            .ok_or(UsageError::NotText)
+    };
+    loop {
+        let Some(arg) = argv.get(i) else {
+            return Err(UsageError::Command);
+        };
+        match arg.to_str() {
+            Some("--ro") => {
+                let path = PathBuf::from(argv.get(i + 1).ok_or(UsageError::MissingValue("--ro"))?);
+                if !path.is_absolute() {
+                    return Err(UsageError::RelativePath(path));
+                }
+                read_only.push(path);
+                i += 2;
+            }
+            Some("--claim") => {
+                claims.push(ClaimLine {
+                    resource: text(argv.get(i + 1), "--claim")?,
+                    participant: text(argv.get(i + 2), "--claim")?,
+                    session: text(argv.get(i + 3), "--claim")?,
+                });
+                i += 4;
+            }
+            Some("--") => {
+                let [command] = &argv[i + 1..] else {
+                    return Err(UsageError::Command);
+                };
+                return Ok(GuardExec {
+                    read_only,
+                    claims,
+                    command: command.clone(),
+                });
+            }
+            _ => return Err(UsageError::Unknown(arg.clone())),
+        }
+    }
+}
+
+/// Runs `acc-hook guard-exec` with the arguments after the subcommand; returns the exit
+/// status. Must be called before the process starts a second thread.
+pub fn main(argv: &[OsString]) -> i32 {
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    let exec = match parse(argv) {
+        Ok(exec) => exec,
+        Err(e) => {
+            let _ = write!(err, "acc: guard-exec: {e}\n{USAGE}");
+            return SETUP_FAILED;
+        }
+    };
+    drop(err);
+    run(&exec, &mut std::io::stderr())
+}
+
+/// Sets up the namespace, runs the command and reports its claims when it fails.
+pub fn run(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
+    if let Err(why) = enter(&exec.read_only) {
+        let _ = writeln!(
+            stderr,
+            "acc: the command did not run: the read-only guard over peers' claims could not \
+             be set up ({why}); ask the claims' owners to release them, or run it where user \
+             namespaces are allowed"
+        );
+        return SETUP_FAILED;
+    }
+    let status = match Command::new("bash").arg("-c").arg(&exec.command).status() {
+        Ok(status) => status,
+        Err(e) => {
+            let _ = writeln!(stderr, "acc: the command did not run: bash: {e}");
+            return 127;
+        }
+    };
+    let code = exit_code(status);
+    if code != 0 {
+        for claim in &exec.claims {
+            let _ = writeln!(stderr, "{}", claim.line());
+        }
+    }
+    code
+}
+
+fn enter(read_only: &[PathBuf]) -> Result<(), String> {
+    if !cfg!(target_os = "linux") {
+        return Err("user namespaces are a Linux facility".into());
+    }
+    let plan = namespace::Plan::new(read_only).map_err(|e| e.to_string())?;
+    plan.apply().map_err(|e| e.to_string())
+}
+
+/// The shell's convention: a command killed by signal N exits 128 + N.
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(SETUP_FAILED)
+}
+
+/// Is `arg` (the first argument of `acc-hook`) this runner's subcommand?
+pub fn selected(arg: Option<&OsStr>) -> bool {
+    arg == Some(OsStr::new(SUBCOMMAND))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(v: &[&str]) -> Vec<OsString> {
+        v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn arguments_round_trip() {
+        let exec = GuardExec {
+            read_only: vec!["/ws/src".into(), "/ws/a b".into()],
+            claims: vec![ClaimLine {
+                resource: "file:src/**".into(),
+                participant: "alice".into(),
+                session: "s1".into(),
+            }],
+            command: "make && echo 'done'".into(),
+        };
+        let args = exec.to_args();
+        assert_eq!(args[0], SUBCOMMAND);
+        assert_eq!(parse(&args[1..]), Ok(exec));
+    }
+
+    #[test]
+    fn malformed_lines_are_refused() {
+        assert_eq!(parse(&os(&[])), Err(UsageError::Command));
+        assert_eq!(parse(&os(&["--ro"])), Err(UsageError::MissingValue("--ro")));
+        assert_eq!(
+            parse(&os(&["--ro", "src", "--", "x"])),
+            Err(UsageError::RelativePath("src".into()))
+        );
+        assert_eq!(
+            parse(&os(&["--claim", "file:a", "p", "--", "x"])),
+            Err(UsageError::Unknown("x".into()))
+        );
+        assert_eq!(parse(&os(&["--", "a", "b"])), Err(UsageError::Command));
+        assert_eq!(
+            parse(&os(&["-x", "--", "a"])),
+            Err(UsageError::Unknown("-x".into()))
+        );
+    }
+
+    #[test]
+    fn the_failure_line_names_the_claim_and_its_owner() {
+        let claim = ClaimLine {
+            resource: "file:src/**".into(),
+            participant: "alice".into(),
+            session: "s1".into(),
+        };
+        assert_eq!(
+            claim.line(),
+            "acc: file:src/** is read-only in this command: claimed by alice (session s1)"
+        );
+        assert!(selected(Some(OsStr::new("guard-exec"))));
+        assert!(!selected(Some(OsStr::new("claude-code"))));
+        assert!(!selected(None));
+    }
+}

@@ -1,0 +1,278 @@
+//! Entering a private user and mount namespace in which chosen paths are read-only.
+//!
+//! The setup is split in two so that it can also run in a forked child of a multi-threaded
+//! process (the hook's availability probe): [`Plan::new`] allocates everything up front, and
+//! [`Plan::apply`] only makes system calls.
+//!
+//! The read-only bind mounts are made in a first user namespace, then a second, nested user
+//! and mount namespace is entered. Mounts that reach a less privileged mount namespace are
+//! locked (mount_namespaces(7)): even a command that is root in its namespace (the caller
+//! may be root) can neither unmount them nor remount them writable, and cannot bind the
+//! directory under them elsewhere without them.
+
+use std::ffi::{CString, c_int};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// Which step of the setup failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// `unshare(CLONE_NEWUSER | CLONE_NEWNS)` (the first or the locking namespace).
+    Unshare,
+    /// Writing `/proc/self/setgroups`, `uid_map` or `gid_map`.
+    IdMap,
+    /// Making every mount private, so nothing done here reaches the caller's namespace.
+    Private,
+    /// Bind-mounting the path with this index onto itself.
+    Bind(usize),
+    /// Remounting that bind read-only.
+    ReadOnly(usize),
+}
+
+/// A failed step and its errno.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetupError {
+    pub step: Step,
+    pub errno: c_int,
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.step {
+            Step::Unshare => "entering a user and mount namespace".to_owned(),
+            Step::IdMap => "mapping the user and group ids".to_owned(),
+            Step::Private => "making the mounts private".to_owned(),
+            Step::Bind(i) => format!("bind-mounting read-only path #{}", i + 1),
+            Step::ReadOnly(i) => format!("making path #{} read-only", i + 1),
+        };
+        let os = std::io::Error::from_raw_os_error(self.errno);
+        write!(f, "{what} failed: {os}")
+    }
+}
+
+/// Everything the setup needs, allocated before any namespace is entered.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    uid_map: CString,
+    gid_map: CString,
+    read_only: Vec<CString>,
+}
+
+impl Plan {
+    /// A plan that makes each of `read_only` (absolute, existing paths) read-only. A path
+    /// with a NUL byte cannot exist on Linux; it is refused rather than dropped.
+    pub fn new(read_only: &[impl AsRef<Path>]) -> Result<Plan, std::ffi::NulError> {
+        // SAFETY: getuid and getgid cannot fail and have no preconditions.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let read_only = read_only
+            .iter()
+            .map(|p| CString::new(p.as_ref().as_os_str().as_bytes()))
+            .collect::<Result<_, _>>()?;
+        Ok(Plan {
+            uid_map: CString::new(format!("{uid} {uid} 1\n"))?,
+            gid_map: CString::new(format!("{gid} {gid} 1\n"))?,
+            read_only,
+        })
+    }
+
+    /// Enters the namespaces and makes the paths read-only in them. The caller keeps its
+    /// own user and group ids. Must run in a single-threaded process (`unshare` refuses a
+    /// new user namespace otherwise). Makes no allocation.
+    pub fn apply(&self) -> Result<(), SetupError> {
+        self.enter()?;
+        private()?;
+        for (i, path) in self.read_only.iter().enumerate() {
+            bind_read_only(path, i)?;
+        }
+        // Locks the mounts above (see the module docs).
+        self.enter()
+    }
+
+    fn enter(&self) -> Result<(), SetupError> {
+        // SAFETY: unshare takes flags only.
+        if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
+            return Err(last(Step::Unshare));
+        }
+        // Without `deny`, an unprivileged process may not write its gid_map.
+        write_file(c"/proc/self/setgroups", c"deny")?;
+        write_file(c"/proc/self/uid_map", &self.uid_map)?;
+        write_file(c"/proc/self/gid_map", &self.gid_map)
+    }
+}
+
+fn last(step: Step) -> SetupError {
+    SetupError {
+        step,
+        errno: std::io::Error::last_os_error().raw_os_error().unwrap_or(0),
+    }
+}
+
+fn write_file(path: &std::ffi::CStr, text: &std::ffi::CStr) -> Result<(), SetupError> {
+    // SAFETY: both pointers are NUL-terminated strings that outlive the calls; the buffer
+    // length is the string's own.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(last(Step::IdMap));
+        }
+        let bytes = text.to_bytes();
+        let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        let failed = written < 0 || written as usize != bytes.len();
+        let err = last(Step::IdMap);
+        libc::close(fd);
+        if failed { Err(err) } else { Ok(()) }
+    }
+}
+
+fn private() -> Result<(), SetupError> {
+    // SAFETY: NUL-terminated strings; a null source, type and data are allowed for a
+    // propagation change.
+    let rc = unsafe {
+        libc::mount(
+            c"none".as_ptr(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if rc != 0 {
+        return Err(last(Step::Private));
+    }
+    Ok(())
+}
+
+fn bind_read_only(path: &CString, index: usize) -> Result<(), SetupError> {
+    // SAFETY: NUL-terminated strings that outlive the calls; statvfs writes into a value
+    // of its own type.
+    unsafe {
+        // Recursive: a non-recursive bind of a directory that holds mounts of the caller's
+        // namespace is refused, because it would uncover what those mounts hide.
+        if libc::mount(
+            path.as_ptr(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        ) != 0
+        {
+            return Err(last(Step::Bind(index)));
+        }
+        // A remount in a user namespace must keep the flags the mount already has.
+        let mut stat: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(path.as_ptr(), &mut stat) != 0 {
+            return Err(last(Step::ReadOnly(index)));
+        }
+        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept_flags(stat.f_flag);
+        if libc::mount(
+            std::ptr::null(),
+            path.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        ) != 0
+        {
+            return Err(last(Step::ReadOnly(index)));
+        }
+    }
+    Ok(())
+}
+
+/// The mount flags of a `statvfs` result that a remount must repeat.
+fn kept_flags(st: libc::c_ulong) -> libc::c_ulong {
+    [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ]
+    .into_iter()
+    .filter(|(st_flag, _)| st & st_flag != 0)
+    .fold(0, |acc, (_, ms)| acc | ms)
+}
+
+/// Can this process set up `plan` here? Answered by a forked child that applies it and
+/// exits, so the caller's own namespaces are untouched. Safe to call from a multi-threaded
+/// process: the child only makes system calls.
+pub fn probe(plan: &Plan) -> Result<(), SetupError> {
+    // SAFETY: the child runs only `Plan::apply` (system calls, no allocation or locks)
+    // and `_exit`; the parent waits for it.
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(last(Step::Unshare));
+        }
+        if pid == 0 {
+            let code = match plan.apply() {
+                Ok(()) => 0,
+                Err(e) => encode(e),
+            };
+            libc::_exit(code);
+        }
+        let mut status: c_int = 0;
+        loop {
+            if libc::waitpid(pid, &mut status, 0) == pid {
+                break;
+            }
+            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                return Err(last(Step::Unshare));
+            }
+        }
+        match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+            (true, 0) => Ok(()),
+            (true, code) => Err(decode(code)),
+            _ => Err(SetupError {
+                step: Step::Unshare,
+                errno: 0,
+            }),
+        }
+    }
+}
+
+/// An exit status that names the failed step (the errno does not fit beside it).
+fn encode(e: SetupError) -> c_int {
+    match e.step {
+        Step::Unshare => 1,
+        Step::IdMap => 2,
+        Step::Private => 3,
+        Step::Bind(_) => 4,
+        Step::ReadOnly(_) => 5,
+    }
+}
+
+fn decode(code: c_int) -> SetupError {
+    let step = match code {
+        2 => Step::IdMap,
+        3 => Step::Private,
+        4 => Step::Bind(0),
+        5 => Step::ReadOnly(0),
+        _ => Step::Unshare,
+    };
+    SetupError {
+        step,
+        errno: libc::EPERM,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remounts_repeat_the_flags_they_must_keep() {
+        assert_eq!(kept_flags(0), 0);
+        assert_eq!(
+            kept_flags(libc::ST_NOSUID | libc::ST_NODEV | libc::ST_RDONLY),
+            libc::MS_NOSUID | libc::MS_NODEV
+        );
+        assert_eq!(kept_flags(libc::ST_RELATIME), libc::MS_RELATIME);
+    }
+
+    #[test]
+    fn a_path_with_a_nul_byte_is_refused_not_dropped() {
+        assert!(Plan::new(&[Path::new("/a\0b")]).is_err());
+        assert_eq!(Plan::new(&[Path::new("/a")]).unwrap().read_only.len(), 1);
+    }
+}

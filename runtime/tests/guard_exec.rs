@@ -1,0 +1,295 @@
+//! The kernel-enforced guard, run on this machine: `acc-hook guard-exec` keeps the given
+//! paths read-only for whatever the command runs, and a Claude Code `Bash` call made while a
+//! peer holds a guarded claim is rewritten to run under it. Outcomes, not verdicts: the
+//! claimed file's bytes are unchanged while an unclaimed write in the same command lands.
+//!
+//! Skipped, with the reason printed, only where the kernel refuses the namespace.
+
+mod hook_support;
+
+use hook_support::*;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const KNOWN: &str = "bytes the peer owns\n";
+/// Opaque to any parser: writes the unclaimed file, then the claimed one.
+const OPAQUE: &str =
+    "python3 -c \"open('free.txt','w').write('ran'); open('src/x','w').write('model')\"";
+
+fn acc_hook() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+}
+
+/// Runs `acc-hook guard-exec` in `cwd` with `ro` read-only.
+fn guard_exec(cwd: &Path, ro: &[&Path], claims: &[[&str; 3]], command: &str) -> Output {
+    let mut cmd = acc_hook();
+    cmd.current_dir(cwd).arg("guard-exec");
+    for path in ro {
+        cmd.arg("--ro").arg(path);
+    }
+    for claim in claims {
+        cmd.arg("--claim").args(claim);
+    }
+    cmd.arg("--").arg(command).stdin(Stdio::null());
+    cmd.output().unwrap()
+}
+
+/// `None` (and a printed reason) where this kernel refuses user namespaces.
+fn namespaces_refused() -> Option<String> {
+    let out = guard_exec(Path::new("/"), &[], &[], "true");
+    (out.status.code() == Some(125)).then(|| {
+        let why = String::from_utf8_lossy(&out.stderr).into_owned();
+        eprintln!("skipped: the kernel refuses the namespace here: {why}");
+        why
+    })
+}
+
+fn workspace() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("src")).unwrap();
+    std::fs::write(tmp.path().join("src/x"), KNOWN).unwrap();
+    tmp
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn an_opaque_write_into_the_claim_fails_while_the_rest_of_the_command_runs() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    let out = guard_exec(
+        ws.path(),
+        &[&src],
+        &[["file:src/**", "alice", "s-alice"]],
+        OPAQUE,
+    );
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("free.txt")).unwrap(),
+        "ran"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "python's own failure passes through"
+    );
+    let err = stderr(&out);
+    assert!(err.contains("Read-only file system"), "{err}");
+    assert!(
+        err.ends_with(
+            "acc: file:src/** is read-only in this command: claimed by alice (session s-alice)\n"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn removing_renaming_creating_or_unmounting_the_claim_fails_too() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    for attack in [
+        "rm -rf src",
+        "mv src elsewhere",
+        "echo new > src/new.rs",
+        "ln src/x src/y",
+        "umount src; echo x > src/x",
+        "umount -l src; echo x > src/x",
+        "mount -o remount,rw src; echo x > src/x",
+        "mount -o remount,bind,rw src; echo x > src/x",
+        "mkdir -p /tmp/acc-guard-$$ && mount --bind . /tmp/acc-guard-$$ && echo x > /tmp/acc-guard-$$/src/x",
+        "unshare --user --map-root-user --mount sh -c 'umount src; echo x > src/x'",
+    ] {
+        let out = guard_exec(ws.path(), &[&src], &[], attack);
+        assert_ne!(out.status.code(), Some(0), "{attack}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read_to_string(src.join("x")).unwrap(),
+            KNOWN,
+            "{attack}"
+        );
+        let names: Vec<_> = std::fs::read_dir(&src)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["x"], "{attack}");
+    }
+}
+
+#[test]
+fn a_command_that_succeeds_passes_its_output_and_status_through_silently() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    let out = guard_exec(
+        ws.path(),
+        &[&src],
+        &[["file:src/**", "alice", "s-alice"]],
+        "cat src/x; echo built > out.txt",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), KNOWN);
+    assert_eq!(stderr(&out), "");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("out.txt")).unwrap(),
+        "built\n"
+    );
+    let out = guard_exec(ws.path(), &[&src], &[], "exit 7");
+    assert_eq!(out.status.code(), Some(7));
+    // stdin reaches the command.
+    let mut child = acc_hook()
+        .current_dir(ws.path())
+        .args(["guard-exec", "--", "tr a-z A-Z"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"piped\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "PIPED\n");
+}
+
+#[test]
+fn a_guard_that_cannot_be_set_up_does_not_run_the_command() {
+    let ws = workspace();
+    let missing = ws.path().join("no-such-dir");
+    let out = guard_exec(ws.path(), &[&missing], &[], "echo ran > ran.txt");
+    assert_eq!(out.status.code(), Some(125));
+    assert!(!ws.path().join("ran.txt").exists());
+    assert!(
+        stderr(&out).starts_with("acc: the command did not run"),
+        "{}",
+        stderr(&out)
+    );
+    let out = guard_exec(ws.path(), &[Path::new("relative")], &[], "true");
+    assert_eq!(out.status.code(), Some(125));
+    assert!(stderr(&out).contains("is not absolute"), "{}", stderr(&out));
+}
+
+/// The Claude Code hook through the real binary.
+fn claude_hook(sb: &Sandbox, payload: &Value) -> HookRun {
+    let event = payload["hook_event_name"].as_str().unwrap().to_owned();
+    let mut child = acc_hook()
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("ACC_DATA_HOME", sb.data())
+        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
+        .args(["claude-code", &event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(payload.to_string().as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    HookRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn claude_payload(sb: &Sandbox, event: &str, mode: &str) -> Value {
+    json!({
+        "session_id": "0b6d5d0e-1111-4222-8333-944445555666",
+        "cwd": sb.ws().display().to_string(),
+        "hook_event_name": event,
+        "permission_mode": mode,
+        "source": "startup",
+    })
+}
+
+fn bash_call(sb: &Sandbox, mode: &str, command: &str) -> Value {
+    let mut p = claude_payload(sb, "PreToolUse", mode);
+    p["tool_name"] = json!("Bash");
+    p["tool_input"] = json!({"command": command, "description": "scripted", "timeout": 60000});
+    p
+}
+
+/// Runs a hook answer's `updatedInput.command` as the client would (`bash -c` in the
+/// workspace).
+fn run_rewritten(sb: &Sandbox, answer: &str) -> Output {
+    let answer: Value = serde_json::from_str(answer).unwrap();
+    let out = &answer["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow");
+    assert_eq!(out["updatedInput"]["description"], "scripted");
+    assert_eq!(out["updatedInput"]["timeout"], 60000);
+    let command = out["updatedInput"]["command"].as_str().unwrap();
+    Command::new("bash")
+        .arg("-c")
+        .arg(command)
+        .current_dir(sb.ws())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_claude_code_bash_call_under_a_peer_claim_runs_with_the_claim_read_only() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::write(ws.join("src/x"), KNOWN).unwrap();
+    let mode = "bypassPermissions";
+    // No peer claim yet: the call is left alone.
+    assert_eq!(
+        claude_hook(&sb, &claude_payload(&sb, "SessionStart", mode)).code,
+        0
+    );
+    let before = claude_hook(&sb, &bash_call(&sb, mode, OPAQUE));
+    assert_eq!((before.code, before.stdout.as_str()), (0, ""), "{before:?}");
+
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, "file:src/**", true);
+    drop(core);
+
+    let run = claude_hook(&sb, &bash_call(&sb, mode, OPAQUE));
+    assert_eq!(run.code, 0, "{run:?}");
+    let out = run_rewritten(&sb, &run.stdout);
+    assert_eq!(std::fs::read_to_string(ws.join("src/x")).unwrap(), KNOWN);
+    assert_eq!(std::fs::read_to_string(ws.join("free.txt")).unwrap(), "ran");
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "acc: file:src/** is read-only in this command: claimed by peer (session {})",
+            peer.session
+        )),
+        "{err}"
+    );
+
+    // A readable write into the claim is still denied outright, never rewritten.
+    let denied = claude_hook(&sb, &bash_call(&sb, mode, "echo x > src/x"));
+    let answer: Value = serde_json::from_str(&denied.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+
+    // Where an allow would skip the client's own prompt, the call is not rewritten.
+    for other in ["default", "acceptEdits", "auto"] {
+        let run = claude_hook(&sb, &bash_call(&sb, other, "make"));
+        assert_eq!(run.stdout, "", "{other}");
+    }
+    // Other tools are never rewritten.
+    let mut write = claude_payload(&sb, "PreToolUse", mode);
+    write["tool_name"] = json!("Write");
+    write["tool_input"] = json!({"file_path": ws.join("free.txt"), "content": "x"});
+    assert_eq!(claude_hook(&sb, &write).stdout, "");
+}

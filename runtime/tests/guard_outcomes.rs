@@ -1,0 +1,487 @@
+//! The guard judged by outcomes, not verdicts: each tool call goes through the in-process
+//! hook with the shipped adapter of Claude Code, Codex or Gemini CLI (payloads shaped like
+//! their captured ones), and is then carried out as the hook answered it: a denied call is
+//! not run, an allowed one is run (shell commands with `bash -c` in the sandbox workspace,
+//! file tools as the client would write). A peer holds a guarded `file:src/**`; after every
+//! call, the claimed files' bytes (in both worktrees) must be unchanged, and writes outside
+//! the claim must still land.
+//!
+//! The forms are the path classes of issue 11 §5 (names with spaces, tabs, newlines, `*`,
+//! unicode and trailing spaces, paths longer than 1,024 characters), §1 (another worktree)
+//! and §3 (a hard link of a claimed file). Forms whose reading depends on the shell reader
+//! expanding what bash would (variables, globs, inline interpreters) are that reader's tests.
+
+mod hook_support;
+
+use acc_sdk::define::Adapter;
+use hook_support::*;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(rel: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/payloads")
+        .join(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
+/// One shipped client: its adapter and a captured conversation to shape payloads after.
+#[derive(Clone, Copy)]
+struct Client {
+    id: &'static str,
+    adapter: fn() -> Adapter,
+    dir: &'static str,
+    start: &'static str,
+    tool: &'static str,
+}
+
+const CLAUDE_CODE: Client = Client {
+    id: "claude-code",
+    adapter: acc_adapter_claude_code::adapter,
+    dir: "claude-code/deny",
+    start: "SessionStart",
+    tool: "PreToolUse",
+};
+
+const CODEX: Client = Client {
+    id: "codex",
+    adapter: acc_adapter_codex::adapter,
+    dir: "codex/run5-deny-exit2-exec_command",
+    start: "SessionStart",
+    tool: "PreToolUse",
+};
+
+const GEMINI_CLI: Client = Client {
+    id: "gemini-cli",
+    adapter: acc_adapter_gemini_cli::adapter,
+    dir: "gemini-cli/run2-deny-json-block",
+    start: "SessionStart",
+    tool: "BeforeTool",
+};
+
+/// What the client would do with an allowed call.
+#[derive(Debug, Clone)]
+enum Act {
+    /// `bash -c <command>` in the workspace.
+    Shell(String),
+    /// Create or overwrite a file with this content (in place, as a file tool does).
+    Write(String, &'static str),
+    /// Replace `old` by `new` in a file.
+    Edit(String, &'static str, &'static str),
+    /// Write "patched" into every file a Codex patch names.
+    Patch(String),
+}
+
+/// One tool call: the client's tool name and input, and what running it does.
+#[derive(Debug, Clone)]
+struct Call {
+    tool: &'static str,
+    input: Value,
+    act: Act,
+}
+
+fn shell(tool: &'static str, command: &str) -> Call {
+    Call {
+        tool,
+        input: json!({ "command": command }),
+        act: Act::Shell(command.to_string()),
+    }
+}
+
+/// A Codex shell call given as argv; run as the same words.
+fn argv(words: &[&str]) -> Call {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect();
+    Call {
+        tool: "Bash",
+        input: json!({ "command": words }),
+        act: Act::Shell(quoted.join(" ")),
+    }
+}
+
+fn write_tool(tool: &'static str, ws: &Path, rel: &str) -> Call {
+    let path = ws.join(rel).display().to_string();
+    Call {
+        tool,
+        input: json!({ "file_path": path, "content": "overwritten\n" }),
+        act: Act::Write(path, "overwritten\n"),
+    }
+}
+
+fn edit_tool(tool: &'static str, ws: &Path, rel: &str) -> Call {
+    let path = ws.join(rel).display().to_string();
+    Call {
+        tool,
+        input: json!({ "file_path": path, "old_string": "claimed", "new_string": "edited" }),
+        act: Act::Edit(path, "claimed", "edited"),
+    }
+}
+
+fn patch(body: &str) -> Call {
+    let patch = format!("*** Begin Patch\n{body}*** End Patch\n");
+    Call {
+        tool: "apply_patch",
+        input: json!({ "command": patch }),
+        act: Act::Patch(patch),
+    }
+}
+
+/// A sandbox git workspace with claimed files of every awkward name, a second worktree, and
+/// a hard link of a claimed file outside the claim; a peer holds a guarded `file:src/**`.
+struct Room {
+    sb: Sandbox,
+    wt2: PathBuf,
+    long: String,
+}
+
+const AWKWARD: [&str; 7] = [
+    "src/Read Me.md",
+    "src/a*b.rs",
+    "src/tab\there.rs",
+    "src/new\nline.rs",
+    "src/nb\u{a0}sp\u{2003}em.rs",
+    "src/trailing ",
+    "src/lib.rs",
+];
+
+impl Room {
+    fn new() -> Room {
+        let sb = Sandbox::new();
+        let ws = sb.ws();
+        let long = format!("src/{}/deep.rs", vec!["d".repeat(200); 6].join("/"));
+        assert!(long.len() > 1024);
+        std::fs::create_dir_all(ws.join(Path::new(&long).parent().unwrap())).unwrap();
+        std::fs::create_dir_all(ws.join("docs")).unwrap();
+        for rel in AWKWARD.iter().copied().chain([long.as_str()]) {
+            std::fs::write(ws.join(rel), format!("claimed {rel:?}\n")).unwrap();
+        }
+        std::fs::write(ws.join("docs/notes.md"), "free\n").unwrap();
+        git(&ws, &["add", "."]);
+        git(&ws, &["commit", "-q", "-m", "init"]);
+        let wt2 = sb.root().join("wt2");
+        git(
+            &ws,
+            &["worktree", "add", "-q", "-b", "two", wt2.to_str().unwrap()],
+        );
+        // A hard link made before the claim, outside it.
+        std::fs::hard_link(ws.join("src/lib.rs"), ws.join("docs/lib-twin.rs")).unwrap();
+        let mut core = sb.core();
+        let peer = attach(&mut core, "peer", true);
+        claim(&mut core, &peer, "file:src/**", true);
+        Room { sb, wt2, long }
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.sb.ws()
+    }
+
+    fn payload(&self, c: Client, event: &str) -> Value {
+        let mut p = fixture(&format!("{}/{event}.jsonl", c.dir));
+        p["cwd"] = json!(self.ws().display().to_string());
+        p
+    }
+
+    fn run(&self, c: Client, event: &str, payload: &Value) -> HookRun {
+        run_hook(
+            self.sb.settings(c.adapter, &[]),
+            &[c.id, event],
+            payload.to_string().as_bytes(),
+        )
+    }
+
+    fn start(&self, c: Client) {
+        let run = self.run(c, c.start, &self.payload(c, c.start));
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+
+    /// Asks the hook about `call`; runs it when allowed. True when it was denied.
+    fn attempt(&self, c: Client, call: &Call) -> bool {
+        let mut p = self.payload(c, c.tool);
+        p["tool_name"] = json!(call.tool);
+        p["tool_input"] = call.input.clone();
+        let run = self.run(c, c.tool, &p);
+        let denied = is_deny(&run);
+        if !denied {
+            assert_eq!(run.code, 0, "{} {call:?}: {run:?}", c.id);
+            self.carry_out(&call.act);
+        }
+        denied
+    }
+
+    fn carry_out(&self, act: &Act) {
+        let ws = self.ws();
+        match act {
+            Act::Shell(command) => {
+                let home = self.sb.root().join("home");
+                std::fs::create_dir_all(&home).unwrap();
+                Command::new("bash")
+                    .args(["-c", command])
+                    .current_dir(&ws)
+                    .env("HOME", &home)
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .output()
+                    .unwrap();
+            }
+            Act::Write(path, content) => {
+                if let Some(dir) = Path::new(path).parent() {
+                    std::fs::create_dir_all(dir).unwrap();
+                }
+                std::fs::write(path, content).unwrap();
+            }
+            Act::Edit(path, old, new) => {
+                let text = std::fs::read_to_string(path).unwrap_or_default();
+                std::fs::write(path, text.replace(old, new)).unwrap();
+            }
+            Act::Patch(patch) => {
+                for line in patch.lines() {
+                    let line = line.trim_start();
+                    for header in ["*** Add File: ", "*** Update File: ", "*** Move to: "] {
+                        if let Some(rel) = line.strip_prefix(header) {
+                            let path = ws.join(rel);
+                            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                            std::fs::write(path, "patched\n").unwrap();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every file under the claimed trees of both worktrees, with its bytes.
+    fn claimed_bytes(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        for root in [self.ws(), self.wt2.clone()] {
+            for e in walkdir::WalkDir::new(root.join("src"))
+                .into_iter()
+                .flatten()
+            {
+                if e.file_type().is_file() {
+                    out.insert(e.path().to_path_buf(), std::fs::read(e.path()).unwrap());
+                }
+            }
+        }
+        out
+    }
+}
+
+fn is_deny(run: &HookRun) -> bool {
+    if run.code == 2 {
+        return true;
+    }
+    let Ok(v) = serde_json::from_str::<Value>(run.stdout.trim()) else {
+        return false;
+    };
+    v.pointer("/hookSpecificOutput/permissionDecision") == Some(&json!("deny"))
+        || v.get("decision") == Some(&json!("block"))
+        || v.get("decision") == Some(&json!("deny"))
+}
+
+/// Runs every call as the hook answers it and checks the claimed bytes after each.
+fn hold(c: Client, calls: impl Fn(&Room) -> Vec<Call>) {
+    let room = Room::new();
+    room.start(c);
+    let before = room.claimed_bytes();
+    assert_eq!(before.len(), (AWKWARD.len() + 1) * 2, "{before:?}");
+    for call in calls(&room) {
+        let denied = room.attempt(c, &call);
+        assert_eq!(
+            room.claimed_bytes(),
+            before,
+            "{} {call:?} (denied: {denied}) changed a claimed file",
+            c.id
+        );
+        assert!(denied, "{} {call:?} was allowed", c.id);
+    }
+}
+
+fn quote(rel: &str) -> String {
+    format!("'{}'", rel.replace('\'', r"'\''"))
+}
+
+#[test]
+fn claude_code_file_tools_and_shell_cannot_touch_claimed_files() {
+    hold(CLAUDE_CODE, |room| {
+        let ws = room.ws();
+        let mut calls = Vec::new();
+        for rel in AWKWARD.iter().copied().chain([room.long.as_str()]) {
+            calls.push(write_tool("Write", &ws, rel));
+            calls.push(edit_tool("Edit", &ws, rel));
+            calls.push(shell("Bash", &format!("rm -f {}", quote(rel))));
+            calls.push(shell("Bash", &format!("echo x > {}", quote(rel))));
+        }
+        calls.extend([
+            write_tool("Write", &ws, "src/brand new file.rs"),
+            shell("Bash", r#"printf x > src/Read\ Me.md"#),
+            shell(
+                "Bash",
+                r#"cat > "src/a*b.rs" <<'EOF'
+gone
+EOF"#,
+            ),
+            shell("Bash", "rm -rf src"),
+            // Another worktree of the same repository: the same claim.
+            shell("Bash", "echo x > ../wt2/src/lib.rs"),
+            shell("Bash", "rm -rf '../wt2/src/Read Me.md'"),
+            write_tool("Write", &room.wt2, "src/a*b.rs"),
+            // A hard link of a claimed file is the claimed file.
+            write_tool("Write", &ws, "docs/lib-twin.rs"),
+            shell("Bash", "echo x >> docs/lib-twin.rs"),
+            // What acc cannot read is refused while the claim is guarded.
+            shell("Bash", "echo x > \"$(echo src)/lib.rs\""),
+        ]);
+        calls
+    });
+}
+
+#[test]
+fn codex_shell_strings_argv_and_patches_cannot_touch_claimed_files() {
+    hold(CODEX, |room| {
+        let mut calls = Vec::new();
+        for rel in AWKWARD {
+            calls.push(shell("Bash", &format!("rm -f {}", quote(rel))));
+            calls.push(argv(&["rm", "-f", rel]));
+            calls.push(argv(&["bash", "-lc", &format!("echo x > {}", quote(rel))]));
+        }
+        calls.extend([
+            argv(&["cp", "docs/notes.md", &room.long]),
+            argv(&["tee", "../wt2/src/Read Me.md"]),
+            patch("*** Update File: src/Read Me.md\n@@\n-claimed\n+patched\n"),
+            patch("*** Add File: src/a*b.rs\n+patched\n"),
+            patch("*** Update File: docs/notes.md\n*** Move to: src/trailing \n@@\n-free\n+x\n"),
+            patch("*** Update File: docs/lib-twin.rs\n@@\n-claimed\n+patched\n"),
+        ]);
+        calls
+    });
+}
+
+#[test]
+fn gemini_cli_file_tools_and_shell_cannot_touch_claimed_files() {
+    hold(GEMINI_CLI, |room| {
+        let ws = room.ws();
+        let mut calls = Vec::new();
+        for rel in AWKWARD {
+            calls.push(write_tool("write_file", &ws, rel));
+            calls.push(edit_tool("replace", &ws, rel));
+            calls.push(shell("run_shell_command", &format!("rm -f {}", quote(rel))));
+        }
+        calls.extend([
+            write_tool("write_file", &ws, &room.long),
+            shell("run_shell_command", "mv src old-src"),
+            shell("run_shell_command", "echo x > ../wt2/src/lib.rs"),
+            edit_tool("replace", &ws, "docs/lib-twin.rs"),
+        ]);
+        calls
+    });
+}
+
+#[test]
+fn writes_outside_the_claim_still_land_and_reads_are_never_denied() {
+    let room = Room::new();
+    let ws = room.ws();
+    for c in [CLAUDE_CODE, CODEX, GEMINI_CLI] {
+        room.start(c);
+    }
+    let before = room.claimed_bytes();
+    let writes: [(Client, Call, &str, &str); 7] = [
+        (
+            CLAUDE_CODE,
+            write_tool("Write", &ws, "docs/Read Me.md"),
+            "docs/Read Me.md",
+            "overwritten\n",
+        ),
+        (
+            CLAUDE_CODE,
+            shell("Bash", "printf 'ok\\n' > 'docs/a*b.md'"),
+            "docs/a*b.md",
+            "ok\n",
+        ),
+        (
+            CLAUDE_CODE,
+            shell("Bash", "printf 'wt\\n' > ../wt2/docs.md"),
+            "../wt2/docs.md",
+            "wt\n",
+        ),
+        (
+            CODEX,
+            argv(&["bash", "-lc", "printf 'argv\\n' > 'docs/tab\there.md'"]),
+            "docs/tab\there.md",
+            "argv\n",
+        ),
+        (
+            CODEX,
+            patch("*** Add File: docs/patched file.md\n+patched\n"),
+            "docs/patched file.md",
+            "patched\n",
+        ),
+        (
+            GEMINI_CLI,
+            write_tool("write_file", &ws, "docs/trailing "),
+            "docs/trailing ",
+            "overwritten\n",
+        ),
+        (
+            GEMINI_CLI,
+            shell("run_shell_command", "printf 'g\\n' > docs/notes.md"),
+            "docs/notes.md",
+            "g\n",
+        ),
+    ];
+    for (c, call, rel, expected) in writes {
+        assert!(!room.attempt(c, &call), "{} {call:?} was denied", c.id);
+        assert_eq!(
+            std::fs::read_to_string(ws.join(rel)).unwrap(),
+            expected,
+            "{} {call:?}",
+            c.id
+        );
+    }
+    let reads = [
+        "cat 'src/Read Me.md'",
+        "grep -r claimed src",
+        "ls src",
+        "ls -la src/",
+        "git status",
+        "git diff",
+        "git log --oneline",
+        "git blame src/lib.rs",
+        "sed -n 1p src/lib.rs",
+        "awk '{print $1}' 'src/a*b.rs'",
+        "cd src && ls",
+        "wc -l src/lib.rs docs/lib-twin.rs",
+        "head -c 10 docs/lib-twin.rs",
+    ];
+    for command in reads {
+        for (c, tool) in [
+            (CLAUDE_CODE, "Bash"),
+            (CODEX, "Bash"),
+            (GEMINI_CLI, "run_shell_command"),
+        ] {
+            assert!(
+                !room.attempt(c, &shell(tool, command)),
+                "{} denied {command:?}",
+                c.id
+            );
+        }
+    }
+    // Ordinary build and test commands that name no claimed path: judged, not run.
+    for command in [
+        "cargo build",
+        "cargo test -p acc-runtime --test guard_outcomes",
+        "npm test",
+        "make",
+        "python3 -m pytest -q",
+        "go test ./...",
+    ] {
+        let mut p = room.payload(CLAUDE_CODE, "PreToolUse");
+        p["tool_name"] = json!("Bash");
+        p["tool_input"] = json!({ "command": command });
+        let run = room.run(CLAUDE_CODE, "PreToolUse", &p);
+        assert!(!is_deny(&run), "{command:?}: {run:?}");
+    }
+    assert_eq!(room.claimed_bytes(), before);
+}
