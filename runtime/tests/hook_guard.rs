@@ -197,7 +197,7 @@ fn unreadable_targets_are_allowed_and_marked_unguarded_only_while_nothing_is_gua
     assert_eq!(
         run.stderr,
         format!(
-            "acc cannot read which files this tool call writes; acc denies commands it cannot read while file:src/** is guarded by peer (session {}): name every file the command writes literally (no substitutions, variables, eval or inline scripts), or ask peer to release the claim",
+            "the test payload names no path; acc denies commands it cannot read while file:src/** is guarded by peer (session {}): name every file the command writes literally (no substitutions, variables, eval or inline scripts), or ask peer to release the claim",
             peer.session
         )
     );

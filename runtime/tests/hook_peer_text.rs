@@ -127,8 +127,18 @@ fn a_turn_shows_peer_strings_only_inside_fenced_blocks() {
     ] {
         assert!(!outside.contains(word), "{word:?} outside a fence:\n{text}");
     }
-    // acc's lines: the owner line, the header, attention lines naming kinds and ids.
-    for line in outside_fences(text).into_iter().skip(2) {
+    // acc's lines: the owner and identity lines (participant ids are validated, a safe
+    // charset), the header, attention lines naming kinds and ids.
+    const ACC_LINES: [&str; 4] = [
+        "ACC CLI (append): ",
+        "ACC you are: ",
+        "ACC peers here (address them with --to): ",
+        "ACC (load the acc skill):",
+    ];
+    for line in outside_fences(text)
+        .into_iter()
+        .filter(|l| !ACC_LINES.iter().any(|p| l.starts_with(p)))
+    {
         assert!(line.starts_with("- ["), "{line:?} in:\n{text}");
     }
     for kind in ["reply_required", "claim_conflict", "claim_contended"] {

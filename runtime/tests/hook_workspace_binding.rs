@@ -208,7 +208,9 @@ fn status_reports_a_broken_config_and_still_shows_the_bound_room() {
     std::fs::write(sb.ws().join("acc.workspace.json"), "{").unwrap();
     let (code, v, raw) = status_from(&sb, &sb.ws());
     assert_eq!(code, 0, "{raw}");
-    let faults = v["data"]["workspaceFaults"].as_array().expect("faults listed");
+    let faults = v["data"]["workspaceFaults"]
+        .as_array()
+        .expect("faults listed");
     let fault = faults[0].as_str().unwrap();
     assert!(
         fault.contains("acc.workspace.json") && fault.contains("workspace_config_invalid"),
@@ -231,7 +233,10 @@ fn status_from_a_nested_workspace_names_the_binding_it_does_not_move() {
     let (code, v, raw) = status_from(&sb, &tools);
     assert_eq!(code, 0, "{raw}");
     let fault = v["data"]["workspaceFaults"][0].as_str().unwrap_or_default();
-    assert!(fault.contains("stay bound") && fault.contains("tools-only"), "{raw}");
+    assert!(
+        fault.contains("stay bound") && fault.contains("tools-only"),
+        "{raw}"
+    );
     // A room whose files agree says nothing.
     let (_, v, _) = status_from(&sb, &sb.ws());
     assert!(v["data"].get("workspaceFaults").is_none(), "{v}");

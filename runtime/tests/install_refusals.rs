@@ -326,7 +326,7 @@ fn every_suggested_command_carries_the_home_the_user_passed() {
     let home = other.to_str().unwrap();
     let run = sandbox.acc(&["install", "--adapter", "codex", "--home", home]);
     let undo = format!("undo with: acc uninstall --adapter codex --home {home}");
-    assert!(run.ok().trim_end().ends_with(&undo), "{}", run.stdout);
+    assert!(run.ok().lines().any(|l| l == undo), "{}", run.stdout);
     assert!(other.join(".codex/hooks.json").exists());
     // The suggestion, run as printed, undoes it.
     let args: Vec<&str> = undo["undo with: acc ".len()..].split(' ').collect();

@@ -52,7 +52,7 @@ pub enum Scenario {
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,

@@ -114,7 +114,7 @@ pub fn peer_untrusted(ctx: &CheckContext, adapter: &Adapter) -> Outcome {
         }
         if let Some(c) = text
             .chars()
-            .find(|&c| c != '\n' && c != '\t' && is_hidden(c))
+            .find(|&c| !matches!(c, '\n' | '\t' | '\u{1b}') && is_hidden(c))
         {
             problems.push(format!(
                 "{at} the render carries the invisible or bidi character U+{:04X} from peer text: show it as an escape",

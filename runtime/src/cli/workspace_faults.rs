@@ -32,7 +32,10 @@ pub fn open_for_status(inv: &Invocation<'_>) -> Result<(Core, Vec<String>)> {
                     )
                 })
                 .collect();
-            Ok((Core::open(ws, &home, OpenMode::ReadOnly, inv.ports()?)?, faults))
+            Ok((
+                Core::open(ws, &home, OpenMode::ReadOnly, inv.ports()?)?,
+                faults,
+            ))
         }
         Err(e) if e.code == ErrorCode::WorkspaceConfigInvalid => {
             // The guard keeps answering from the bound workspace; so does status, saying why.

@@ -345,6 +345,17 @@ impl Resource {
 /// escaped otherwise. `as_str` is the stored spelling.
 impl std::fmt::Display for Resource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A canonical `file:` spelling writes every unusual byte as an escape, so its
+        // backslashes start escapes and it is shown as spelt: the form `acc claim` takes.
+        // Anything else a peer could have stored goes through the one peer-string rendering.
+        let escaped_file = self.is_file()
+            && self
+                .0
+                .chars()
+                .all(|c| acc_sdk::peer_text::is_plain(c) || c == '\\');
+        if escaped_file {
+            return f.write_str(&self.0);
+        }
         f.write_str(&acc_sdk::peer_text::display(&self.0))
     }
 }

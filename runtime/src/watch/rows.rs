@@ -6,7 +6,7 @@ use crate::clock::parse_iso;
 use crate::core::claims::ClaimRecord;
 use crate::core::model::{ClaimMode, Presence, SessionState};
 use crate::core::room_view::RoomView;
-use crate::core::status::StatusSession;
+use crate::core::status::{OwnerSession, StatusSession};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How a line is shown when colour is on.
@@ -142,7 +142,7 @@ fn session_row(view: &RoomView, s: &StatusSession, depth: usize) -> Row {
         .status
         .claims
         .iter()
-        .filter(|c| c.owner_session_id == s.session_id)
+        .filter(|c| c.claim.owner_session_id == s.session_id)
         .count();
     if held > 0 {
         text.push_str(&format!(" · {held} claim(s)"));
@@ -221,11 +221,14 @@ fn overlaps(all: &[ClaimRecord]) -> Vec<Overlap> {
 }
 
 fn claims(view: &RoomView) -> Vec<Row> {
-    let all = &view.status.claims;
-    let marks = overlaps(all);
-    all.iter()
+    let all: Vec<ClaimRecord> = view.status.claims.iter().map(|c| c.claim.clone()).collect();
+    let marks = overlaps(&all);
+    view.status
+        .claims
+        .iter()
         .zip(marks)
-        .map(|(c, mark)| {
+        .map(|(held, mark)| {
+            let c = &held.claim;
             let left = parse_iso(&c.expires_at).map(|at| at - view.now_ms);
             let mut text = format!(
                 "{} · {} · {} {}",
@@ -236,6 +239,9 @@ fn claims(view: &RoomView) -> Vec<Row> {
             );
             if let Some(left) = left {
                 text.push_str(&format!(" · {} left", age(left)));
+            }
+            if held.owner_session == OwnerSession::Ended {
+                text.push_str(" · session ended");
             }
             let tone = match mark {
                 Overlap::Conflict => {

@@ -190,11 +190,21 @@ fn peer_chosen_text_cannot_drive_the_terminal() {
         .publish_intent(
             &a,
             PublishIntent {
-                summary: "ok\u{202E}txt.exe \u{200B}".into(),
+                summary: "ok".into(),
                 mode: IntentMode::Edit,
                 state: IntentState::Active,
                 hints: vec![],
             },
+        )
+        .unwrap();
+    // acc refuses such text where it is written; a store an older acc (or anything else)
+    // wrote can still hold it.
+    let path = k.core.store_path().to_path_buf();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE intents SET summary = ?1",
+            ["ok\u{202E}txt.exe \u{200B}"],
         )
         .unwrap();
     let screen = screen_of(&mut k);

@@ -138,6 +138,7 @@ pub fn run_pair(
             PROMPT,
             settings.timeout,
             &extra,
+            false,
         )
         .map_err(client_error(client))?;
         let requests: Vec<_> = double.requests()[seen..]
@@ -289,13 +290,17 @@ fn run_record(
     redactor: &Redactor,
 ) -> Value {
     let mut command = vec![redactor.text(&client.program.display().to_string())];
-    command.extend(headless_args(client.client, PROMPT).into_iter().map(|arg| {
-        if arg == PROMPT {
-            "<prompt>".to_owned()
-        } else {
-            arg
-        }
-    }));
+    command.extend(
+        headless_args(client.client, PROMPT, false)
+            .into_iter()
+            .map(|arg| {
+                if arg == PROMPT {
+                    "<prompt>".to_owned()
+                } else {
+                    arg
+                }
+            }),
+    );
     json!({
         "client": client.client.id(),
         "version": client.version,

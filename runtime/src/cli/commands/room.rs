@@ -2,9 +2,9 @@
 
 use crate::cli::args::{StatusArgs, SyncArgs, WatchArgs, WorkArgs};
 use crate::cli::context::Invocation;
-use crate::cli::workspace_faults;
 use crate::cli::output::Output;
 use crate::cli::owner;
+use crate::cli::workspace_faults;
 use crate::core::events::EventType;
 use crate::core::intents::PublishIntent;
 use crate::core::model::{IntentMode, IntentState, Presence, SyncScope};
