@@ -118,9 +118,11 @@ pub struct RoomView {
 }
 
 /// Payload keys whose values are ids, kinds or resources (never peer prose).
-const EVENT_SUBJECT_KEYS: [&str; 8] = [
+const EVENT_SUBJECT_KEYS: [&str; 9] = [
     "resource",
     "path",
+    // A refused write's target: which path the actor tried.
+    "target",
     "claimId",
     "messageId",
     "toParticipantIds",
@@ -386,6 +388,19 @@ mod tests {
             .core
             .send(&b, question("alice", "may I?", "body text"))
             .unwrap();
+        let held = k.core.live_claims().unwrap()[0].clone();
+        k.core
+            .record_refused_write(
+                &b.session,
+                &crate::core::refusals::Refusal {
+                    claim_id: held.claim_id.clone(),
+                    claim_resource: held.resource.as_str().to_string(),
+                    owner_session_id: held.owner_session_id.clone(),
+                    owner_participant_id: held.owner_participant_id.clone(),
+                    target: "file:src/engine.rs".into(),
+                },
+            )
+            .unwrap();
         let view = k.core.room_view(RoomViewLimits::default()).unwrap();
 
         assert_eq!(view.status.sessions.len(), 2);
@@ -411,6 +426,17 @@ mod tests {
         assert!(
             claimed.subject.iter().any(|s| s == "file:src/**"),
             "{claimed:?}"
+        );
+        // A guard refusal: who tried which path, into which claim.
+        let refused = view
+            .events
+            .iter()
+            .find(|e| e.kind == "claim.write_refused")
+            .unwrap();
+        assert_eq!(refused.actor.as_ref().unwrap().as_str(), "bob");
+        assert_eq!(
+            refused.subject,
+            ["file:src/engine.rs", held.claim_id.as_str()]
         );
         // Peer prose never reaches the view's event subjects.
         assert!(
