@@ -537,7 +537,7 @@ fn hostile_homes_round_trip_byte_for_byte_whether_or_not_the_user_edited_since()
         let accs = String::from_utf8_lossy(&installed)
             .matches("[[hooks]] # acc")
             .count();
-        assert_eq!(accs, 6, "{home}: six live acc tables");
+        assert_eq!(accs, 7, "{home}: seven live acc tables");
         let text = String::from_utf8(installed.clone()).unwrap();
         assert!(
             !text.contains("/old/acc-hook kimi-code SessionStart\"\ntimeout"),

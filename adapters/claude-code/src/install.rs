@@ -25,6 +25,8 @@ impl HookFileClient for Install {
         HookSpec::new("SessionStart", TIMEOUT_SECONDS),
         HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
         HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
+        // After a shell call: did it change a peer's claimed files anyway?
+        HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
     ];
@@ -77,6 +79,7 @@ mod tests {
                 "SessionStart",
                 "UserPromptSubmit",
                 "PreToolUse",
+                "PostToolUse",
                 "Stop",
                 "SessionEnd"
             ]
@@ -115,7 +118,7 @@ mod tests {
             doctor(&Install, &ctx)
                 .diagnostics
                 .iter()
-                .any(|d| d.message.contains("5 acc hook(s)"))
+                .any(|d| d.message.contains("6 acc hook(s)"))
         );
         uninstall(&Install, &ctx, &[]).unwrap();
         let settings = std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap();

@@ -49,6 +49,8 @@ impl HookFileClient for Install {
         HookSpec::new("SessionStart", TIMEOUT_SECONDS),
         HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
         HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
+        // After a shell call: did it change a peer's claimed files anyway?
+        HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", SESSION_END_TIMEOUT_SECONDS),
     ];
@@ -198,13 +200,14 @@ mod tests {
                 ("SessionStart", 10),
                 ("UserPromptSubmit", 10),
                 ("PreToolUse", 10),
+                ("PostToolUse", 10),
                 ("Stop", 10),
                 ("SessionEnd", 3)
             ]
         );
         assert_eq!(hs[2].matcher.as_deref(), Some("apply_patch|Bash"));
         assert_eq!(
-            hs[3].command,
+            hs[4].command,
             "\"/opt/acc/bin/acc-hook\" --data-home \"/data\" codex Stop"
         );
     }
@@ -221,10 +224,10 @@ mod tests {
         assert!(!config_path.exists());
         let diag = trust_diagnostic(&hooks_path, &config_path);
         assert_eq!(diag.level, DiagnosticLevel::Warn);
-        assert!(diag.message.contains("0 of 5"), "{}", diag.message);
+        assert!(diag.message.contains("0 of 6"), "{}", diag.message);
         let hooks = hooks_path.display().to_string();
         let config = format!(
-            "model = \"x\"\n[hooks.state.\"{hooks}:session_start:0:0\"]\ntrusted_hash = \"sha256:1\"\n[hooks.state.\"{hooks}:user_prompt_submit:0:0\"]\ntrusted_hash = \"sha256:2\"\n[hooks.state.\"{hooks}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:3\"\n[hooks.state.\"{hooks}:stop:0:0\"]\ntrusted_hash = \"sha256:4\"\n[hooks.state.\"{hooks}:session_end:0:0\"]\ntrusted_hash = \"sha256:5\"\n"
+            "model = \"x\"\n[hooks.state.\"{hooks}:session_start:0:0\"]\ntrusted_hash = \"sha256:1\"\n[hooks.state.\"{hooks}:user_prompt_submit:0:0\"]\ntrusted_hash = \"sha256:2\"\n[hooks.state.\"{hooks}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:3\"\n[hooks.state.\"{hooks}:post_tool_use:0:0\"]\ntrusted_hash = \"sha256:6\"\n[hooks.state.\"{hooks}:stop:0:0\"]\ntrusted_hash = \"sha256:4\"\n[hooks.state.\"{hooks}:session_end:0:0\"]\ntrusted_hash = \"sha256:5\"\n"
         );
         std::fs::write(&config_path, &config).unwrap();
         assert_eq!(

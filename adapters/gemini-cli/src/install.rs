@@ -29,6 +29,8 @@ impl HookFileClient for Install {
         HookSpec::new("SessionStart", TIMEOUT_MILLISECONDS),
         HookSpec::new("BeforeAgent", TIMEOUT_MILLISECONDS),
         HookSpec::new("BeforeTool", TIMEOUT_MILLISECONDS).matching(WRITE_TOOLS),
+        // After a shell call: did it change a peer's claimed files anyway?
+        HookSpec::new("AfterTool", TIMEOUT_MILLISECONDS).matching(WRITE_TOOLS),
         HookSpec::new("AfterAgent", TIMEOUT_MILLISECONDS),
         HookSpec::new("SessionEnd", TIMEOUT_MILLISECONDS),
     ];
@@ -106,6 +108,7 @@ mod tests {
                 "SessionStart",
                 "BeforeAgent",
                 "BeforeTool",
+                "AfterTool",
                 "AfterAgent",
                 "SessionEnd"
             ]

@@ -51,6 +51,8 @@ impl HookFileClient for Install {
         HookSpec::new("SessionStart", TIMEOUT_SECONDS),
         HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
         HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
+        // After a shell call: did it change a peer's claimed files anyway?
+        HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
     ];
@@ -137,6 +139,7 @@ mod tests {
                 "SessionStart",
                 "UserPromptSubmit",
                 "PreToolUse",
+                "PostToolUse",
                 "Stop",
                 "SessionEnd"
             ]

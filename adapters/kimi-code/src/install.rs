@@ -45,6 +45,8 @@ impl HookFileClient for Install {
         HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
         HookSpec::new("SessionHeartbeat", TIMEOUT_SECONDS),
         HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
+        // After a shell call: did it change a peer's claimed files anyway?
+        HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
     ];
@@ -240,7 +242,7 @@ mod tests {
         let ctx = ctx(dir.path(), &[]);
         install(&Install, &ctx).unwrap();
         let hooks = acc_tables(&dir.path().join(".kimi-code/config.toml"));
-        assert_eq!(hooks.len(), 6);
+        assert_eq!(hooks.len(), 7);
         for hook in &hooks {
             for key in hook.as_object().unwrap().keys() {
                 assert!(
@@ -274,7 +276,7 @@ mod tests {
             doctor(&Install, &ctx)
                 .diagnostics
                 .iter()
-                .any(|d| d.level == DiagnosticLevel::Ok && d.message.contains("6 acc hook(s)"))
+                .any(|d| d.level == DiagnosticLevel::Ok && d.message.contains("7 acc hook(s)"))
         );
         // A second install finds its tables as they should be and writes nothing.
         let again = install(&Install, &ctx).unwrap();
@@ -307,7 +309,7 @@ mod tests {
         assert_eq!(table["notes"].as_str(), Some(notes));
         assert_eq!(
             acc_tables(&config).len(),
-            6,
+            7,
             "Kimi Code reads every acc hook"
         );
         // The user edits the file, so uninstall removes acc's tables structurally.
@@ -333,7 +335,7 @@ mod tests {
         assert!(
             text.starts_with("a = 1\n[[hooks]]\nevent = \"Stop\"\ncommand = \"/home/u/mine\"\n")
         );
-        assert_eq!(acc_tables(&config).len(), 6);
+        assert_eq!(acc_tables(&config).len(), 7);
     }
 
     #[test]

@@ -30,10 +30,12 @@ pub enum EventType {
     ClaimWriteRefused,
     /// A session was shown the refusals into its claims up to a sequence.
     ClaimWriteRefusalsShown,
+    /// A claimed file changed while a peer's allowed shell call ran ([`super::refusals`]).
+    ClaimWriteDetected,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 17] = [
+    pub const ALL: [EventType; 18] = [
         EventType::WorkspaceMaterialised,
         EventType::SessionOpened,
         EventType::SessionClosed,
@@ -51,6 +53,7 @@ impl EventType {
         EventType::MessageOfferFailed,
         EventType::ClaimWriteRefused,
         EventType::ClaimWriteRefusalsShown,
+        EventType::ClaimWriteDetected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -72,6 +75,7 @@ impl EventType {
             EventType::MessageOfferFailed => "message.offer_failed",
             EventType::ClaimWriteRefused => "claim.write_refused",
             EventType::ClaimWriteRefusalsShown => "claim.write_refusals_shown",
+            EventType::ClaimWriteDetected => "claim.write_detected",
         }
     }
 

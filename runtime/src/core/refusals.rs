@@ -3,8 +3,13 @@
 //! `acc status`. Only ids, the claim's resource and the denied target are recorded; never
 //! a command, a reason or any other text of the peer's.
 //!
+//! A write the guard could not refuse (a shell call it allowed, whose program wrote into a
+//! claim anyway) is a `claim.write_detected` event of the same shape, recorded after the
+//! call by the client's post-tool hook; both the claim's owner and the session whose call
+//! it was are shown it.
+//!
 //! What a session was shown is marked with a `claim.write_refusals_shown` event (its own
-//! actor, `upTo` the newest shown sequence), so each refusal reaches the next turn once.
+//! actor, `upTo` the newest shown sequence), so each notice reaches the next turn once.
 
 use super::events::{self, EventType};
 use super::{Core, Owner};
@@ -40,6 +45,8 @@ pub struct RefusedWrite {
     pub claim_id: String,
     pub claim_resource: String,
     pub owner_session_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner_participant_id: Option<String>,
     pub target: String,
     pub by_session_id: String,
     pub by_participant_id: Option<String>,
@@ -64,10 +71,45 @@ impl RefusedWrites {
     }
 }
 
+/// The notices about guarded writes one session was not shown yet.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteNotices {
+    /// Writes into its claims the guard refused.
+    pub refused: RefusedWrites,
+    /// Changes under its claims while a peer's allowed call ran.
+    pub detected: RefusedWrites,
+    /// Changes under peers' claims while its own allowed call ran.
+    pub caused: RefusedWrites,
+}
+
+impl WriteNotices {
+    pub fn newest(&self) -> Option<EventSeq> {
+        [&self.refused, &self.detected, &self.caused]
+            .into_iter()
+            .filter_map(RefusedWrites::newest)
+            .max()
+    }
+}
+
 impl Core {
     /// Records that `by` was refused a write into `refusal`'s claim. Needs no live owner:
     /// a closed or stale session is refused too, and that is recorded as well.
     pub fn record_refused_write(&mut self, by: &SessionId, refusal: &Refusal) -> Result<EventSeq> {
+        self.record_write_notice(by, refusal, EventType::ClaimWriteRefused)
+    }
+
+    /// Records that a file under `refusal`'s claim (its `target`) changed while `by`'s
+    /// allowed shell call ran.
+    pub fn record_detected_write(&mut self, by: &SessionId, refusal: &Refusal) -> Result<EventSeq> {
+        self.record_write_notice(by, refusal, EventType::ClaimWriteDetected)
+    }
+
+    fn record_write_notice(
+        &mut self,
+        by: &SessionId,
+        refusal: &Refusal,
+        kind: EventType,
+    ) -> Result<EventSeq> {
         let now = self.ports.now();
         let ids = self.ports.ids.clone();
         self.store.write(|tx| {
@@ -80,7 +122,7 @@ impl Core {
                 ids.as_ref(),
                 now,
                 Some(by),
-                EventType::ClaimWriteRefused,
+                kind,
                 json!({
                     "claimId": refusal.claim_id.as_str(),
                     "claimResource": refusal.claim_resource,
@@ -100,34 +142,69 @@ impl Core {
         owner_session: Option<&SessionId>,
         after: EventSeq,
     ) -> Result<RefusedWrites> {
+        self.write_notices(EventType::ClaimWriteRefused, owner_session, None, after)
+    }
+
+    /// Changes detected under the claims of `owner_session` (every session's without one),
+    /// after `after`, newest last.
+    pub fn detected_writes(
+        &mut self,
+        owner_session: Option<&SessionId>,
+        after: EventSeq,
+    ) -> Result<RefusedWrites> {
+        self.write_notices(EventType::ClaimWriteDetected, owner_session, None, after)
+    }
+
+    fn write_notices(
+        &mut self,
+        kind: EventType,
+        owner_session: Option<&SessionId>,
+        by: Option<&SessionId>,
+        after: EventSeq,
+    ) -> Result<RefusedWrites> {
         let owner = owner_session.map(|s| s.as_str().to_string());
+        let by = by.map(|s| s.as_str().to_string());
         self.store.read(|c| {
-            let filter = "type = 'claim.write_refused' AND sequence > ?1
-                 AND (?2 IS NULL OR json_extract(payload, '$.ownerSessionId') = ?2)";
+            let filter = "type = ?4 AND sequence > ?1
+                 AND (?2 IS NULL OR json_extract(payload, '$.ownerSessionId') = ?2)
+                 AND (?5 IS NULL OR actor_session_id = ?5)";
+            // Both statements bind the same five parameters; the count names the limit only
+            // so that it is bound.
             let total: i64 = c
-                .prepare_cached(&format!("SELECT count(*) FROM events WHERE {filter}"))?
-                .query_row(params![after.0 as i64, owner], |r| r.get(0))?;
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM events WHERE {filter} AND ?3 IS NOT NULL"
+                ))?
+                .query_row(
+                    params![after.0 as i64, owner, MAX_LISTED as i64, kind.as_str(), by],
+                    |r| r.get(0),
+                )?;
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT sequence, occurred_at, actor_session_id, payload FROM events
                  WHERE {filter} ORDER BY sequence DESC LIMIT ?3"
             ))?;
             let mut listed: Vec<RefusedWrite> = stmt
-                .query_map(params![after.0 as i64, owner, MAX_LISTED as i64], |r| {
-                    let payload: String = r.get(3)?;
-                    let p: serde_json::Value =
-                        serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null);
-                    let text = |k: &str| p[k].as_str().unwrap_or_default().to_string();
-                    Ok(RefusedWrite {
-                        sequence: EventSeq(r.get::<_, i64>(0)? as u64),
-                        occurred_at: to_iso(r.get(1)?),
-                        by_session_id: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
-                        claim_id: text("claimId"),
-                        claim_resource: text("claimResource"),
-                        owner_session_id: text("ownerSessionId"),
-                        target: text("target"),
-                        by_participant_id: p["byParticipantId"].as_str().map(str::to_string),
-                    })
-                })?
+                .query_map(
+                    params![after.0 as i64, owner, MAX_LISTED as i64, kind.as_str(), by],
+                    |r| {
+                        let payload: String = r.get(3)?;
+                        let p: serde_json::Value =
+                            serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null);
+                        let text = |k: &str| p[k].as_str().unwrap_or_default().to_string();
+                        Ok(RefusedWrite {
+                            sequence: EventSeq(r.get::<_, i64>(0)? as u64),
+                            occurred_at: to_iso(r.get(1)?),
+                            by_session_id: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                            claim_id: text("claimId"),
+                            claim_resource: text("claimResource"),
+                            owner_session_id: text("ownerSessionId"),
+                            owner_participant_id: p["ownerParticipantId"]
+                                .as_str()
+                                .map(str::to_string),
+                            target: text("target"),
+                            by_participant_id: p["byParticipantId"].as_str().map(str::to_string),
+                        })
+                    },
+                )?
                 .collect::<rusqlite::Result<_>>()?;
             listed.reverse();
             Ok(RefusedWrites {
@@ -137,9 +214,9 @@ impl Core {
         })
     }
 
-    /// Refusals into `owner`'s claims it was not shown yet.
-    pub fn unshown_refused_writes(&mut self, owner: &Owner) -> Result<RefusedWrites> {
-        let shown = self.store.read(|c| {
+    /// The newest sequence of notices `owner` was shown.
+    fn notices_shown(&mut self, owner: &Owner) -> Result<EventSeq> {
+        self.store.read(|c| {
             let up_to: Option<i64> = c
                 .prepare_cached(
                     "SELECT max(CAST(json_extract(payload, '$.upTo') AS INTEGER)) FROM events
@@ -147,7 +224,24 @@ impl Core {
                 )?
                 .query_row(params![owner.session.as_str()], |r| r.get(0))?;
             Ok(EventSeq(up_to.unwrap_or(0).max(0) as u64))
-        })?;
+        })
+    }
+
+    /// What `owner` was not shown yet about writes into or by it: refusals into its claims,
+    /// changes detected under its claims, and changes detected while its own calls ran.
+    pub fn unshown_write_notices(&mut self, owner: &Owner) -> Result<WriteNotices> {
+        let shown = self.notices_shown(owner)?;
+        let me = Some(&owner.session);
+        Ok(WriteNotices {
+            refused: self.write_notices(EventType::ClaimWriteRefused, me, None, shown)?,
+            detected: self.write_notices(EventType::ClaimWriteDetected, me, None, shown)?,
+            caused: self.write_notices(EventType::ClaimWriteDetected, None, me, shown)?,
+        })
+    }
+
+    /// Refusals into `owner`'s claims it was not shown yet.
+    pub fn unshown_refused_writes(&mut self, owner: &Owner) -> Result<RefusedWrites> {
+        let shown = self.notices_shown(owner)?;
         self.refused_writes(Some(&owner.session), shown)
     }
 

@@ -95,6 +95,10 @@ pub struct StatusReport {
     /// newest last; left out when there were none.
     #[serde(skip_serializing_if = "RefusedWrites::is_empty")]
     pub refused_writes: RefusedWrites,
+    /// Files under guarded claims that changed while a peer's allowed shell call ran, newest
+    /// last; left out when there were none.
+    #[serde(skip_serializing_if = "RefusedWrites::is_empty")]
+    pub detected_writes: RefusedWrites,
     /// Where the workspace's files disagree with the workspace its conversations are bound
     /// to (filled by the caller, which knows the directory); left out when they agree.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -210,6 +214,7 @@ impl Core {
     pub fn status(&mut self, owner: Option<&Owner>, all: bool) -> Result<StatusReport> {
         let mut report = self.room_status(owner, all)?;
         report.refused_writes = self.refused_writes(owner.map(|o| &o.session), EventSeq(0))?;
+        report.detected_writes = self.detected_writes(owner.map(|o| &o.session), EventSeq(0))?;
         Ok(report)
     }
 
@@ -262,6 +267,7 @@ impl Core {
                 protection: room.protection,
                 attention,
                 refused_writes: RefusedWrites::default(),
+                detected_writes: RefusedWrites::default(),
                 workspace_faults: Vec::new(),
             })
         })

@@ -25,6 +25,7 @@ pub mod deadline;
 pub mod deny_events;
 pub mod entry;
 pub mod failure;
+pub mod fingerprints;
 pub mod grants;
 pub mod guard_fallback;
 pub mod handlers;

@@ -146,7 +146,8 @@ pub fn run_hook(settings: HookSettings, argv: &[&str], payload: &[u8]) -> HookRu
 
 /// A client behaviour scripted by its payload:
 /// `{"event", "session_id", "cwd", "tool"?: {"name", "paths"?: [...]} , "end_reason"?,
-///   "continue"?: bool}`. A tool without `paths` has unreadable targets.
+///   "continue"?: bool}`. A tool without `paths` has unreadable targets; the tool `shell`
+/// is a shell call, any other a file tool.
 /// Deny: exit 2 with the reason on stderr; inject: plain stdout.
 pub struct ScenarioBehaviour(TestBehaviour);
 
@@ -206,7 +207,10 @@ impl AdapterBehaviour for ScenarioBehaviour {
                 .and_then(Value::as_str)
                 .unwrap_or("write")
                 .to_owned(),
-            class: ToolClass::Write,
+            class: match t.get("name").and_then(Value::as_str) {
+                Some("shell") => ToolClass::Shell,
+                _ => ToolClass::Write,
+            },
             targets: match t.get("paths").and_then(Value::as_array) {
                 Some(paths) => Targets::Paths(
                     paths

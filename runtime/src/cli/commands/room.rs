@@ -76,6 +76,12 @@ fn render_status(report: &StatusReport) -> String {
             report.refused_writes.total
         ));
     }
+    if !report.detected_writes.is_empty() {
+        line.push_str(&format!(
+            "; {} change(s) under guarded claims while a peer's shell call ran",
+            report.detected_writes.total
+        ));
+    }
     line
 }
 

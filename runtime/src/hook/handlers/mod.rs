@@ -7,8 +7,10 @@
 //! | `turnEnd` | [`turn::turn_end`]: hold the turn open only for an unshown peer body |
 //! | `beforeTool` | [`tool::before_tool`]: the write guard, and [`confine`] for shell calls |
 //! | `sessionEnd`, `heartbeat` | [`lifecycle`] |
-//! | `afterTool`, `childStart`, `childEnd`, `other` | a heartbeat at most |
+//! | `afterTool` | [`after_tool`]: claimed files a shell call changed anyway |
+//! | `childStart`, `childEnd`, `other` | a heartbeat at most |
 
+pub mod after_tool;
 pub mod confine;
 pub mod lifecycle;
 pub mod project;
@@ -84,10 +86,19 @@ impl Call<'_> {
 }
 
 /// Only session starts and turns may create the store: a guard or a heartbeat without a
-/// store has no binding, so it has nothing to do.
-fn open_mode(kind: EventKind) -> OpenMode {
-    match kind {
+/// store has no binding, so it has nothing to do. A post-tool hook writes only when its
+/// guard left fingerprints to compare (the store existed then).
+fn open_mode(call: &Call) -> OpenMode {
+    match call.event.kind {
         EventKind::SessionStart | EventKind::BeforeTurn => OpenMode::ReadWrite,
+        EventKind::AfterTool
+            if super::fingerprints::pending(
+                &call.data_home,
+                &crate::core::bindings::binding_key(&call.event.session_id),
+            ) =>
+        {
+            OpenMode::ReadWrite
+        }
         _ => OpenMode::ReadOnly,
     }
 }
@@ -99,7 +110,7 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         let answer = guard_fallback::raced(call)?;
         return Ok(Handled { answer, core: None });
     }
-    let mut core = call.open_core(open_mode(call.event.kind))?;
+    let mut core = call.open_core(open_mode(call))?;
     call.deadline.check()?;
     let mut answer = match call.event.kind {
         EventKind::SessionStart => start::session_start(call, &mut core)?,
@@ -108,7 +119,8 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         EventKind::BeforeTool => tool::before_tool(call, &mut core)?,
         EventKind::SessionEnd => lifecycle::session_end(call, &mut core)?,
         EventKind::Heartbeat => lifecycle::heartbeat(call, &mut core)?,
-        EventKind::AfterTool | EventKind::ChildStart | EventKind::ChildEnd | EventKind::Other => {
+        EventKind::AfterTool => after_tool::after_tool(call, &mut core)?,
+        EventKind::ChildStart | EventKind::ChildEnd | EventKind::Other => {
             lifecycle::touch(call, &mut core)?
         }
     };

@@ -13,11 +13,12 @@ use super::super::authority_guard;
 use super::super::bound::Bound;
 use super::super::deny_events;
 use super::super::failure::Failure;
+use super::super::fingerprints;
 use super::super::verdict;
 use super::{Call, confine, lifecycle};
 use crate::core::Core;
 use acc_sdk::adapter::OwnerLine;
-use acc_sdk::event::Targets;
+use acc_sdk::event::{Targets, ToolClass};
 use acc_sdk::outcome::HookOutcome;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -83,6 +84,9 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if let Some(outcome) = &confined {
         answer = Answer::of(outcome.clone());
     }
+    if tool.is_some_and(|t| t.class == ToolClass::Shell) {
+        remember_claimed_files(call, core, me);
+    }
     call.deadline.check()?;
     if !bound.is_live() {
         return Ok(answer);
@@ -107,4 +111,38 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         }
     }
     Ok(answer)
+}
+
+/// The most the fingerprints before a shell call may take of the hook's budget.
+const FINGERPRINT_BUDGET: Duration = Duration::from_secs(1);
+
+/// Before an allowed shell call: fingerprints of the files under peers' guarded claims, kept
+/// for the post-tool hook, which tells whether the call changed them anyway. Best effort: a
+/// failure is a stderr note, never a deny.
+fn remember_claimed_files(call: &Call, core: &mut Core, me: &crate::ids::SessionId) {
+    let key = crate::core::bindings::binding_key(&call.event.session_id);
+    let claims = match core.guarded_file_claims_of_others(me) {
+        Ok(claims) => claims,
+        Err(e) => {
+            call.report(format!(
+                "acc: claimed files were not fingerprinted before this call ({})",
+                e.code.as_str()
+            ));
+            return;
+        }
+    };
+    if claims.is_empty() {
+        let _ = std::fs::remove_file(fingerprints::record_path(&call.data_home, &key));
+        return;
+    }
+    let roots = verdict::roots_of(core);
+    let watched = fingerprints::watched(&claims, roots.all());
+    let until = Instant::now() + FINGERPRINT_BUDGET.min(call.deadline.remaining() / 4);
+    let mut prints = fingerprints::take(watched, until);
+    prints.session_id = Some(me.as_str().to_string());
+    if let Err(e) = fingerprints::save(&call.data_home, &key, &prints) {
+        call.report(format!(
+            "acc: claimed files were not fingerprinted before this call ({e})"
+        ));
+    }
 }

@@ -70,6 +70,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "message.offer_failed",
     "claim.write_refused",
     "claim.write_refusals_shown",
+    "claim.write_detected",
 ];
 
 const LINE: Text = Text::bounded(1, LINE_MAX);

@@ -1,0 +1,77 @@
+//! `afterTool`: did the shell call the guard allowed change a peer's claimed files anyway?
+//!
+//! Only when `beforeTool` left fingerprints for this conversation ([`fingerprints`]): the
+//! claimed files are fingerprinted again and every one that changed, appeared or went away
+//! is recorded as `claim.write_detected` against the claim, so its owner and this session
+//! are both told in their next turn, and `acc status` keeps it. Otherwise a heartbeat at
+//! most, as before.
+
+use super::super::answer::Answer;
+use super::super::failure::Failure;
+use super::super::fingerprints::{self, Change};
+use super::{Call, lifecycle};
+use crate::core::Core;
+use crate::core::bindings::binding_key;
+use crate::core::refusals::Refusal;
+use crate::core::resources::Resource;
+use crate::ids::{ClaimId, ParticipantId, SessionId};
+use std::time::{Duration, Instant};
+
+/// The longest the second walk may take: the same bound as the first.
+pub const WALK_BUDGET: Duration = Duration::from_secs(1);
+
+pub fn after_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let key = binding_key(&call.event.session_id);
+    let Some(before) = fingerprints::take_saved(&call.data_home, &key) else {
+        return lifecycle::touch(call, core);
+    };
+    let until = Instant::now() + WALK_BUDGET.min(call.deadline.remaining() / 3);
+    let after = fingerprints::take(before.watched.clone(), until);
+    let changes = fingerprints::changes(&before, &after);
+    let mut answer = lifecycle::touch(call, core)?;
+    let Some(me) = before.session_id.as_deref().map(str::to_string) else {
+        return Ok(answer);
+    };
+    if changes.is_empty() {
+        return Ok(answer);
+    }
+    let me = SessionId::from_store(me);
+    let mut named = Vec::new();
+    let mut unrecorded = 0;
+    for change in &changes {
+        let refusal = refusal_of(&before.watched[change.watched], change);
+        named.push(format!(
+            "{} {} ({} of {})",
+            refusal.target,
+            change.how.as_str(),
+            refusal.claim_id,
+            refusal.owner_participant_id
+        ));
+        if core.record_detected_write(&me, &refusal).is_err() {
+            unrecorded += 1;
+        }
+    }
+    answer.notes.push(format!(
+        "acc: files under other sessions' guarded claims changed while this shell call ran: {}; their owners are told",
+        named.join(", ")
+    ));
+    if unrecorded > 0 {
+        answer.notes.push(format!(
+            "acc: {unrecorded} of these changes could not be recorded for the claims' owners"
+        ));
+    }
+    Ok(answer)
+}
+
+/// The notice for one change: the claim it is under, and the changed file as a resource.
+fn refusal_of(w: &fingerprints::Watched, change: &Change) -> Refusal {
+    let target = Resource::from_relative_path(&change.rel, false)
+        .map_or_else(|| w.claim_resource.clone(), |r| r.as_str().to_string());
+    Refusal {
+        claim_id: ClaimId::from_store(w.claim_id.clone()),
+        claim_resource: w.claim_resource.clone(),
+        owner_session_id: SessionId::from_store(w.owner_session_id.clone()),
+        owner_participant_id: ParticipantId::from_store(w.owner_participant_id.clone()),
+        target,
+    }
+}

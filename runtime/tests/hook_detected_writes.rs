@@ -1,0 +1,136 @@
+//! Nothing that slips through goes unseen (issue 11 §6): a shell call the guard allowed,
+//! whose program wrote into a peer's guarded claim anyway, is noticed by the post-tool hook
+//! from fingerprints taken before the call; the claim's owner and the session whose call it
+//! was are both told in their next turn, and `acc status` keeps it.
+
+mod hook_support;
+
+use hook_support::*;
+use serde_json::json;
+
+fn start(sb: &Sandbox, conv: &str) -> acc_runtime::Owner {
+    let run = hook(
+        sb.settings(certified, &[]),
+        &payload("sessionStart", conv, &sb.ws()),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    bound_owner(&mut sb.core(), conv)
+}
+
+fn shell(sb: &Sandbox, conv: &str, event: &str, paths: &[&str]) -> HookRun {
+    let mut p = payload(event, conv, &sb.ws());
+    p["tool"] = json!({"name": "shell", "paths": paths});
+    hook(sb.settings(certified, &[]), &p)
+}
+
+fn turn(sb: &Sandbox, conv: &str) -> HookRun {
+    hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", conv, &sb.ws()),
+    )
+}
+
+#[test]
+fn a_claimed_file_changed_by_an_allowed_shell_call_is_told_to_both_sessions() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "the owner's bytes").unwrap();
+    let owner = start(&sb, "owner");
+    let builder = start(&sb, "builder");
+    claim(&mut sb.core(), &owner, "file:src/**", true);
+
+    // `make` names no claimed path: allowed.
+    let before = shell(&sb, "builder", "beforeTool", &["build/out.o"]);
+    assert_eq!(before.code, 0, "{before:?}");
+    // What the program did that no parser could see.
+    std::fs::write(ws.join("src/a.rs"), "rewritten by the build").unwrap();
+    std::fs::write(ws.join("src/new.rs"), "generated").unwrap();
+    std::fs::write(ws.join("README.md"), "unclaimed").unwrap();
+    let after = shell(&sb, "builder", "afterTool", &["build/out.o"]);
+    assert_eq!(after.code, 0, "{after:?}");
+    assert!(
+        after
+            .stderr
+            .contains("changed while this shell call ran: file:src/a.rs modified")
+            && after.stderr.contains("file:src/new.rs created")
+            && !after.stderr.contains("README"),
+        "{after:?}"
+    );
+
+    let builder_participant = sb
+        .core()
+        .session(&builder.session)
+        .unwrap()
+        .unwrap()
+        .participant_id
+        .to_string();
+    let owner_turn = turn(&sb, "owner");
+    assert!(
+        owner_turn.stdout.contains(
+            "ACC: 2 file(s) under your guarded claims changed while another session's shell call ran"
+        ),
+        "{owner_turn:?}"
+    );
+    assert!(
+        owner_turn.stdout.contains(&format!(
+            "{builder_participant} (session {})",
+            builder.session
+        )) && owner_turn.stdout.contains(r#"target "file:src/a.rs""#),
+        "{owner_turn:?}"
+    );
+    // Once.
+    assert!(!turn(&sb, "owner").stdout.contains("changed while"));
+
+    let builder_turn = turn(&sb, "builder");
+    assert!(
+        builder_turn.stdout.contains(
+            "ACC: 2 file(s) under other sessions' guarded claims changed while your shell call ran"
+        ),
+        "{builder_turn:?}"
+    );
+    assert!(!turn(&sb, "builder").stdout.contains("changed while"));
+
+    let mut core = sb.core();
+    let status = core.status(None, false).unwrap();
+    assert_eq!(status.detected_writes.total, 2);
+    assert_eq!(status.refused_writes.total, 0);
+    let targets: Vec<&str> = status
+        .detected_writes
+        .listed
+        .iter()
+        .map(|d| d.target.as_str())
+        .collect();
+    assert_eq!(targets, ["file:src/a.rs", "file:src/new.rs"]);
+}
+
+#[test]
+fn a_call_that_leaves_claimed_files_alone_and_a_room_without_guarded_claims_say_nothing() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "a").unwrap();
+    let owner = start(&sb, "owner");
+    start(&sb, "builder");
+    // Nothing guarded: no fingerprints at all.
+    assert_eq!(shell(&sb, "builder", "beforeTool", &["out"]).code, 0);
+    let tool_calls = sb.data().join("acc").join("tool-calls");
+    assert_eq!(
+        std::fs::read_dir(&tool_calls).map_or(0, |d| d.count()),
+        0,
+        "nothing to compare without a guarded claim"
+    );
+    claim(&mut sb.core(), &owner, "file:src/**", true);
+    assert_eq!(shell(&sb, "builder", "beforeTool", &["out"]).code, 0);
+    std::fs::write(ws.join("notes.txt"), "unclaimed").unwrap();
+    let after = shell(&sb, "builder", "afterTool", &["out"]);
+    assert_eq!((after.code, after.stderr.as_str()), (0, ""), "{after:?}");
+    assert_eq!(
+        sb.core().status(None, false).unwrap().detected_writes.total,
+        0
+    );
+    // The record was taken: a second post-tool hook compares nothing.
+    std::fs::write(ws.join("src/a.rs"), "later, by the owner").unwrap();
+    let again = shell(&sb, "builder", "afterTool", &["out"]);
+    assert_eq!((again.code, again.stderr.as_str()), (0, ""), "{again:?}");
+}
