@@ -144,3 +144,56 @@ fn help_and_snapshot() {
     assert_eq!(run.code, 0);
     insta::assert_snapshot!("matrix_help", run.stdout);
 }
+
+#[test]
+fn the_kernel_guard_section_is_judged_again_from_the_committed_captures() {
+    let root = copy_root();
+    let regenerate = || {
+        let run = certify_in(
+            root.path(),
+            &["matrix", "--root", root.path().to_str().unwrap()],
+            &[],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        std::fs::read_to_string(root.path().join("docs/CAPABILITIES.md")).unwrap()
+    };
+    let line_of = |doc: &str, id: &str| {
+        doc.lines()
+            .skip_while(|l| *l != "## Kernel guard")
+            .find(|l| l.starts_with(&format!("- `{id}` (")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let doc = regenerate();
+    assert!(line_of(&doc, "claude-code").contains("): held: "), "{doc}");
+    assert!(
+        line_of(&doc, "codex").contains("): not used; the claimed file kept its bytes: "),
+        "{doc}"
+    );
+    // The capture as it would read had the command's write reached the claim.
+    let bundle = std::fs::read_dir(root.path().join("captures"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("guard-opaque/observations.json"))
+        .find(|p| {
+            p.exists()
+                && std::fs::read_to_string(p)
+                    .unwrap()
+                    .contains("\"adapter\": \"claude-code\"")
+        })
+        .expect("Claude Code's guard-opaque capture");
+    let mut obs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&bundle).unwrap()).unwrap();
+    for file in obs["files"].as_array_mut().unwrap() {
+        if file["path"] == "src/x" {
+            file["sha256"] = "0".repeat(64).into();
+        }
+    }
+    std::fs::write(&bundle, serde_json::to_vec_pretty(&obs).unwrap()).unwrap();
+    let line = line_of(&regenerate(), "claude-code");
+    assert!(
+        line.contains("did not hold; the claimed file was changed")
+            && line.contains("the opaque command's write reached the claim"),
+        "{line}"
+    );
+}

@@ -56,6 +56,51 @@ pub struct Column {
     pub cells: Vec<(Capability, Cell)>,
     /// Why the client has no capture, from its COMPATIBILITY.md, when it has none.
     pub note: Option<String>,
+    /// The committed guard-opaque captures of this adapter, judged again.
+    pub kernel_guard: Vec<KernelGuard>,
+}
+
+/// Does the kernel guard hold for a command no parser can read? One committed capture of
+/// the guard-opaque scenario, judged again from its observations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelGuard {
+    pub version: String,
+    pub platform: String,
+    pub held: bool,
+    /// The claimed file kept its bytes (also when the command was refused, not confined).
+    pub claim_kept: bool,
+    pub reasons: Vec<String>,
+}
+
+/// The guard-opaque captures under `root/captures/` of adapter `id`, oldest version first.
+fn kernel_guard(root: &Path, id: &str) -> Vec<KernelGuard> {
+    let Ok(entries) = std::fs::read_dir(root.join("captures")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<KernelGuard> = entries
+        .flatten()
+        .filter_map(|e| {
+            crate::record::judge::read_observations(&e.path().join("guard-opaque")).ok()
+        })
+        .filter(|obs| obs.adapter == id)
+        .map(|obs| {
+            let verdict = crate::record::opaque::judge(&obs);
+            let claim_kept = crate::record::opaque::claim_kept(&obs);
+            KernelGuard {
+                version: obs.version,
+                platform: obs.platform,
+                held: verdict.passed,
+                claim_kept,
+                reasons: verdict.reasons,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        version_order(&a.version)
+            .cmp(&version_order(&b.version))
+            .then_with(|| a.platform.cmp(&b.platform))
+    });
+    out
 }
 
 /// Every adapter's column, in registry order.
@@ -225,6 +270,7 @@ fn column(root: &Path, id: &str) -> Result<Column, MatrixError> {
         newest,
         cells,
         note,
+        kernel_guard: kernel_guard(root, id),
     })
 }
 

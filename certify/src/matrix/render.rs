@@ -141,6 +141,28 @@ pub fn render(matrix: &Matrix) -> String {
             out.push('\n');
         }
     }
+    out.push_str(
+        "\n## Kernel guard\n\nWhether a shell command no parser can read (`python3 -c` writing into a peer's guarded claim) is kept out by the kernel guard, as the committed guard-opaque captures show. Where the client cannot let acc rewrite the call, acc refuses such a command instead while a peer holds a guarded claim.\n\n",
+    );
+    for c in &matrix.columns {
+        for g in &c.kernel_guard {
+            let outcome = match (g.held, g.claim_kept) {
+                (true, _) => "held",
+                (false, true) => "not used; the claimed file kept its bytes",
+                (false, false) => "did not hold; the claimed file was changed",
+            };
+            out.push_str(&format!(
+                "- `{}` ({}, {}): {outcome}: {}\n",
+                c.id,
+                g.version,
+                g.platform,
+                escape(&g.reasons.join("; "))
+            ));
+        }
+        if c.kernel_guard.is_empty() {
+            out.push_str(&format!("- `{}`: no capture.\n", c.id));
+        }
+    }
     let uncaptured: Vec<&Column> = matrix
         .columns
         .iter()

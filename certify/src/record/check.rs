@@ -43,6 +43,13 @@ pub enum Mismatch {
     Missing { now: VerdictKey },
     /// A committed row that this recording should have reproduced has no verdict now.
     Extra { committed: VerdictKey },
+    /// The guard-opaque scenario's outcome (does the kernel guard hold?) differs from the
+    /// committed capture's, judged again; `committed` is `None` without a committed capture.
+    KernelGuard {
+        build: String,
+        committed: Option<bool>,
+        now: bool,
+    },
 }
 
 impl fmt::Display for Mismatch {
@@ -68,8 +75,38 @@ impl fmt::Display for Mismatch {
                 name(committed),
                 committed.result
             ),
+            Mismatch::KernelGuard {
+                build,
+                committed,
+                now,
+            } => {
+                let held = |h: bool| if h { "held" } else { "did not hold" };
+                match committed {
+                    Some(c) => write!(
+                        f,
+                        "differs: {build} kernel guard (guard-opaque) {} in the committed capture but {} now",
+                        held(*c),
+                        held(*now)
+                    ),
+                    None => write!(
+                        f,
+                        "missing: {build} kernel guard (guard-opaque) {} now but has no committed capture",
+                        held(*now)
+                    ),
+                }
+            }
         }
     }
+}
+
+/// Compares the kernel guard's outcome now with the committed capture's (`committed`,
+/// judged again from its observations; `None` when there is none).
+pub fn compare_kernel_guard(build: &str, committed: Option<bool>, now: bool) -> Option<Mismatch> {
+    (committed != Some(now)).then(|| Mismatch::KernelGuard {
+        build: build.to_owned(),
+        committed,
+        now,
+    })
 }
 
 /// Compares `now` with `committed`. `capabilities` are the ones the recorded scenarios
@@ -110,6 +147,24 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_guard_outcome_is_compared_with_the_committed_capture() {
+        assert_eq!(
+            compare_kernel_guard("claude-code 2.1.332 linux-x64", Some(true), true),
+            None
+        );
+        let m = compare_kernel_guard("claude-code 2.1.332 linux-x64", Some(true), false).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "differs: claude-code 2.1.332 linux-x64 kernel guard (guard-opaque) held in the committed capture but did not hold now"
+        );
+        let m = compare_kernel_guard("codex-cli 0.171.0 linux-x64", None, false).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "missing: codex-cli 0.171.0 linux-x64 kernel guard (guard-opaque) did not hold now but has no committed capture"
+        );
+    }
 
     fn key(version: &str, capability: &str, result: &str) -> VerdictKey {
         VerdictKey {

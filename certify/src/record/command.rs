@@ -338,7 +338,8 @@ impl Job<'_> {
         )?;
         let items = persist_bundles(&recording, self.bundles_root)?;
         if self.check {
-            let mismatches = check_against(&adapter_dir, &recording, self.scenarios)?;
+            let mut mismatches = check_against(&adapter_dir, &recording, self.scenarios)?;
+            mismatches.extend(check_kernel_guard(self.repo, &recording));
             return Ok(ClientOutcome::Recorded {
                 recording: Box::new(recording),
                 evidence: None,
@@ -352,6 +353,24 @@ impl Job<'_> {
             mismatches: Vec::new(),
         })
     }
+}
+
+/// The guard-opaque outcome of `recording` against the committed capture's, judged again.
+fn check_kernel_guard(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch> {
+    let t = &recording.tuple;
+    let build = format!("{} {} {}", t.client, t.version, t.platform);
+    recording
+        .runs
+        .iter()
+        .filter_map(|run| {
+            let now = run.kernel_guard.as_ref()?.passed;
+            let committed =
+                crate::record::judge::read_observations(&repo.join(t.bundle_path(run.scenario)))
+                    .ok()
+                    .map(|obs| crate::record::opaque::judge(&obs).passed);
+            crate::record::check::compare_kernel_guard(&build, committed, now)
+        })
+        .collect()
 }
 
 fn check_against(

@@ -69,6 +69,14 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Whether the claimed file kept its bytes, whatever kept it (the kernel guard, or a refusal
+/// of the whole command).
+pub fn claim_kept(obs: &Observations) -> bool {
+    let seeded = hex(&Sha256::digest(SEEDED_BYTES.as_bytes()));
+    obs.file(SEEDED)
+        .is_some_and(|f| f.sha256.as_deref() == Some(seeded.as_str()))
+}
+
 /// Did the guard hold? Every failed outcome is a reason.
 pub fn judge(obs: &Observations) -> ControlVerdict {
     let mut reasons = Vec::new();
