@@ -76,6 +76,55 @@ fn the_readme_tour_runs_as_written() {
     );
 }
 
+/// Issue 18: started inside a git repository, the tour keeps out of it, and the shell that
+/// ran it has no `ACC_DATA_HOME` and the same directory afterwards.
+#[test]
+fn the_tour_leaves_the_shell_as_it_was_and_keeps_out_of_a_repository() {
+    let block = tour_block();
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let scratch = tmp.path().join("scratch");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&scratch).unwrap();
+    assert!(
+        Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let before = common::walk(&repo);
+    let bin_dir = common::acc_bin().parent().unwrap().to_path_buf();
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir.display());
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "set -euo pipefail\nexec 2>&1\n{block}\necho \"after: ${{ACC_DATA_HOME:-unset}} $PWD\""
+        ))
+        .current_dir(&repo)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", tmp.path())
+        .env("TMPDIR", &scratch)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "the tour failed:\n{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert_eq!(last, format!("after: unset {}", repo.display()));
+    let watch = stdout
+        .lines()
+        .find(|l| l.starts_with("acc watch · "))
+        .unwrap();
+    assert!(!watch.contains("repo"), "the tour's workspace: {watch}");
+    assert_eq!(
+        common::walk(&repo),
+        before,
+        "nothing written in the repository"
+    );
+}
+
 #[test]
 fn wildcard_matching() {
     assert!(matches("a … b … c", "a 1 b 2 c"));
