@@ -211,3 +211,30 @@ fn the_live_view_shows_a_claim_made_by_another_process_and_quits_on_q() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Issue 14: a hook that failed open shows in the event tail, though the store never
+/// heard of it.
+#[test]
+fn a_hook_that_failed_open_shows_in_the_frame() {
+    use std::io::Write;
+    let sb = populated();
+    let mut hook = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+        .env_clear()
+        .env("ACC_DATA_HOME", sb.data_path())
+        .env("ACC_TEST_CLOCK", common::FIXED_CLOCK)
+        .args(["claude-code"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    hook.stdin.take().unwrap().write_all(b"not json").unwrap();
+    let out = hook.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "a hook fails open");
+    let run = sb.run(&["watch", "--once", "--width", "200", "--height", "40"]);
+    let frame = run.ok();
+    assert!(
+        frame.contains("claude-code hook failed open: payload_not_json"),
+        "{frame}"
+    );
+}

@@ -114,7 +114,18 @@ pub struct RoomView {
     pub obligations_total: u64,
     pub decisions: Vec<DecisionLine>,
     pub events: Vec<EventLine>,
+    /// Hooks that failed open lately, on this machine's data home (any workspace): filled by
+    /// the caller, which knows where the hook runtime logs them; empty from the store alone.
+    pub hook_failures: Vec<HookFailureLine>,
     pub now_ms: i64,
+}
+
+/// A hook that failed open: when, which adapter, the stable reason code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookFailureLine {
+    pub at_ms: i64,
+    pub adapter: String,
+    pub code: String,
 }
 
 /// Payload keys whose values are ids, kinds or resources (never peer prose).
@@ -167,6 +178,7 @@ impl Core {
             obligations_total,
             decisions,
             events,
+            hook_failures: Vec::new(),
             now_ms: now,
         })
     }

@@ -24,6 +24,7 @@ pub mod client;
 pub mod deadline;
 pub mod deny_events;
 pub mod entry;
+pub mod fail_log;
 pub mod failure;
 pub mod fingerprints;
 pub mod grants;

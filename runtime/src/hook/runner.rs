@@ -42,6 +42,14 @@ pub fn run(
         Err(f) => return fail_open(stderr, f),
     };
     let deadline = Deadline::after(settings.budget);
+    let log = FailLog {
+        data_home: hook_args
+            .data_home
+            .clone()
+            .or_else(|| paths::data_home(settings.env.env()).ok()),
+        adapter: hook_args.adapter_id.clone(),
+        now_ms: settings.ports.now(),
+    };
     let (answer_tx, answer_rx) = mpsc::channel::<Result<Answer, Failure>>();
     let (written_tx, written_rx) = mpsc::channel::<bool>();
     let (committed_tx, committed_rx) = mpsc::channel::<Result<(), Failure>>();
@@ -74,13 +82,13 @@ pub fn run(
             }
         });
     if spawned.is_err() {
-        return fail_open(stderr, Failure::Panic);
+        return log.fail_open(stderr, Failure::Panic);
     }
     let code = match answer_rx.recv_timeout(deadline.remaining()) {
         Ok(Ok(answer)) => deliver(answer, stdout, stderr, written_tx, committed_rx, deadline),
-        Ok(Err(f)) => fail_open(stderr, f),
-        Err(RecvTimeoutError::Timeout) => return fail_open(stderr, Failure::Timeout),
-        Err(RecvTimeoutError::Disconnected) => fail_open(stderr, Failure::Panic),
+        Ok(Err(f)) => log.fail_open(stderr, f),
+        Err(RecvTimeoutError::Timeout) => return log.fail_open(stderr, Failure::Timeout),
+        Err(RecvTimeoutError::Disconnected) => log.fail_open(stderr, Failure::Panic),
     };
     // The answer is out; let the worker close the store cleanly. A connection that dies
     // with the process leaves its WAL behind, and every later process would have to
@@ -166,6 +174,30 @@ fn prepare(
     };
     let handled = handlers::handle(&call)?;
     Ok((handled.answer, handled.core))
+}
+
+/// Where a failure after the arguments were read is also logged for `acc watch`.
+struct FailLog {
+    data_home: Option<std::path::PathBuf>,
+    adapter: String,
+    now_ms: i64,
+}
+
+impl FailLog {
+    fn fail_open(&self, stderr: &mut dyn Write, failure: Failure) -> i32 {
+        let code = fail_open(stderr, failure);
+        if let Some(home) = &self.data_home {
+            super::fail_log::append(
+                home,
+                &super::fail_log::HookFailure {
+                    at_ms: self.now_ms,
+                    adapter: self.adapter.clone(),
+                    code: failure.code().to_string(),
+                },
+            );
+        }
+        code
+    }
 }
 
 fn fail_open(stderr: &mut dyn Write, failure: Failure) -> i32 {

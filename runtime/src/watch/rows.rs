@@ -331,7 +331,9 @@ fn messages(view: &RoomView) -> Vec<Row> {
 
 /// Newest first: the tail is what a person looks at.
 fn events(view: &RoomView) -> Vec<Row> {
-    view.events
+    // Newest first; a hook that failed open sits among the events by its time.
+    let mut timed: Vec<(i64, Row)> = view
+        .events
         .iter()
         .rev()
         .map(|e| {
@@ -348,6 +350,7 @@ fn events(view: &RoomView) -> Vec<Row> {
             }
             let tone = if e.kind.contains("denied")
                 || e.kind.contains("refused")
+                || e.kind.contains("detected")
                 || e.kind.contains("failed")
             {
                 Tone::Alert
@@ -356,9 +359,21 @@ fn events(view: &RoomView) -> Vec<Row> {
             } else {
                 Tone::Normal
             };
-            Row::new(text, tone)
+            (e.occurred_at_ms, Row::new(text, tone))
         })
-        .collect()
+        .collect();
+    timed.extend(view.hook_failures.iter().map(|f| {
+        let text = format!(
+            "{} {} hook failed open: {}",
+            clock_of(f.at_ms),
+            terminal_safe(&f.adapter),
+            terminal_safe(&f.code)
+        );
+        (f.at_ms, Row::new(text, Tone::Warn))
+    }));
+    // Stable: events of one millisecond keep their store order.
+    timed.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    timed.into_iter().map(|(_, row)| row).collect()
 }
 
 /// `HH:MM:SS` (UTC) of an event.

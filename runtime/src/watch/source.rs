@@ -6,7 +6,7 @@ use super::frame::Screen;
 use super::rows;
 use crate::cli::context::Invocation;
 use crate::core::Core;
-use crate::core::room_view::RoomViewLimits;
+use crate::core::room_view::{HookFailureLine, RoomViewLimits};
 use crate::error::AccError;
 use crate::store::OpenMode;
 use std::time::{Duration, Instant};
@@ -16,6 +16,10 @@ const READ_WAIT: Duration = Duration::from_millis(50);
 /// Presence and leases change with time alone; the room is read again this often even when
 /// nothing was committed.
 pub const TIME_REFRESH: Duration = Duration::from_secs(5);
+/// How far back the event tail shows hooks that failed open.
+const HOOK_FAILURES_FOR: Duration = Duration::from_secs(3600);
+/// At most this many of them.
+const HOOK_FAILURES_SHOWN: usize = 20;
 /// A store that could not be opened is tried again this often.
 const REOPEN_EVERY: Duration = Duration::from_secs(1);
 
@@ -87,7 +91,8 @@ impl<'a> RoomSource<'a> {
             )
         });
         match core.room_view(RoomViewLimits::default()) {
-            Ok(view) => {
+            Ok(mut view) => {
+                view.hook_failures = self.hook_failures(view.now_ms);
                 let before = self.screen.clone();
                 self.screen.totals = rows::totals(&view);
                 self.screen.panes = Some(rows::build(&view));
@@ -103,6 +108,23 @@ impl<'a> RoomSource<'a> {
                 self.set_banner(Some(banner_for(&e)))
             }
         }
+    }
+
+    /// The hooks that failed open in the last [`HOOK_FAILURES_FOR`], from the data home's
+    /// log (any workspace: a hook that failed may not know its own).
+    fn hook_failures(&self, now_ms: i64) -> Vec<HookFailureLine> {
+        let Ok(home) = crate::paths::data_home(self.inv.env) else {
+            return Vec::new();
+        };
+        let since = now_ms - HOOK_FAILURES_FOR.as_millis() as i64;
+        crate::hook::fail_log::recent(&home, since, HOOK_FAILURES_SHOWN)
+            .into_iter()
+            .map(|f| HookFailureLine {
+                at_ms: f.at_ms,
+                adapter: f.adapter,
+                code: f.code,
+            })
+            .collect()
     }
 
     fn open(&mut self) -> Result<(), AccError> {

@@ -273,3 +273,26 @@ fn many_sessions_and_messages_scroll_in_a_small_frame() {
     assert!(end.contains("agent29"), "{end}");
     assert!(!end.contains("agent00 ·"), "{end}");
 }
+
+#[test]
+fn a_hook_that_failed_open_sits_in_the_event_tail_by_its_time() {
+    let mut k = populated();
+    let mut view = k.core.room_view(RoomViewLimits::default()).unwrap();
+    let newest = view.events.last().unwrap().occurred_at_ms;
+    view.hook_failures = vec![crate::core::room_view::HookFailureLine {
+        at_ms: newest + 1_000,
+        adapter: "codex".into(),
+        code: "store_busy".into(),
+    }];
+    let events = rows::build(&view).events;
+    assert!(
+        events[0]
+            .text
+            .ends_with(" codex hook failed open: store_busy"),
+        "{:?}",
+        events[0]
+    );
+    assert_eq!(events.len(), view.events.len() + 1);
+    // The store's own events keep their order after it, newest first.
+    assert!(events[1].text.contains(&view.events.last().unwrap().kind));
+}
