@@ -66,6 +66,14 @@ pub struct ClaimRecord {
     pub live: bool,
 }
 
+/// A claim as the write guard's fingerprints name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimKey {
+    pub claim_id: ClaimId,
+    pub resource: Resource,
+    pub owner_session_id: SessionId,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimOutcome {
@@ -610,6 +618,50 @@ impl Core {
                 if guards_against(c, ports, now, me, row.as_ref(), &claim)? {
                     out.push(claim.record(now));
                 }
+            }
+            Ok(out)
+        })
+    }
+
+    /// The live guarded `file:` claims that can deny `me` a write, with only what the write
+    /// guard's fingerprints need (id, resource, owner session), in no particular order. One
+    /// indexed scan of the claims; the inheritance rule is asked only of the other sessions
+    /// of `me`'s own participant.
+    pub fn guarded_file_claim_keys(&mut self, me: &SessionId) -> Result<Vec<ClaimKey>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let mut inherited_from: Vec<SessionId> = Vec::new();
+            if let Some(me_row) = sessions::load(c, me.as_str())? {
+                let mut stmt = c.prepare_cached(
+                    "SELECT session_id FROM sessions WHERE participant_id = ?1 AND session_id <> ?2",
+                )?;
+                let mut rows =
+                    stmt.query(params![me_row.participant_id.as_str(), me.as_str()])?;
+                while let Some(r) = rows.next()? {
+                    let other = SessionId::from_store(r.get(0)?);
+                    if session_ended(c, ports, now, &other)? {
+                        inherited_from.push(other);
+                    }
+                }
+            }
+            let mut stmt = c.prepare_cached(
+                "SELECT claim_id, resource, owner_session_id FROM claims
+                  WHERE scheme = 'file' AND expires_at > ?1 AND enforcement = ?2
+                    AND owner_session_id <> ?3",
+            )?;
+            let mut rows = stmt.query(params![now, Enforcement::Guarded.as_str(), me.as_str()])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                let owner_session_id = SessionId::from_store(r.get(2)?);
+                if inherited_from.contains(&owner_session_id) {
+                    continue;
+                }
+                out.push(ClaimKey {
+                    claim_id: ClaimId::from_store(r.get(0)?),
+                    resource: Resource::from_store(r.get(1)?),
+                    owner_session_id,
+                });
             }
             Ok(out)
         })

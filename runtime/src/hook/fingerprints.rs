@@ -6,7 +6,7 @@
 //! went away while the call ran. Only claimed paths are looked at, within a budget of
 //! entries and time; a walk cut short says so.
 
-use crate::core::claims::ClaimRecord;
+use crate::core::claims::ClaimKey;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -32,26 +32,16 @@ pub fn record_path(data_home: &Path, binding_key: &str) -> PathBuf {
     dir(data_home).join(format!("{binding_key}.json"))
 }
 
-/// One peer claim being watched, at one worktree root.
+/// One peer claim's path, watched in every worktree root.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Watched {
+    /// The claim, looked up again by id when something under it changed.
     pub claim_id: String,
-    pub claim_resource: String,
-    pub owner_session_id: String,
-    pub owner_participant_id: String,
-    /// The worktree root (a real path) the claim's path is under.
-    pub root: PathBuf,
-    /// The claim's path relative to `root`.
+    /// The claim's path relative to a worktree root.
     pub rel: PathBuf,
     /// A tree claim (`<rel>/**`): every file under `rel`.
     pub tree: bool,
-}
-
-impl Watched {
-    fn base(&self) -> PathBuf {
-        self.root.join(&self.rel)
-    }
 }
 
 /// What identifies a file's content cheaply.
@@ -82,6 +72,8 @@ pub struct Prints {
     /// The acc session whose call this is.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// The worktree roots (real paths), the session's own first.
+    pub roots: Vec<PathBuf>,
     pub watched: Vec<Watched>,
     /// Absolute path -> stamp, for every file found under a watched claim.
     pub files: BTreeMap<PathBuf, Stamp>,
@@ -89,61 +81,62 @@ pub struct Prints {
     pub complete: bool,
 }
 
-/// The claims to watch: every root-relative path of `claims` in every root.
-pub fn watched(claims: &[ClaimRecord], roots: &[PathBuf]) -> Vec<Watched> {
-    let mut out = Vec::new();
-    for claim in claims {
-        let Some(pattern) = claim.resource.relative_pattern() else {
-            continue;
-        };
-        for root in roots {
-            out.push(Watched {
+/// The claims to watch: the root-relative path of each of `claims`.
+pub fn watched(claims: &[ClaimKey]) -> Vec<Watched> {
+    claims
+        .iter()
+        .filter_map(|claim| {
+            let pattern = claim.resource.relative_pattern()?;
+            Some(Watched {
                 claim_id: claim.claim_id.as_str().to_string(),
-                claim_resource: claim.resource.as_str().to_string(),
-                owner_session_id: claim.owner_session_id.as_str().to_string(),
-                owner_participant_id: claim.owner_participant_id.as_str().to_string(),
-                root: root.clone(),
-                rel: pattern.path.clone(),
+                rel: pattern.path,
                 tree: pattern.tree,
-            });
-        }
-    }
-    out
+            })
+        })
+        .collect()
 }
 
-/// Fingerprints every file under `watched`, until `until` or [`MAX_ENTRIES`].
-pub fn take(watched: Vec<Watched>, until: Instant) -> Prints {
+/// Fingerprints every file under `watched` in every one of `roots`, until `until` or
+/// [`MAX_ENTRIES`].
+pub fn take(roots: Vec<PathBuf>, watched: Vec<Watched>, until: Instant) -> Prints {
     let mut files = BTreeMap::new();
     let mut complete = true;
-    'claims: for w in &watched {
-        let base = w.base();
-        if !w.tree {
-            if let Ok(meta) = std::fs::symlink_metadata(&base) {
-                files.insert(base, Stamp::of(&meta));
-            }
-            continue;
-        }
-        for (n, entry) in walkdir::WalkDir::new(&base)
-            .follow_links(false)
-            .into_iter()
-            .enumerate()
-        {
-            if files.len() >= MAX_ENTRIES || (n % 256 == 255 && Instant::now() >= until) {
-                complete = false;
-                break 'claims;
-            }
-            let Ok(entry) = entry else { continue };
-            if entry.file_type().is_dir() {
+    'claims: for root in &roots {
+        for w in &watched {
+            let base = root.join(&w.rel);
+            if !w.tree {
+                if let Ok(meta) = std::fs::symlink_metadata(&base) {
+                    files.insert(base, Stamp::of(&meta));
+                }
                 continue;
             }
-            if let Ok(meta) = entry.metadata() {
-                files.insert(entry.into_path(), Stamp::of(&meta));
+            // A claimed tree that does not exist yet costs one failed stat, not a walk.
+            if std::fs::symlink_metadata(&base).is_err() {
+                continue;
+            }
+            for (n, entry) in walkdir::WalkDir::new(&base)
+                .follow_links(false)
+                .into_iter()
+                .enumerate()
+            {
+                if files.len() >= MAX_ENTRIES || (n % 256 == 255 && Instant::now() >= until) {
+                    complete = false;
+                    break 'claims;
+                }
+                let Ok(entry) = entry else { continue };
+                if entry.file_type().is_dir() {
+                    continue;
+                }
+                if let Ok(meta) = entry.metadata() {
+                    files.insert(entry.into_path(), Stamp::of(&meta));
+                }
             }
         }
     }
     Prints {
         schema: SCHEMA,
         session_id: None,
+        roots,
         watched,
         files,
         complete,
@@ -155,6 +148,8 @@ pub fn take(watched: Vec<Watched>, until: Instant) -> Prints {
 pub struct Change {
     /// Index into the watched claims of the claim it is under.
     pub watched: usize,
+    /// The worktree root it lies in.
+    pub root: PathBuf,
     /// The file's path relative to its worktree root.
     pub rel: PathBuf,
     pub how: How,
@@ -191,19 +186,24 @@ pub fn changes(before: &Prints, after: &Prints) -> Vec<Change> {
             (None, Some(_)) if !partial => How::Created,
             _ => continue,
         };
-        let Some((i, w)) = before
-            .watched
+        // The deepest root holding it (a worktree may lie inside another), then the claim.
+        let Some(root) = before
+            .roots
             .iter()
-            .enumerate()
-            .find(|(_, w)| path.starts_with(w.base()))
+            .filter(|r| path.starts_with(r))
+            .max_by_key(|r| r.as_os_str().len())
         else {
             continue;
         };
-        let Ok(rel) = path.strip_prefix(&w.root) else {
+        let Ok(rel) = path.strip_prefix(root) else {
+            continue;
+        };
+        let Some(i) = before.watched.iter().position(|w| rel.starts_with(&w.rel)) else {
             continue;
         };
         out.push(Change {
             watched: i,
+            root: root.clone(),
             rel: rel.to_path_buf(),
             how,
         });
@@ -248,13 +248,9 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn watch(root: &Path, rel: &str, tree: bool) -> Watched {
+    fn watch(rel: &str, tree: bool) -> Watched {
         Watched {
             claim_id: "claim_A".into(),
-            claim_resource: format!("file:{rel}{}", if tree { "/**" } else { "" }),
-            owner_session_id: "session_O".into(),
-            owner_participant_id: "alice".into(),
-            root: root.to_path_buf(),
             rel: rel.into(),
             tree,
         }
@@ -274,11 +270,12 @@ mod tests {
         std::fs::write(root.join("README.md"), "r").unwrap();
         std::fs::write(root.join("notes.txt"), "n").unwrap();
         let w = vec![
-            watch(&root, "src", true),
-            watch(&root, "notes.txt", false),
-            watch(&root, "new.txt", false),
+            watch("src", true),
+            watch("notes.txt", false),
+            watch("new.txt", false),
         ];
-        let before = take(w.clone(), later());
+        let roots = vec![root.clone()];
+        let before = take(roots.clone(), w.clone(), later());
         assert!(before.complete);
         assert_eq!(before.files.len(), 3);
         std::fs::write(root.join("src/a.rs"), "changed").unwrap();
@@ -287,7 +284,7 @@ mod tests {
         std::fs::write(root.join("new.txt"), "x").unwrap();
         // Unclaimed: never looked at.
         std::fs::write(root.join("README.md"), "changed too").unwrap();
-        let after = take(w, later());
+        let after = take(roots, w, later());
         let found: Vec<(String, &str, usize)> = changes(&before, &after)
             .iter()
             .map(|c| (c.rel.display().to_string(), c.how.as_str(), c.watched))
@@ -309,13 +306,14 @@ mod tests {
         let root = tmp.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::write(root.join("src/a.rs"), "a").unwrap();
-        let w = vec![watch(&root, "src", true)];
-        let before = take(w.clone(), later());
-        assert!(changes(&before, &take(w.clone(), later())).is_empty());
+        let w = vec![watch("src", true)];
+        let roots = vec![root.clone()];
+        let before = take(roots.clone(), w.clone(), later());
+        assert!(changes(&before, &take(roots.clone(), w.clone(), later())).is_empty());
         // Same length, same bytes: the inode's change time still moves.
         std::thread::sleep(Duration::from_millis(20));
         std::fs::write(root.join("src/a.rs"), "a").unwrap();
-        let after = take(w, later());
+        let after = take(roots, w, later());
         assert_eq!(changes(&before, &after).len(), 1);
     }
 
@@ -325,9 +323,9 @@ mod tests {
         let root = tmp.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::write(root.join("src/a.rs"), "a").unwrap();
-        let w = vec![watch(&root, "src", true)];
-        let before = take(w.clone(), later());
-        let mut after = take(w, later());
+        let w = vec![watch("src", true)];
+        let before = take(vec![root.clone()], w.clone(), later());
+        let mut after = take(vec![root], w, later());
         after.files.clear();
         after.complete = false;
         assert!(changes(&before, &after).is_empty());
@@ -337,7 +335,7 @@ mod tests {
     fn a_record_is_taken_once_and_a_foreign_one_is_ignored() {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path();
-        let prints = take(Vec::new(), later());
+        let prints = take(Vec::new(), Vec::new(), later());
         save(home, "k1", &prints).unwrap();
         assert!(pending(home, "k1"));
         assert_eq!(take_saved(home, "k1"), Some(prints));

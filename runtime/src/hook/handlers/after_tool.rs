@@ -12,9 +12,10 @@ use super::super::fingerprints::{self, Change};
 use super::{Call, lifecycle};
 use crate::core::Core;
 use crate::core::bindings::binding_key;
+use crate::core::claims::ClaimRecord;
 use crate::core::refusals::Refusal;
 use crate::core::resources::Resource;
-use crate::ids::{ClaimId, ParticipantId, SessionId};
+use crate::ids::SessionId;
 use std::time::{Duration, Instant};
 
 /// The longest the second walk may take: the same bound as the first.
@@ -26,7 +27,7 @@ pub fn after_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return lifecycle::touch(call, core);
     };
     let until = Instant::now() + WALK_BUDGET.min(call.deadline.remaining() / 3);
-    let after = fingerprints::take(before.watched.clone(), until);
+    let after = fingerprints::take(before.roots.clone(), before.watched.clone(), until);
     let changes = fingerprints::changes(&before, &after);
     let mut answer = lifecycle::touch(call, core)?;
     let Some(me) = before.session_id.as_deref().map(str::to_string) else {
@@ -36,10 +37,17 @@ pub fn after_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return Ok(answer);
     }
     let me = SessionId::from_store(me);
+    // The claims as they are now: one released while the call ran no longer speaks for its
+    // files.
+    let live = core.live_claims()?;
     let mut named = Vec::new();
     let mut unrecorded = 0;
     for change in &changes {
-        let refusal = refusal_of(&before.watched[change.watched], change);
+        let claim_id = &before.watched[change.watched].claim_id;
+        let Some(claim) = live.iter().find(|c| c.claim_id.as_str() == claim_id) else {
+            continue;
+        };
+        let refusal = refusal_of(claim, change);
         named.push(format!(
             "{} {} ({} of {})",
             refusal.target,
@@ -50,6 +58,9 @@ pub fn after_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         if core.record_detected_write(&me, &refusal).is_err() {
             unrecorded += 1;
         }
+    }
+    if named.is_empty() {
+        return Ok(answer);
     }
     answer.notes.push(format!(
         "acc: files under other sessions' guarded claims changed while this shell call ran: {}; their owners are told",
@@ -64,14 +75,16 @@ pub fn after_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 }
 
 /// The notice for one change: the claim it is under, and the changed file as a resource.
-fn refusal_of(w: &fingerprints::Watched, change: &Change) -> Refusal {
-    let target = Resource::from_relative_path(&change.rel, false)
-        .map_or_else(|| w.claim_resource.clone(), |r| r.as_str().to_string());
+fn refusal_of(claim: &ClaimRecord, change: &Change) -> Refusal {
+    let target = Resource::from_relative_path(&change.rel, false).map_or_else(
+        || claim.resource.as_str().to_string(),
+        |r| r.as_str().to_string(),
+    );
     Refusal {
-        claim_id: ClaimId::from_store(w.claim_id.clone()),
-        claim_resource: w.claim_resource.clone(),
-        owner_session_id: SessionId::from_store(w.owner_session_id.clone()),
-        owner_participant_id: ParticipantId::from_store(w.owner_participant_id.clone()),
+        claim_id: claim.claim_id.clone(),
+        claim_resource: claim.resource.as_str().to_string(),
+        owner_session_id: claim.owner_session_id.clone(),
+        owner_participant_id: claim.owner_participant_id.clone(),
         target,
     }
 }

@@ -121,7 +121,7 @@ const FINGERPRINT_BUDGET: Duration = Duration::from_secs(1);
 /// failure is a stderr note, never a deny.
 fn remember_claimed_files(call: &Call, core: &mut Core, me: &crate::ids::SessionId) {
     let key = crate::core::bindings::binding_key(&call.event.session_id);
-    let claims = match core.guarded_file_claims_of_others(me) {
+    let claims = match core.guarded_file_claim_keys(me) {
         Ok(claims) => claims,
         Err(e) => {
             call.report(format!(
@@ -135,10 +135,10 @@ fn remember_claimed_files(call: &Call, core: &mut Core, me: &crate::ids::Session
         let _ = std::fs::remove_file(fingerprints::record_path(&call.data_home, &key));
         return;
     }
-    let roots = verdict::roots_of(core);
-    let watched = fingerprints::watched(&claims, roots.all());
+    let roots = verdict::roots_of(core).all().to_vec();
+    let watched = fingerprints::watched(&claims);
     let until = Instant::now() + FINGERPRINT_BUDGET.min(call.deadline.remaining() / 4);
-    let mut prints = fingerprints::take(watched, until);
+    let mut prints = fingerprints::take(roots, watched, until);
     prints.session_id = Some(me.as_str().to_string());
     if let Err(e) = fingerprints::save(&call.data_home, &key, &prints) {
         call.report(format!(
