@@ -78,6 +78,7 @@ fn run(turn: Turn, requests: Vec<RequestFact>, after: StoreFacts) -> RunObservat
         run: RunFacts {
             exit_code: Some(0),
             timed_out: false,
+            network: Vec::new(),
         },
         requests,
         hooks: None,
