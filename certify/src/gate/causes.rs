@@ -299,3 +299,83 @@ mod tests {
         assert!(results.iter().all(|r| r.implied.is_none()));
     }
 }
+
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+    use crate::gate::annotations;
+    use crate::gate::results::GateReport;
+    use acc_sdk::error::ProblemCode;
+
+    /// What people read when one hand-edited row fails four checks.
+    #[test]
+    fn the_report_says_the_root_cause_once_and_lists_what_it_implies() {
+        let cert = "adapters/codex/certification.json";
+        let mut results = vec![
+            GateResult::new(
+                VALIDATE_CHECK,
+                Some("codex"),
+                Status::Fail,
+                Some(cert.into()),
+                Some(format!(
+                    "{cert}: evidence[0].result: result differs from provenance record [claim_differs]"
+                )),
+            ),
+            GateResult::new(
+                MANIFEST_CHECK,
+                Some("codex"),
+                Status::Fail,
+                Some(cert.into()),
+                Some(format!(
+                    "{cert}: evidence[0].result: result differs from provenance record [claim_differs]; fix these files"
+                )),
+            ),
+            GateResult::new(
+                REPLAY_CHECK,
+                Some("codex"),
+                Status::Fail,
+                Some(cert.into()),
+                Some(format!(
+                    "{cert} evidence[0] says fail but judging the capture again gives pass"
+                )),
+            ),
+            GateResult::new(
+                DRIFT_CHECK,
+                None,
+                Status::Fail,
+                Some("docs/CAPABILITIES.md".into()),
+                Some("docs/CAPABILITIES.md cannot be checked: adapters/codex does not load".into()),
+            ),
+            GateResult::new(WIRE_CHECK_FOR_TEST, Some("codex"), Status::Pass, None, None),
+        ];
+        let facts = Facts {
+            validate: [(
+                "codex".to_owned(),
+                vec![Problem::new(
+                    ProblemCode::ClaimDiffers,
+                    CERTIFICATION_FILE,
+                    "evidence[0].result",
+                    "differs",
+                )],
+            )]
+            .into(),
+            replay: [(
+                "codex".to_owned(),
+                vec![ReplayFinding {
+                    row: Some(0),
+                    text: "evidence[0] says fail".into(),
+                }],
+            )]
+            .into(),
+            ..Facts::default()
+        };
+        link(&mut results, &facts);
+        let report = GateReport::new(vec!["codex".into()], None, results);
+        assert_eq!(report.root_causes(), 1);
+        assert_eq!(report.implied(), 3);
+        insta::assert_snapshot!("gate_root_cause_human", report.human());
+        insta::assert_snapshot!("gate_root_cause_annotations", annotations::render(&report));
+    }
+
+    const WIRE_CHECK_FOR_TEST: &str = crate::gate::WIRE_CHECK;
+}

@@ -236,9 +236,15 @@ impl GateReport {
     /// repeating the same fault.
     pub fn human(&self) -> String {
         let mut out = String::new();
+        // Root causes first: the implied failures follow, each naming its cause.
+        let mut implied_lines = String::new();
         for r in &self.results {
             if let (true, Some(implied)) = (r.is_implied(), &r.implied) {
-                out.push_str(&format!("IMPLIED  {}: {}\n", r.label(), implied.describe()));
+                implied_lines.push_str(&format!(
+                    "IMPLIED  {}: {}\n",
+                    r.label(),
+                    implied.describe()
+                ));
                 continue;
             }
             let tag = match r.status {
@@ -264,6 +270,7 @@ impl GateReport {
                 }
             }
         }
+        out.push_str(&implied_lines);
         out.push_str(&self.summary());
         out.push('\n');
         out
