@@ -77,11 +77,12 @@ impl NetworkAttempt {
 }
 
 /// Why the network could not be watched.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum WatchError {
     /// `strace` is not on PATH.
     NoStrace,
-    Io(String),
+    /// The refusing proxy could not listen on 127.0.0.1.
+    Proxy(std::io::Error),
 }
 
 impl std::fmt::Display for WatchError {
@@ -90,7 +91,7 @@ impl std::fmt::Display for WatchError {
             WatchError::NoStrace => f.write_str(
                 "strace is not installed, and a recording must see every address the client tries: install it (apt-get install strace) and run again",
             ),
-            WatchError::Io(message) => f.write_str(message),
+            WatchError::Proxy(e) => write!(f, "the refusing proxy could not listen on 127.0.0.1: {e}"),
         }
     }
 }
@@ -188,8 +189,7 @@ impl NetworkWatch {
         let strace = find_program("strace", path)
             .or_else(|| find_program("strace", OsStr::new(super::environment::SYSTEM_PATH)))
             .ok_or(WatchError::NoStrace)?;
-        let sentinel = Sentinel::start()
-            .map_err(|e| WatchError::Io(format!("starting the refusing proxy: {e}")))?;
+        let sentinel = Sentinel::start().map_err(WatchError::Proxy)?;
         Ok(NetworkWatch {
             strace,
             log: dir.join("network.strace"),

@@ -98,9 +98,9 @@ pub fn run_headless_with(
     )
     .map_err(|e| match e {
         WatchError::NoStrace => ClientError::ToolMissing { tool: "strace" },
-        WatchError::Io(context) => ClientError::Io {
-            context,
-            source: std::io::Error::other("the network watch could not start"),
+        WatchError::Proxy(source) => ClientError::Io {
+            context: "starting the refusing proxy on 127.0.0.1 that watches the client".to_owned(),
+            source,
         },
     })?;
     let mut command = watch.command(
