@@ -13,10 +13,12 @@ use acc_sdk::resolution::ClientFacts;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
+use crate::adapter_arg::{ADAPTER_HELP, adapter_dir};
 use crate::envelope::{self, Exit};
 use crate::explain::explain;
 use crate::native_cmd::{self, NativeInput};
 use crate::report::{plural, problem_json, problem_line};
+use crate::setup::SetupError;
 use crate::validate::validate_dirs;
 
 #[derive(Debug, Parser)]
@@ -78,13 +80,14 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// An adapter directory (holding adapter.json and certification.json). Repeatable.
-    /// Default: every shipped adapter, adapters/<id> under the repository root.
-    #[arg(long = "adapter", value_name = "DIR")]
-    pub adapters: Vec<PathBuf>,
-    /// The repository root for the default (the nearest directory at or above the
-    /// current one holding adapters/ and Cargo.toml).
-    #[arg(long, value_name = "DIR", alias = "repo", conflicts_with = "adapters")]
+    /// A shipped adapter's id (claude-code, codex, ...) or an adapter directory (one
+    /// holding certification.json, such as adapters/codex); write ./NAME for a directory
+    /// named like an id. Repeatable. Default: every shipped adapter.
+    #[arg(long = "adapter", value_name = "ID|DIR")]
+    pub adapters: Vec<String>,
+    /// The repository root, where ids and the default find adapters/<id> (default: the
+    /// nearest directory at or above the current one holding adapters/ and Cargo.toml).
+    #[arg(long, value_name = "DIR", alias = "repo")]
     pub root: Option<PathBuf>,
     /// Print exactly one JSON envelope.
     #[arg(long)]
@@ -93,10 +96,14 @@ pub struct ValidateArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The adapter directory.
-    #[arg(long, value_name = "DIR")]
-    pub adapter: PathBuf,
-    /// The client version as read (`unknown` reaches every evidence row).
+    #[arg(long, value_name = "ID|DIR", help = ADAPTER_HELP)]
+    pub adapter: String,
+    /// The repository root, where an id finds adapters/<id> (default: the nearest
+    /// directory at or above the current one holding adapters/ and Cargo.toml).
+    #[arg(long, value_name = "DIR", alias = "repo")]
+    pub root: Option<PathBuf>,
+    /// The client version as read. `unknown`, or text that is not X.Y.Z (optionally -pre or
+    /// +build), reaches every evidence row, and the answer says so.
     #[arg(long, value_name = "V")]
     pub client_version: String,
     /// The platform, such as linux-x64 or darwin-arm64.
@@ -111,9 +118,12 @@ pub struct ExplainArgs {
 
 #[derive(Debug, Args)]
 pub struct NativeArgs {
-    /// The adapter directory.
-    #[arg(long, value_name = "DIR")]
-    pub adapter: PathBuf,
+    #[arg(long, value_name = "ID|DIR", help = ADAPTER_HELP)]
+    pub adapter: String,
+    /// The repository root, where an id finds adapters/<id> (default: the nearest
+    /// directory at or above the current one holding adapters/ and Cargo.toml).
+    #[arg(long, value_name = "DIR", alias = "repo")]
+    pub root: Option<PathBuf>,
     /// The client version as read.
     #[arg(long, value_name = "V")]
     pub client_version: String,
@@ -152,6 +162,16 @@ impl Outcome {
         Self::fail(Exit::CouldNotRun, message.clone(), message, Value::Null)
     }
 
+    fn setup(e: &SetupError) -> Self {
+        let message = e.to_string();
+        Self::fail(
+            Exit::CouldNotRun,
+            message.clone(),
+            format!("{message} [{}]", e.code()),
+            json!({"code": e.code()}),
+        )
+    }
+
     fn invalid_dir(dir: &Path, problems: &[Problem]) -> Self {
         let human: String = problems
             .iter()
@@ -167,27 +187,17 @@ impl Outcome {
     }
 }
 
-fn require_dir(dir: &Path) -> Result<(), Outcome> {
-    if dir.is_dir() {
-        Ok(())
-    } else {
-        Err(Outcome::could_not_run(format!(
-            "adapter directory {} does not exist",
-            dir.display()
-        )))
-    }
-}
-
-/// The adapter directory, refused unless it passes the validation `acc-certify validate`
-/// runs: a verdict read from a directory whose digests, provenance or fixtures do not hold
-/// would grant capabilities on evidence nobody can trust.
-fn load(dir: &Path) -> Result<AdapterDir, Outcome> {
-    require_dir(dir)?;
-    let problems = validate_adapter_dir(dir);
+/// The adapter directory `--adapter` names (an id's under the repository root), refused
+/// unless it passes the validation `acc-certify validate` runs: a verdict read from a
+/// directory whose digests, provenance or fixtures do not hold would grant capabilities on
+/// evidence nobody can trust.
+fn load(value: &str, root: Option<&Path>) -> Result<AdapterDir, Outcome> {
+    let dir = adapter_dir(value, root).map_err(|e| Outcome::setup(&e))?;
+    let problems = validate_adapter_dir(&dir);
     if !problems.is_empty() {
-        return Err(Outcome::invalid_dir(dir, &problems));
+        return Err(Outcome::invalid_dir(&dir, &problems));
     }
-    AdapterDir::load(dir).map_err(|problems| Outcome::invalid_dir(dir, &problems))
+    AdapterDir::load(&dir).map_err(|problems| Outcome::invalid_dir(&dir, &problems))
 }
 
 fn read_input(path: &Path) -> Result<Value, Outcome> {
@@ -199,19 +209,17 @@ fn read_input(path: &Path) -> Result<Value, Outcome> {
 
 fn validate(args: &ValidateArgs) -> Outcome {
     let dirs = if args.adapters.is_empty() {
-        match crate::validate::shipped_dirs(args.root.as_deref()) {
-            Ok(dirs) => dirs,
-            Err(e) => return Outcome::could_not_run(format!("{e} [{}]", e.code())),
-        }
+        crate::validate::shipped_dirs(args.root.as_deref())
     } else {
-        args.adapters.clone()
+        args.adapters
+            .iter()
+            .map(|a| adapter_dir(a, args.root.as_deref()))
+            .collect()
     };
-    if let Some(missing) = dirs.iter().find(|d| !d.is_dir()) {
-        return Outcome::could_not_run(format!(
-            "adapter directory {} does not exist",
-            missing.display()
-        ));
-    }
+    let dirs = match dirs {
+        Ok(dirs) => dirs,
+        Err(e) => return Outcome::setup(&e),
+    };
     let report = validate_dirs(&dirs);
     if report.valid() {
         Outcome::ok(report.human(), report.json())
@@ -232,7 +240,7 @@ fn explain_cmd(args: &ExplainArgs) -> Outcome {
             args.platform
         ));
     }
-    let dir = match load(&args.adapter) {
+    let dir = match load(&args.adapter, args.root.as_deref()) {
         Ok(d) => d,
         Err(o) => return o,
     };
@@ -246,7 +254,7 @@ fn explain_cmd(args: &ExplainArgs) -> Outcome {
 }
 
 fn native(args: &NativeArgs) -> Outcome {
-    let dir = match load(&args.adapter) {
+    let dir = match load(&args.adapter, args.root.as_deref()) {
         Ok(d) => d,
         Err(o) => return o,
     };

@@ -13,15 +13,15 @@ use acc_sdk::install::ArtifactKind;
 use clap::Args;
 use serde_json::{Value, json};
 
+use crate::adapter_arg::{ADAPTER_HELP, shipped_adapter};
 use crate::envelope::Exit;
 use crate::output::CommandOutput;
 use crate::report::plural;
-use crate::setup::{SetupError, resolve_hook_executable, resolve_root, scratch, shipped_adapter};
+use crate::setup::{SetupError, resolve_hook_executable, resolve_root, scratch};
 
 #[derive(Debug, Args)]
 pub struct DiffInstallArgs {
-    /// The shipped adapter to install (claude-code, codex, ...).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID|DIR", help = ADAPTER_HELP)]
     pub adapter: String,
     /// The home to install into, copied first (default: fixtures/homes/<id>/, else empty).
     #[arg(long, value_name = "DIR")]
@@ -152,8 +152,8 @@ impl DiffInstall {
 }
 
 fn run(args: &DiffInstallArgs) -> Result<CommandOutput, SetupError> {
-    let root = resolve_root(args.root.as_deref())?;
     let adapter = shipped_adapter(&args.adapter)?;
+    let root = resolve_root(args.root.as_deref())?;
     let hook = resolve_hook_executable()?;
     let home = match &args.home_fixture {
         Some(dir) if dir.is_dir() => Some(std::path::absolute(dir).unwrap_or(dir.clone())),

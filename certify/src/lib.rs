@@ -1,6 +1,7 @@
 //! The library behind `acc-certify`: evidence validation, capability explanation, the native
 //! delivery rule, model doubles, recording, and the release gate.
 
+pub mod adapter_arg;
 pub mod cli;
 pub mod clients;
 pub mod diff_install;

@@ -10,7 +10,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path};
 
 use acc_conformance::Outcome;
-use acc_conformance::check::Problems;
 use acc_sdk::certification::Certification;
 use acc_sdk::certification::digest::sha256_hex;
 use acc_sdk::error::CERTIFICATION_FILE;
@@ -42,7 +41,7 @@ fn check_bundle_digest(
     root: &Path,
     reference: &Value,
     what: &str,
-    problems: &mut Problems,
+    problems: &mut Findings,
 ) -> Option<String> {
     let bundle = reference.get("bundle").and_then(Value::as_str);
     let digest = reference.get("observationsSha256").and_then(Value::as_str);
@@ -72,6 +71,36 @@ fn check_bundle_digest(
             None
         }
         Ok(_) => Some(bundle.to_owned()),
+    }
+}
+
+/// One thing the replay found wrong: about one evidence row (by index in
+/// `certification.json`), or about a fixture, bundle or provenance record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayFinding {
+    pub row: Option<usize>,
+    pub text: String,
+}
+
+/// Everything the replay of one adapter found, in the order found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Findings {
+    pub found: Vec<ReplayFinding>,
+}
+
+impl Findings {
+    fn push(&mut self, text: impl Into<String>) {
+        self.found.push(ReplayFinding {
+            row: None,
+            text: text.into(),
+        });
+    }
+
+    fn row(&mut self, row: usize, text: impl Into<String>) {
+        self.found.push(ReplayFinding {
+            row: Some(row),
+            text: text.into(),
+        });
     }
 }
 
@@ -145,7 +174,7 @@ fn report_differences(
     bundle: &str,
     committed: &Value,
     derived: &Value,
-    problems: &mut Problems,
+    problems: &mut Findings,
 ) {
     let mut found = Vec::new();
     differences("", Some(committed), Some(derived), &mut found);
@@ -179,7 +208,7 @@ impl Replay<'_> {
     /// Re-derives the fixture `fixture_rel` (relative to the adapter directory) from its
     /// bundle, compares the committed fixture with it, and returns the rows and provenance
     /// record the recorder would have written with it.
-    fn derive(&self, fixture_rel: &str, problems: &mut Problems) -> Option<Derived> {
+    fn derive(&self, fixture_rel: &str, problems: &mut Findings) -> Option<Derived> {
         let fixture_file = format!("adapters/{}/{fixture_rel}", self.id);
         let raw = inside(fixture_rel)
             .then(|| std::fs::read(self.root.join(&fixture_file)).ok())
@@ -284,7 +313,7 @@ impl Replay<'_> {
         fixture_file: &str,
         tuple: &Tuple,
         obs: &Observations,
-        problems: &mut Problems,
+        problems: &mut Findings,
     ) -> Option<ControlRef> {
         let what = format!("the solo control of {fixture_file}");
         let bundle = check_bundle_digest(self.root, reference, &what, problems)?;
@@ -327,6 +356,13 @@ fn text<'a>(value: &'a Value, key: &str) -> &'a str {
 
 /// Replays every evidence row of the adapter in `root/adapters/<id>`.
 pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
+    replay(root, id).0
+}
+
+/// The replay's outcome and, when it failed on what it found, every finding (empty when it
+/// could not start: the failure then says why).
+pub fn replay(root: &Path, id: &str) -> (Outcome, Vec<ReplayFinding>) {
+    let outcome = |o: Outcome| (o, Vec::new());
     let dir = root.join("adapters").join(id);
     let cert_file = format!("adapters/{id}/{CERTIFICATION_FILE}");
     let certification = match std::fs::read(dir.join(CERTIFICATION_FILE))
@@ -339,14 +375,16 @@ pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
         }) {
         Ok(c) => c,
         Err(e) => {
-            return Outcome::fail(
+            return outcome(Outcome::fail(
                 Some(cert_file.clone()),
                 format!("{cert_file} cannot be read as evidence: {e}"),
-            );
+            ));
         }
     };
     if certification.evidence.is_empty() {
-        return Outcome::not_applicable(format!("{cert_file} holds no evidence row"));
+        return outcome(Outcome::not_applicable(format!(
+            "{cert_file} holds no evidence row"
+        )));
     }
     let committed_rows: Vec<Value> = match read_value(&dir, &cert_file, CERTIFICATION_FILE) {
         Ok(v) => v
@@ -354,20 +392,20 @@ pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default(),
-        Err(e) => return Outcome::fail(Some(cert_file), e),
+        Err(e) => return outcome(Outcome::fail(Some(cert_file), e)),
     };
     let client = match id.parse::<Client>() {
         Ok(client) => client,
         Err(_) => {
-            return Outcome::fail(
+            return outcome(Outcome::fail(
                 Some(cert_file.clone()),
                 format!(
                     "{cert_file} holds evidence rows, but acc-certify record cannot record the {id} adapter, so no row of it can come from a capture; remove the rows (evidence is never written by hand)"
                 ),
-            );
+            ));
         }
     };
-    let mut problems = Problems::new(Some(cert_file.clone()));
+    let mut problems = Findings::default();
     let prov_file = format!("adapters/{id}/{PROVENANCE_PATH}");
     let records: Vec<Value> = match read_value(&dir, &prov_file, PROVENANCE_PATH) {
         Ok(v) => v
@@ -409,27 +447,36 @@ pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
             .iter()
             .find(|r| r.get("capability").and_then(Value::as_str) == Some(capability))
         else {
-            problems.push(format!(
+            problems.row(
+                i,
+                format!(
                 "{label}: judging {bundle} again gives no verdict on {capability}: the row does not come from that capture; {FIX}"
-            ));
+            ),
+);
             continue;
         };
         let mut found = Vec::new();
         differences("", Some(row), Some(expected), &mut found);
         for d in found {
             if d.field == "result" {
-                problems.push(format!(
+                problems.row(
+                    i,
+                    format!(
                     "{label} says {} but judging {bundle}/{OBSERVATIONS_FILE} again gives {}: {FIX}",
                     d.committed.as_ref().and_then(Value::as_str).unwrap_or("nothing"),
                     d.derived.as_ref().and_then(Value::as_str).unwrap_or("nothing"),
-                ));
+                ),
+);
             } else {
-                problems.push(format!(
-                    "{label}: its {} is {} but the capture {bundle} gives {}: {FIX}",
-                    d.field,
-                    show(d.committed.as_ref()),
-                    show(d.derived.as_ref())
-                ));
+                problems.row(
+                    i,
+                    format!(
+                        "{label}: its {} is {} but the capture {bundle} gives {}: {FIX}",
+                        d.field,
+                        show(d.committed.as_ref()),
+                        show(d.derived.as_ref())
+                    ),
+                );
             }
         }
         let provenance_id = text(row, "provenanceId");
@@ -438,9 +485,12 @@ pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
             .enumerate()
             .find(|(_, r)| r.get("id").and_then(Value::as_str) == Some(provenance_id))
         else {
-            problems.push(format!(
+            problems.row(
+                i,
+                format!(
                 "{label}: its provenanceId {provenance_id:?} names no record in {prov_file}; {FIX}"
-            ));
+            ),
+);
             continue;
         };
         if records_checked.insert((j, fixture_rel.clone())) {
@@ -453,7 +503,14 @@ pub fn replay_evidence(root: &Path, id: &str) -> Outcome {
             );
         }
     }
-    problems.into_outcome()
+    if problems.found.is_empty() {
+        return (Outcome::Pass, Vec::new());
+    }
+    let lines: Vec<&str> = problems.found.iter().map(|f| f.text.as_str()).collect();
+    (
+        Outcome::fail(Some(cert_file), lines.join("; ")),
+        problems.found,
+    )
 }
 
 #[cfg(test)]

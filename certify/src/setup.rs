@@ -6,7 +6,6 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use acc_conformance::hook_binary::{HOOK_EXECUTABLE_VAR, hook_executable, require};
-use acc_sdk::define::Adapter;
 
 use crate::record::command::find_repo;
 
@@ -14,36 +13,26 @@ use crate::record::command::find_repo;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SetupError {
     /// No directory at or above the current one holds `adapters/` and `Cargo.toml`.
-    NoRepository {
-        from: PathBuf,
-    },
+    NoRepository { from: PathBuf },
     /// `--root` names a directory without `adapters/`.
-    NoAdapters {
-        root: PathBuf,
-    },
-    UnknownAdapter {
-        id: String,
-    },
+    NoAdapters { root: PathBuf },
+    /// `--adapter` names neither a shipped adapter nor an existing directory.
+    UnknownAdapter { id: String },
+    /// `--adapter` names a directory holding neither `certification.json` nor `adapter.json`.
+    NotAnAdapterDir { dir: PathBuf },
+    /// `--adapter` names a directory whose adapter this build does not ship, for a command
+    /// that runs an adapter's code.
+    NotShipped { dir: PathBuf, id: String },
     /// The `acc-hook` installed hooks must run is missing or not executable.
-    HookMissing {
-        message: String,
-    },
+    HookMissing { message: String },
     /// The baseline file is unreadable or malformed.
-    Baseline {
-        message: String,
-    },
+    Baseline { message: String },
     /// Reading or writing a file failed.
-    Io {
-        message: String,
-    },
+    Io { message: String },
     /// The sandbox could not be built, or install into it failed outright.
-    Sandbox {
-        message: String,
-    },
+    Sandbox { message: String },
     /// An adapter directory does not load, so its evidence cannot be read.
-    InvalidAdapter {
-        message: String,
-    },
+    InvalidAdapter { message: String },
 }
 
 impl SetupError {
@@ -52,6 +41,8 @@ impl SetupError {
             SetupError::NoRepository { .. } => "certify.no-repository",
             SetupError::NoAdapters { .. } => "certify.no-adapters",
             SetupError::UnknownAdapter { .. } => "certify.unknown-adapter",
+            SetupError::NotAnAdapterDir { .. } => "certify.not-an-adapter-dir",
+            SetupError::NotShipped { .. } => "certify.not-shipped",
             SetupError::HookMissing { .. } => "certify.hook-missing",
             SetupError::Baseline { .. } => "certify.baseline",
             SetupError::Io { .. } => "certify.io",
@@ -75,16 +66,31 @@ impl fmt::Display for SetupError {
                 root.display()
             ),
             SetupError::UnknownAdapter { id } => {
-                let ids: Vec<String> = acc_runtime::registry::all()
-                    .iter()
-                    .map(|a| a.id().to_owned())
-                    .collect();
-                write!(
-                    f,
-                    "no shipped adapter is called {id:?}; use one of {}",
-                    ids.join(", ")
-                )
+                let ids = crate::adapter_arg::shipped_ids().join(", ");
+                if id.contains(std::path::MAIN_SEPARATOR) || id.starts_with('.') {
+                    write!(
+                        f,
+                        "adapter directory {id} does not exist; --adapter takes an adapter directory (one holding certification.json) or a shipped adapter's id: {ids}"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "no shipped adapter is called {id:?}; use one of {ids}, or an adapter directory (one holding certification.json)"
+                    )
+                }
             }
+            SetupError::NotAnAdapterDir { dir } => write!(
+                f,
+                "{} holds neither certification.json nor adapter.json, so it is not an adapter directory: pass a directory holding certification.json and adapter.json (such as adapters/codex) or a shipped adapter's id: {}",
+                dir.display(),
+                crate::adapter_arg::shipped_ids().join(", ")
+            ),
+            SetupError::NotShipped { dir, id } => write!(
+                f,
+                "{} holds the adapter {id:?}, which this build does not ship, and this command installs and runs a shipped adapter's code: pass one of {}",
+                dir.display(),
+                crate::adapter_arg::shipped_ids().join(", ")
+            ),
             SetupError::HookMissing { message }
             | SetupError::Baseline { message }
             | SetupError::Io { message }
@@ -120,11 +126,6 @@ pub fn resolve_hook_executable() -> Result<PathBuf, SetupError> {
     })?;
     let path = hook_executable(std::env::var_os(HOOK_EXECUTABLE_VAR).as_deref(), &exe);
     require(&path).map_err(|message| SetupError::HookMissing { message })
-}
-
-/// The shipped adapter with `id`.
-pub fn shipped_adapter(id: &str) -> Result<Adapter, SetupError> {
-    acc_runtime::registry::find(id).ok_or_else(|| SetupError::UnknownAdapter { id: id.to_owned() })
 }
 
 /// A scratch directory for sandboxes, removed when dropped.

@@ -12,15 +12,15 @@ use acc_sdk::define::Adapter;
 use clap::Args;
 use serde_json::{Value, json};
 
+use crate::adapter_arg::{ADAPTER_HELP, shipped_adapter};
 use crate::envelope::Exit;
 use crate::output::CommandOutput;
 use crate::report::plural;
-use crate::setup::{SetupError, resolve_hook_executable, resolve_root, scratch, shipped_adapter};
+use crate::setup::{SetupError, resolve_hook_executable, resolve_root, scratch};
 
 #[derive(Debug, Args)]
 pub struct WireArgs {
-    /// The shipped adapter to wire (claude-code, codex, ...).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID|DIR", help = ADAPTER_HELP)]
     pub adapter: String,
     /// The repository root (default: the nearest directory at or above the current one
     /// holding adapters/ and Cargo.toml).
@@ -208,8 +208,8 @@ pub fn wire_adapter(ctx: &CheckContext, adapter: &Adapter) -> Result<WireSummary
 }
 
 fn run(args: &WireArgs) -> Result<CommandOutput, SetupError> {
-    let root = resolve_root(args.root.as_deref())?;
     let adapter = shipped_adapter(&args.adapter)?;
+    let root = resolve_root(args.root.as_deref())?;
     let hook = resolve_hook_executable()?;
     let scratch = scratch()?;
     let ctx = CheckContext::new(&root, &hook, scratch.path());

@@ -189,6 +189,49 @@ fn human_output_is_a_table() {
     insta::assert_snapshot!(out);
 }
 
+/// A version that cannot be read is judged as `unknown` (it reaches every row), and the
+/// answer says so instead of passing it off as a judgement on that version.
+#[test]
+fn an_unreadable_version_says_it_reaches_every_row() {
+    let banana = explain_json("banana", "linux-x64", None);
+    let unknown = explain_json("unknown", "linux-x64", None);
+    let read = explain_json("1.0.0", "linux-x64", None);
+    assert_eq!(
+        banana["data"]["capabilities"], unknown["data"]["capabilities"],
+        "judged exactly as unknown"
+    );
+    assert_ne!(
+        banana["data"]["capabilities"], read["data"]["capabilities"],
+        "an old readable version reaches fewer rows on this fixture"
+    );
+    assert_eq!(banana["data"]["versionReading"], "unreadable");
+    assert_eq!(
+        banana["data"]["versionNote"],
+        "the client version \"banana\" could not be read as a version (X.Y.Z, optionally with -pre or +build), so it is judged as unknown and reaches every evidence row (each capability is decided by its newest row)"
+    );
+    assert_eq!(unknown["data"]["versionReading"], "unknown");
+    assert!(
+        unknown["data"]["versionNote"]
+            .as_str()
+            .unwrap()
+            .contains("reaches every evidence row")
+    );
+    assert_eq!(read["data"]["versionReading"], "read");
+    assert_eq!(read["data"]["versionNote"], Value::Null);
+
+    let (code, out, _) = certify(&[
+        "explain",
+        "--adapter",
+        "fixtures/sdk/valid-basic",
+        "--client-version",
+        "banana",
+        "--platform",
+        "linux-x64",
+    ]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("explain_unreadable_version", out);
+}
+
 #[test]
 fn bad_inputs() {
     let (code, _, err) = certify(&[

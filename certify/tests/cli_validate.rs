@@ -106,10 +106,11 @@ fn json_output_is_one_envelope() {
 fn a_missing_directory_means_it_could_not_run() {
     let (code, out, err) = certify(&["validate", "--adapter", "fixtures/sdk/no-such-adapter"]);
     assert_eq!((code, out.as_str()), (2, ""));
-    assert_eq!(
-        err,
-        "acc-certify: adapter directory fixtures/sdk/no-such-adapter does not exist\n"
+    assert!(
+        err.starts_with("acc-certify: adapter directory fixtures/sdk/no-such-adapter does not exist; --adapter takes an adapter directory (one holding certification.json) or a shipped adapter's id: antigravity, "),
+        "{err}"
     );
+    assert!(err.ends_with(" [certify.unknown-adapter]\n"), "{err}");
     let (code, out, _) = certify(&[
         "validate",
         "--adapter",
@@ -128,7 +129,7 @@ fn a_missing_directory_means_it_could_not_run() {
 fn usage_errors_exit_two_and_help_works_everywhere() {
     let (code, _, err) = certify(&["validate", "--adapter"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--adapter <DIR>"), "{err}");
+    assert!(err.contains("--adapter <ID|DIR>"), "{err}");
     let (code, out, _) = certify(&["validate", "--bogus", "--json"]);
     assert_eq!(code, 2);
     let v: Value = serde_json::from_str(&out).unwrap();

@@ -114,6 +114,20 @@ fn a_plan_that_differs_from_install_fails_naming_the_file_and_the_check() {
         human.contains("FAIL     cert.diff-install [codex]: plan and install differ in fixtures/homes/codex: <home>/.codex/skills/acc was created by install but is not in the plan"),
         "{human}"
     );
+    // The conformance check running the same comparison is implied, not a second cause.
+    let plan = find("conf.install.plan-matches");
+    let implied = plan
+        .implied
+        .as_ref()
+        .expect("conf.install.plan-matches is implied");
+    assert_eq!(
+        implied.describe(),
+        format!(
+            "implied by cert.diff-install [codex] ({}): conf.install.plan-matches runs the same comparison of plan and install",
+            find("cert.diff-install").file.as_deref().unwrap()
+        )
+    );
+    assert!(find("cert.diff-install").implied.is_none());
     // What install wrote outside its plan is not on the install record either, so uninstall
     // leaves it behind: the same drift, seen by a third check.
     let mut failing: Vec<&str> = report

@@ -10,14 +10,48 @@ pub const CODEX_MODEL: &str = "gpt-5.5";
 /// Pinning the model keeps Gemini CLI from making routing side calls.
 pub const GEMINI_MODEL: &str = "gemini-2.5-flash";
 
-/// Codex: the fake provider at the double, no approvals, no sandbox, no update check.
+/// Codex features that reach past the provider (OpenAI's plugin and app catalogs,
+/// connectors, browsers, in-app updates), all off: 0.171.0 turns plugins, remote plugins and
+/// apps on by default and looked a host up in an end-to-end run. Unknown keys are ignored
+/// by Codex (`codex features list` reads this table), so older builds take it too.
+pub const CODEX_NETWORK_FEATURES: [&str; 12] = [
+    "plugins",
+    "remote_plugin",
+    "plugin_sharing",
+    "recommended_plugins",
+    "apps",
+    "connectors",
+    "enable_mcp_apps",
+    "browser_use",
+    "browser_use_external",
+    "computer_use",
+    "in_app_browser",
+    "in_app_updates",
+];
+
+/// Codex: the fake provider at the double, no approvals, no sandbox, and nothing that
+/// reaches the network on its own: no update check, analytics or feedback upload, and
+/// every feature in [`CODEX_NETWORK_FEATURES`] off.
 pub fn codex_config(double_port: u16) -> toml::Table {
+    let features: String = CODEX_NETWORK_FEATURES
+        .iter()
+        .map(|f| format!("{f} = false\n"))
+        .collect();
     let text = format!(
         r#"model = "{CODEX_MODEL}"
 model_provider = "{CODEX_PROVIDER}"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
 check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+{features}
 
 [model_providers.{CODEX_PROVIDER}]
 name = "acc-certify model double"
@@ -99,6 +133,20 @@ mod tests {
         );
         assert_eq!(provider["wire_api"].as_str(), Some("responses"));
         assert_eq!(provider["env_key"].as_str(), Some("ACC_DOUBLE_API_KEY"));
+    }
+
+    #[test]
+    fn codex_runs_with_every_network_feature_off() {
+        let config = codex_config(1);
+        assert_eq!(config["check_for_update_on_startup"].as_bool(), Some(false));
+        assert_eq!(config["analytics"]["enabled"].as_bool(), Some(false));
+        assert_eq!(config["feedback"]["enabled"].as_bool(), Some(false));
+        let features = config["features"].as_table().unwrap();
+        for feature in ["plugins", "remote_plugin", "apps"] {
+            assert_eq!(features[feature].as_bool(), Some(false), "{feature}");
+        }
+        assert_eq!(features.len(), CODEX_NETWORK_FEATURES.len());
+        assert!(features.values().all(|v| v.as_bool() == Some(false)));
     }
 
     #[test]

@@ -80,8 +80,12 @@ pub fn headless_env(
             ("DISABLE_TELEMETRY", "1"),
             ("GROK_TELEMETRY_ENABLED", "false"),
         ],
-        // Provider, base URL and key are in ~/.kimi-code/config.toml.
-        Client::KimiCode => &[],
+        // Provider, base URL and key are in ~/.kimi-code/config.toml. Without these, 2.1.0
+        // looks up code.kimi.com (its update check) and telemetry-logs.kimi.com.
+        Client::KimiCode => &[
+            ("KIMI_DISABLE_TELEMETRY", "1"),
+            ("KIMI_CODE_NO_AUTO_UPDATE", "1"),
+        ],
     };
     for (key, value) in client_vars {
         env.insert((*key).to_owned(), (*value).to_owned());
@@ -171,6 +175,16 @@ mod tests {
         );
         assert_eq!(codex[CODEX_KEY_VAR], DUMMY_KEY);
         assert_eq!(codex["PATH"], "/bin");
+        let kimi = headless_env(
+            Client::KimiCode,
+            "/bin",
+            &sandbox,
+            4242,
+            &BTreeMap::new(),
+            false,
+        );
+        assert_eq!(kimi["KIMI_DISABLE_TELEMETRY"], "1");
+        assert_eq!(kimi["KIMI_CODE_NO_AUTO_UPDATE"], "1");
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod cache;
 pub mod config_files;
 pub mod environment;
 pub mod error;
+pub mod network;
 pub mod obtain;
 pub mod pins;
 pub mod process;

@@ -1,12 +1,13 @@
 //! Running a real client headless in its sandbox against a double.
 
 use std::collections::BTreeMap;
-use std::process::{Command, ExitStatus};
+use std::process::ExitStatus;
 use std::time::Duration;
 
 use super::InstalledClient;
 use super::environment::{client_path, headless_args, headless_env};
 use super::error::ClientError;
+use super::network::{NetworkAttempt, NetworkWatch, WatchError};
 use super::process::run_with_timeout;
 use super::sandbox::Sandbox;
 
@@ -19,6 +20,8 @@ pub struct RunOutput {
     pub duration: Duration,
     /// The run was killed (with its whole process group) at the deadline.
     pub timed_out: bool,
+    /// Every address but 127.0.0.1 the client (or any process it started) tried to reach.
+    pub network: Vec<NetworkAttempt>,
 }
 
 impl RunOutput {
@@ -80,10 +83,33 @@ pub fn run_headless_with(
         extra_env,
         unasked,
     );
-    let mut command = Command::new(&client.program);
+    // strace would start and report a missing program on its own stderr; say it here.
+    if !client.program.is_file() {
+        return Err(ClientError::Io {
+            context: format!("starting {}", client.program.display()),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        });
+    }
+    // Watched, never trusted: the client runs with its network features off, and anything
+    // it still tries is seen here and fails the capture.
+    let watch = NetworkWatch::start(
+        sandbox.root(),
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )
+    .map_err(|e| match e {
+        WatchError::NoStrace => ClientError::ToolMissing { tool: "strace" },
+        WatchError::Proxy(source) => ClientError::Io {
+            context: "starting the refusing proxy on 127.0.0.1 that watches the client".to_owned(),
+            source,
+        },
+    })?;
+    let mut command = watch.command(
+        &client.program,
+        &headless_args(client.client, prompt, unasked),
+    );
     command
-        .args(headless_args(client.client, prompt, unasked))
         .env_clear()
+        .envs(watch.env())
         .envs(&env)
         .current_dir(sandbox.workspace());
     let finished = run_with_timeout(&mut command, timeout).map_err(ClientError::io(format!(
@@ -96,6 +122,7 @@ pub fn run_headless_with(
         stderr: String::from_utf8_lossy(&finished.stderr).into_owned(),
         duration: finished.duration,
         timed_out: finished.timed_out,
+        network: watch.finish(),
     })
 }
 
@@ -176,6 +203,94 @@ mod tests {
         // Cargo sets these for the test process; env_clear keeps them from the client.
         assert!(!env.contains_key("CARGO_PKG_NAME"));
         assert!(!env.contains_key("CARGO_MANIFEST_DIR"));
+    }
+
+    /// A stand-in client written in bash (for `/dev/tcp`).
+    fn bash_client(dir: &Path, body: &str) -> InstalledClient {
+        let mut installed = fake_client(dir, Client::ClaudeCode, "");
+        fs::write(&installed.program, format!("#!/bin/bash\n{body}\n")).unwrap();
+        installed.client = Client::ClaudeCode;
+        installed
+    }
+
+    fn targets(output: &RunOutput) -> Vec<String> {
+        output.network.iter().map(|a| a.describe()).collect()
+    }
+
+    fn has_nameserver() -> bool {
+        fs::read_to_string("/etc/resolv.conf")
+            .is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("nameserver")))
+    }
+
+    #[test]
+    fn every_address_but_127_0_0_1_a_client_tries_is_named() {
+        let bin = tempfile::tempdir().unwrap();
+        // A direct connection, a DNS lookup, and a request through the proxy variables, as
+        // an update check or a plugin catalog would make them; stderr is quiet on purpose.
+        let installed = bash_client(
+            bin.path(),
+            r#"exec 3<>/dev/tcp/203.0.113.7/443 2>/dev/null
+getent hosts plugins.example.invalid >/dev/null
+proxy=${HTTPS_PROXY#http://}
+exec 4<>/dev/tcp/${proxy%:*}/${proxy##*:}
+printf 'CONNECT telemetry.example.com:443 HTTP/1.1
+Host: telemetry.example.com:443
+
+' >&4
+head -c 12 <&4
+exit 0"#,
+        );
+        let sandbox = Sandbox::new(Client::ClaudeCode).unwrap();
+        let output = run_headless(&installed, &sandbox, 1, "go", Duration::from_secs(60)).unwrap();
+        assert_eq!(output.exit_code(), Some(0), "{}", output.stderr);
+        assert_eq!(output.stdout, "HTTP/1.1 403", "the proxy refuses");
+        let tried = targets(&output);
+        assert!(
+            tried.contains(&"203.0.113.7:443 (connect)".to_owned()),
+            "{tried:?}"
+        );
+        assert!(
+            tried.contains(&"telemetry.example.com:443 (asked of the proxy)".to_owned()),
+            "{tried:?}"
+        );
+        if has_nameserver() {
+            assert!(
+                tried.contains(&"plugins.example.invalid (DNS query)".to_owned()),
+                "{tried:?}"
+            );
+        }
+        assert!(
+            !tried.iter().any(|t| t.starts_with("127.0.0.1")),
+            "the proxy itself and the double are allowed: {tried:?}"
+        );
+    }
+
+    #[test]
+    fn a_client_that_only_talks_to_the_double_tried_nothing() {
+        let double = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = double.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = double.accept().unwrap();
+            let mut buf = [0u8; 64];
+            let n = std::io::Read::read(&mut stream, &mut buf).unwrap();
+            std::io::Write::write_all(&mut stream, b"ok\n").unwrap();
+            String::from_utf8_lossy(&buf[..n]).into_owned()
+        });
+        let bin = tempfile::tempdir().unwrap();
+        let installed = bash_client(
+            bin.path(),
+            r#"base=${ANTHROPIC_BASE_URL#http://}
+exec 3<>/dev/tcp/${base%:*}/${base##*:}
+printf 'POST /v1/messages
+' >&3
+head -c 3 <&3"#,
+        );
+        let sandbox = Sandbox::new(Client::ClaudeCode).unwrap();
+        let output =
+            run_headless(&installed, &sandbox, port, "go", Duration::from_secs(60)).unwrap();
+        assert_eq!(server.join().unwrap(), "POST /v1/messages\n");
+        assert_eq!(output.stdout, "ok\n");
+        assert_eq!(output.network, Vec::new());
     }
 
     #[test]

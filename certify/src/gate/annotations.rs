@@ -18,7 +18,12 @@ fn escape_property(text: &str) -> String {
 
 pub fn render(report: &GateReport) -> String {
     let mut out = String::new();
-    for r in report.results.iter().filter(|r| r.status.fails_gate()) {
+    // An implied failure would annotate the same fault twice: its root names it instead.
+    for r in report
+        .results
+        .iter()
+        .filter(|r| r.status.fails_gate() && !r.is_implied())
+    {
         let mut props = Vec::new();
         if let Some(file) = &r.file {
             props.push(format!("file={}", escape_property(file)));
@@ -28,10 +33,19 @@ pub fn render(report: &GateReport) -> String {
             .adapter
             .as_deref()
             .map_or_else(String::new, |a| format!("[{a}] "));
+        let implied = report.implied_by(r);
+        let implies = if implied.is_empty() {
+            String::new()
+        } else {
+            format!(" (implies: {})", implied.join(", "))
+        };
         out.push_str(&format!(
             "::error {}::{}\n",
             props.join(","),
-            escape_data(&format!("{adapter}{}", r.message.as_deref().unwrap_or("")))
+            escape_data(&format!(
+                "{adapter}{}{implies}",
+                r.message.as_deref().unwrap_or("")
+            ))
         ));
     }
     out
@@ -48,20 +62,14 @@ mod tests {
             vec!["codex".into()],
             None,
             vec![
-                GateResult {
-                    check: "cert.validate".into(),
-                    adapter: Some("codex".into()),
-                    status: Status::Fail,
-                    file: Some("adapters/codex/a,b:c.json".into()),
-                    message: Some("50% broken\nsecond line".into()),
-                },
-                GateResult {
-                    check: "cert.wire".into(),
-                    adapter: Some("codex".into()),
-                    status: Status::Pass,
-                    file: None,
-                    message: None,
-                },
+                GateResult::new(
+                    "cert.validate",
+                    Some("codex"),
+                    Status::Fail,
+                    Some("adapters/codex/a,b:c.json".into()),
+                    Some("50% broken\nsecond line".into()),
+                ),
+                GateResult::new("cert.wire", Some("codex"), Status::Pass, None, None),
             ],
         );
         assert_eq!(

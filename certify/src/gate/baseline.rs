@@ -105,13 +105,13 @@ impl Baseline {
                 result.message = Some(stale.clone());
             }
             if !matched {
-                results.push(GateResult {
-                    check: entry.check.clone(),
-                    adapter: entry.adapter.clone(),
-                    status: Status::StaleBaseline,
-                    file: Some(self.file.clone()),
-                    message: Some(format!("{stale} (no such check or adapter)")),
-                });
+                results.push(GateResult::new(
+                    &entry.check,
+                    entry.adapter.as_deref(),
+                    Status::StaleBaseline,
+                    Some(self.file.clone()),
+                    Some(format!("{stale} (no such check or adapter)")),
+                ));
             }
         }
     }
@@ -122,13 +122,7 @@ mod tests {
     use super::*;
 
     fn result(check: &str, adapter: Option<&str>, status: Status) -> GateResult {
-        GateResult {
-            check: check.into(),
-            adapter: adapter.map(str::to_owned),
-            status,
-            file: None,
-            message: Some("why".into()),
-        }
+        GateResult::new(check, adapter, status, None, Some("why".into()))
     }
 
     #[test]

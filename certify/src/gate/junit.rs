@@ -1,6 +1,7 @@
 //! `junit.xml`: one test case per check and adapter, grouped into one suite per adapter
-//! (plus `repository` for repository-wide checks), with no times in it so it is as
-//! deterministic as `report.json`.
+//! (plus `repository` for repository-wide checks). Every test case and suite carries its
+//! measured `time` in seconds, which CI tools chart; everything else is as deterministic as
+//! `report.json`. An implied failure's message names its root cause first.
 
 use super::results::{GateReport, GateResult, Status};
 
@@ -28,11 +29,19 @@ fn escape(text: &str) -> String {
 
 fn testcase(r: &GateResult, suite: &str) -> String {
     let open = format!(
-        "    <testcase classname=\"acc-certify.{}\" name=\"{}\"",
+        "    <testcase classname=\"acc-certify.{}\" name=\"{}\" time=\"{}\"",
         escape(suite),
-        escape(&r.check)
+        escape(&r.check),
+        seconds(r.elapsed)
     );
-    let message = escape(r.message.as_deref().unwrap_or(""));
+    let message = match (&r.implied, r.is_implied()) {
+        (Some(implied), true) => escape(&format!(
+            "{}; {}",
+            implied.describe(),
+            r.message.as_deref().unwrap_or("")
+        )),
+        _ => escape(r.message.as_deref().unwrap_or("")),
+    };
     let file = r
         .file
         .as_deref()
@@ -50,6 +59,11 @@ fn testcase(r: &GateResult, suite: &str) -> String {
     }
 }
 
+/// Seconds with millisecond precision, as JUnit readers expect.
+fn seconds(d: std::time::Duration) -> String {
+    format!("{:.3}", d.as_secs_f64())
+}
+
 pub fn render(report: &GateReport) -> String {
     let mut suites: Vec<String> = vec![REPOSITORY_SUITE.to_owned()];
     suites.extend(report.adapters.iter().cloned());
@@ -62,10 +76,11 @@ pub fn render(report: &GateReport) -> String {
     let all: Vec<&GateResult> = report.results.iter().collect();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
-        "<testsuites name=\"acc-certify gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+        "<testsuites name=\"acc-certify gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{}\">\n",
         all.len(),
         failures(&all),
-        skipped(&all)
+        skipped(&all),
+        seconds(all.iter().map(|r| r.elapsed).sum())
     ));
     for suite in suites {
         let members: Vec<&GateResult> = report
@@ -77,11 +92,12 @@ pub fn render(report: &GateReport) -> String {
             continue;
         }
         out.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{}\">\n",
             escape(&suite),
             members.len(),
             failures(&members),
-            skipped(&members)
+            skipped(&members),
+            seconds(members.iter().map(|r| r.elapsed).sum())
         ));
         for r in &members {
             out.push_str(&testcase(r, &suite));

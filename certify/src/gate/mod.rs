@@ -5,29 +5,37 @@
 
 pub mod annotations;
 pub mod baseline;
+pub mod causes;
 pub mod command;
 pub mod junit;
 pub mod results;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-use acc_conformance::{CheckContext, CheckResult, Outcome};
+use acc_conformance::{CheckContext, Outcome};
 use acc_sdk::certification::validate_adapter_dir;
 use acc_sdk::define::Adapter;
+use acc_sdk::error::Problem;
 
 use crate::diff_install::diff_install;
 use crate::matrix::command::check_drift;
 use crate::matrix::{CAPABILITIES_DOC, DRIFT_CHECK};
-use crate::replay::{REPLAY_CHECK, replay_evidence};
+use crate::replay::{REPLAY_CHECK, replay};
 use crate::setup::{SetupError, scratch};
 use crate::wire::wire_adapter;
 use baseline::Baseline;
+use causes::Facts;
 use results::{GateReport, GateResult, Status};
 
 pub const VALIDATE_CHECK: &str = "cert.validate";
 pub const DIFF_INSTALL_CHECK: &str = "cert.diff-install";
 pub const WIRE_CHECK: &str = "cert.wire";
+/// The conformance check that starts with the validation `cert.validate` runs.
+pub const MANIFEST_CHECK: &str = "conf.manifest.valid";
+/// The conformance check that runs the comparison `cert.diff-install` runs.
+pub const PLAN_CHECK: &str = "conf.install.plan-matches";
 
 /// Every check id the gate reports besides the conformance checks, in report order.
 pub const GATE_CHECKS: [&str; 5] = [
@@ -52,31 +60,40 @@ fn result(check: &str, adapter: Option<&str>, outcome: Outcome) -> GateResult {
         Outcome::Fail(f) => (Status::Fail, f.file, Some(f.message)),
         Outcome::NotApplicable(reason) => (Status::NotApplicable, None, Some(reason)),
     };
-    GateResult {
-        check: check.to_owned(),
-        adapter: adapter.map(str::to_owned),
-        status,
-        file,
-        message,
-    }
+    GateResult::new(check, adapter, status, file, message)
 }
 
-fn from_check(r: CheckResult) -> GateResult {
-    result(r.check.as_str(), Some(&r.adapter), r.outcome)
+/// Runs `check` and measures it.
+fn timed(check: &str, adapter: Option<&str>, run: impl FnOnce() -> Outcome) -> GateResult {
+    let start = Instant::now();
+    let outcome = run();
+    let mut r = result(check, adapter, outcome);
+    r.elapsed = start.elapsed();
+    r
 }
 
-fn validate(root: &Path, id: &str) -> Outcome {
+/// `adapters/<id>`'s validation problems (a missing directory is one problem of its own).
+fn validation_problems(root: &Path, id: &str) -> Option<Vec<Problem>> {
     let dir = root.join("adapters").join(id);
-    if !dir.is_dir() {
+    dir.is_dir().then(|| validate_adapter_dir(&dir))
+}
+
+fn validate(id: &str, problems: Option<&[Problem]>) -> Outcome {
+    let Some(problems) = problems else {
         return Outcome::fail(
             None,
             format!("adapters/{id}/ does not exist: a listed adapter ships its directory"),
         );
-    }
-    let problems = validate_adapter_dir(&dir);
+    };
     let Some(first) = problems.first() else {
         return Outcome::Pass;
     };
+    // The file to fix first: a manifest problem (a capability without passing evidence) is
+    // most often the consequence of a problem in the evidence, so the evidence file leads.
+    let first = problems
+        .iter()
+        .find(|p| p.file != acc_sdk::error::MANIFEST_FILE)
+        .unwrap_or(first);
     let lines: Vec<String> = problems
         .iter()
         .map(|p| {
@@ -97,19 +114,24 @@ fn validate(root: &Path, id: &str) -> Outcome {
     )
 }
 
-fn diff(ctx: &CheckContext, adapter: &Adapter) -> Outcome {
+/// The diff-install outcome, and whether plan and install differed (rather than the
+/// comparison failing to run).
+fn diff(ctx: &CheckContext, adapter: &Adapter) -> (Outcome, bool) {
     let file = ctx.source_file(adapter.id(), &["install.rs"]);
     let home = ctx.home_fixture(adapter.id());
     match diff_install(ctx, adapter, home.as_deref()) {
-        Err(message) => Outcome::fail(file, message),
-        Ok(d) if d.differences.is_empty() => Outcome::Pass,
-        Ok(d) => Outcome::fail(
-            file,
-            format!(
-                "plan and install differ in {}: {}",
-                d.home,
-                d.differences.join("; ")
+        Err(message) => (Outcome::fail(file, message), false),
+        Ok(d) if d.differences.is_empty() => (Outcome::Pass, false),
+        Ok(d) => (
+            Outcome::fail(
+                file,
+                format!(
+                    "plan and install differ in {}: {}",
+                    d.home,
+                    d.differences.join("; ")
+                ),
             ),
+            true,
         ),
     }
 }
@@ -180,6 +202,7 @@ pub fn run_gate(
     let ctx = CheckContext::new(&options.root, &options.hook_executable, scratch.path());
     let ids: Vec<String> = adapters.iter().map(|a| a.id().to_owned()).collect();
     let mut results = Vec::new();
+    let mut facts = Facts::default();
     for adapter in adapters {
         let id = adapter.id();
         let _ = writeln!(
@@ -187,22 +210,38 @@ pub fn run_gate(
             "gate: {id}: {} conformance checks, validate, diff-install, wire, evidence replay",
             acc_conformance::checks().len()
         );
-        let mut own: Vec<GateResult> = acc_conformance::run(&ctx, adapter)
-            .into_iter()
-            .map(from_check)
+        let mut own: Vec<GateResult> = acc_conformance::checks()
+            .iter()
+            .map(|c| {
+                let start = Instant::now();
+                let r = c.run(&ctx, adapter);
+                let mut gr = result(r.check.as_str(), Some(&r.adapter), r.outcome);
+                gr.elapsed = start.elapsed();
+                gr
+            })
             .collect();
-        own.push(result(
-            VALIDATE_CHECK,
-            Some(id),
-            validate(&options.root, id),
-        ));
-        own.push(result(DIFF_INSTALL_CHECK, Some(id), diff(&ctx, adapter)));
-        own.push(result(WIRE_CHECK, Some(id), wire(&ctx, adapter)));
-        own.push(result(
-            REPLAY_CHECK,
-            Some(id),
-            replay_evidence(&options.root, id),
-        ));
+        let start = Instant::now();
+        let problems = validation_problems(&options.root, id);
+        let mut validated = result(VALIDATE_CHECK, Some(id), validate(id, problems.as_deref()));
+        validated.elapsed = start.elapsed();
+        own.push(validated);
+        facts
+            .validate
+            .insert(id.to_owned(), problems.unwrap_or_default());
+        own.push(timed(DIFF_INSTALL_CHECK, Some(id), || {
+            let (outcome, differs) = diff(&ctx, adapter);
+            if differs {
+                facts.plan_differs.insert(id.to_owned());
+            }
+            outcome
+        }));
+        own.push(timed(WIRE_CHECK, Some(id), || wire(&ctx, adapter)));
+        let start = Instant::now();
+        let (outcome, found) = replay(&options.root, id);
+        let mut replayed = result(REPLAY_CHECK, Some(id), outcome);
+        replayed.elapsed = start.elapsed();
+        own.push(replayed);
+        facts.replay.insert(id.to_owned(), found);
         let failed = own.iter().filter(|r| r.status == Status::Fail).count();
         let _ = writeln!(
             progress,
@@ -212,7 +251,8 @@ pub fn run_gate(
         results.extend(own);
     }
     let _ = writeln!(progress, "gate: {DRIFT_CHECK}: {CAPABILITIES_DOC}");
-    results.push(result(DRIFT_CHECK, None, drift(&options.root, &ids)));
+    results.push(timed(DRIFT_CHECK, None, || drift(&options.root, &ids)));
+    causes::link(&mut results, &facts);
     if let Some(baseline) = &options.baseline {
         baseline.apply(&mut results);
     }

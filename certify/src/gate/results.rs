@@ -4,6 +4,8 @@
 
 use serde_json::{Value, json};
 
+use super::causes::Implied;
+
 /// One result's status after the baseline was applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
@@ -44,9 +46,50 @@ pub struct GateResult {
     pub file: Option<String>,
     /// What failed and how to fix it, or why it does not apply.
     pub message: Option<String>,
+    /// Set when another failure implies this one (see [`super::causes`]).
+    pub implied: Option<Implied>,
+    /// How long the check took, measured. Only `junit.xml` carries it: `report.json` stays
+    /// the same bytes for the same tree.
+    pub elapsed: std::time::Duration,
 }
 
 impl GateResult {
+    pub fn new(
+        check: &str,
+        adapter: Option<&str>,
+        status: Status,
+        file: Option<String>,
+        message: Option<String>,
+    ) -> GateResult {
+        GateResult {
+            check: check.to_owned(),
+            adapter: adapter.map(str::to_owned),
+            status,
+            file,
+            message,
+            implied: None,
+            elapsed: std::time::Duration::ZERO,
+        }
+    }
+
+    /// A failure of its own, not implied by another.
+    pub fn is_root_cause(&self) -> bool {
+        self.status == Status::Fail && self.implied.is_none()
+    }
+
+    /// A failure another failure implies.
+    pub fn is_implied(&self) -> bool {
+        self.status == Status::Fail && self.implied.is_some()
+    }
+
+    /// `check [adapter]`.
+    pub fn label(&self) -> String {
+        match &self.adapter {
+            Some(a) => format!("{} [{a}]", self.check),
+            None => self.check.clone(),
+        }
+    }
+
     /// `check` or `check:adapter`, as baselines spell it.
     pub fn key(&self) -> String {
         match &self.adapter {
@@ -90,7 +133,31 @@ impl GateReport {
         self.results.iter().filter(|r| r.status == status).count()
     }
 
-    /// `gate: pass: 140 passed, 8 not applicable (148 results)`.
+    pub fn root_causes(&self) -> usize {
+        self.results.iter().filter(|r| r.is_root_cause()).count()
+    }
+
+    pub fn implied(&self) -> usize {
+        self.results.iter().filter(|r| r.is_implied()).count()
+    }
+
+    /// The failures `root` implies, as `check [adapter]`.
+    pub fn implied_by(&self, root: &GateResult) -> Vec<String> {
+        self.results
+            .iter()
+            .filter(|r| {
+                r.is_implied()
+                    && r.implied.as_ref().is_some_and(|i| {
+                        i.by.iter()
+                            .any(|c| c.check == root.check && c.adapter == root.adapter)
+                    })
+            })
+            .map(GateResult::label)
+            .collect()
+    }
+
+    /// `gate: pass: 140 passed, 8 not applicable (148 results)`; failures are split into
+    /// root causes and the failures they imply.
     pub fn summary(&self) -> String {
         let verdict = if self.passed() { "pass" } else { "fail" };
         let parts: Vec<String> = [
@@ -103,6 +170,23 @@ impl GateReport {
         .iter()
         .filter_map(|(status, word)| {
             let n = self.count(*status);
+            if *status == Status::Fail && self.implied() > 0 {
+                return Some(format!(
+                    "{n} {word} ({} root {}, {} implied by {})",
+                    self.root_causes(),
+                    if self.root_causes() == 1 {
+                        "cause"
+                    } else {
+                        "causes"
+                    },
+                    self.implied(),
+                    if self.root_causes() == 1 {
+                        "it"
+                    } else {
+                        "them"
+                    },
+                ));
+            }
             (n > 0 || *status == Status::Pass).then(|| format!("{n} {word}"))
         })
         .collect();
@@ -121,6 +205,8 @@ impl GateReport {
                 "total": self.results.len(),
                 "pass": self.count(Status::Pass),
                 "fail": self.count(Status::Fail),
+                "rootCauses": self.root_causes(),
+                "implied": self.implied(),
                 "notApplicable": self.count(Status::NotApplicable),
                 "expectedFailure": self.count(Status::ExpectedFailure),
                 "staleBaseline": self.count(Status::StaleBaseline),
@@ -133,14 +219,34 @@ impl GateReport {
                 "status": r.status.as_str(),
                 "file": r.file,
                 "message": r.message,
+                "impliedBy": r.implied.as_ref().filter(|_| r.status == Status::Fail).map(|i| json!({
+                    "causes": i.by.iter().map(|c| json!({
+                        "check": c.check,
+                        "adapter": c.adapter,
+                        "file": c.file,
+                    })).collect::<Vec<_>>(),
+                    "why": i.why,
+                })),
             })).collect::<Vec<_>>(),
         })
     }
 
-    /// One line per result that is not a plain pass, for people.
+    /// One line per result that is not a plain pass, for people. A root cause is followed
+    /// by the failures it implies; an implied failure says what implies it instead of
+    /// repeating the same fault.
     pub fn human(&self) -> String {
         let mut out = String::new();
+        // Root causes first: the implied failures follow, each naming its cause.
+        let mut implied_lines = String::new();
         for r in &self.results {
+            if let (true, Some(implied)) = (r.is_implied(), &r.implied) {
+                implied_lines.push_str(&format!(
+                    "IMPLIED  {}: {}\n",
+                    r.label(),
+                    implied.describe()
+                ));
+                continue;
+            }
             let tag = match r.status {
                 Status::Pass => continue,
                 Status::Fail => "FAIL",
@@ -157,7 +263,14 @@ impl GateReport {
                 r.check,
                 r.message.as_deref().unwrap_or("")
             ));
+            if r.is_root_cause() {
+                let implied = self.implied_by(r);
+                if !implied.is_empty() {
+                    out.push_str(&format!("         implies: {}\n", implied.join(", ")));
+                }
+            }
         }
+        out.push_str(&implied_lines);
         out.push_str(&self.summary());
         out.push('\n');
         out

@@ -62,7 +62,7 @@ pub struct ControlVerdict {
 /// Judges one scenario's observations. The solo control decides no capability of its own
 /// (see [`judge_control`]); it returns no verdicts.
 pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
-    if let Some(problem) = unusable(scenario, obs) {
+    if let Some(problem) = unusable(scenario, obs).or_else(|| obs.run.network_problem()) {
         return scenario
             .capabilities()
             .iter()
@@ -277,6 +277,12 @@ fn next_turn(obs: &Observations) -> Vec<Verdict> {
 /// or not, prove nothing about peers and are allowed.
 pub fn judge_control(obs: &Observations) -> ControlVerdict {
     if let Some(problem) = unusable(Scenario::SoloControl, obs) {
+        return ControlVerdict {
+            passed: false,
+            reasons: vec![problem],
+        };
+    }
+    if let Some(problem) = obs.run.network_problem() {
         return ControlVerdict {
             passed: false,
             reasons: vec![problem],

@@ -48,6 +48,24 @@ pub struct RunFacts {
     /// `None` when a signal ended it.
     pub exit_code: Option<i32>,
     pub timed_out: bool,
+    /// Every address but 127.0.0.1 the client or a process it started tried to reach
+    /// (absent when none, as in captures from before the network was watched).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub network: Vec<crate::clients::network::NetworkAttempt>,
+}
+
+impl RunFacts {
+    /// Why the run cannot be evidence because it left 127.0.0.1, naming every target.
+    pub fn network_problem(&self) -> Option<String> {
+        if self.network.is_empty() {
+            return None;
+        }
+        let tried: Vec<String> = self.network.iter().map(|a| a.describe()).collect();
+        Some(format!(
+            "the client tried to reach {}, but a recording runs offline and allows only 127.0.0.1: turn that feature off in the client's base configuration",
+            tried.join(", ")
+        ))
+    }
 }
 
 /// What the scenario set up, so the judge knows what to look for without a second source.

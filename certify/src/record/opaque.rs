@@ -80,6 +80,7 @@ pub fn claim_kept(obs: &Observations) -> bool {
 /// Did the guard hold? Every failed outcome is a reason.
 pub fn judge(obs: &Observations) -> ControlVerdict {
     let mut reasons = Vec::new();
+    reasons.extend(obs.run.network_problem());
     let seeded = hex(&Sha256::digest(SEEDED_BYTES.as_bytes()));
     match obs.file(SEEDED) {
         Some(f) if f.sha256.as_deref() == Some(seeded.as_str()) => {}
@@ -168,6 +169,7 @@ mod tests {
             run: RunFacts {
                 exit_code: Some(0),
                 timed_out: false,
+                network: Vec::new(),
             },
             expect: expectations(Scenario::GuardOpaque),
             sessions: Vec::new(),

@@ -148,6 +148,7 @@ pub fn run_scenario(
         run: RunFacts {
             exit_code: output.exit_code(),
             timed_out: output.timed_out,
+            network: output.network.clone(),
         },
         expect: expectations(scenario),
         sessions,
@@ -269,7 +270,11 @@ fn run_record(
     );
     let path = client_path(std::env::var_os("PATH").as_deref());
     let env = headless_env(client, &path, &sandbox.env(), double.port(), extra, unasked);
-    let env_names: Vec<&String> = env.keys().collect();
+    // The network watch's proxy variables come first; the client's own win over them.
+    let mut env_names: Vec<&str> = env.keys().map(String::as_str).collect();
+    env_names.extend(crate::clients::network::PROXY_VARS);
+    env_names.sort_unstable();
+    env_names.dedup();
     let installed_files: Vec<String> = installed_files
         .iter()
         .map(|p| redactor.text(&p.display().to_string()))
@@ -282,6 +287,7 @@ fn run_record(
         "cwd": "<ws>",
         "envNames": env_names,
         "protocol": client.protocol().id(),
+        "network": {"allowed": "127.0.0.1", "watchedBy": ["strace -f", "a refusing proxy"], "tried": output.network},
         "installed": installed_files,
         "room": {
             "peer": room.peer.is_some(),

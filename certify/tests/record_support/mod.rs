@@ -76,6 +76,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         run: RunFacts {
             exit_code: Some(0),
             timed_out: false,
+            network: Vec::new(),
         },
         expect: expectations(scenario),
         // A failing run's hooks never reached acc: no session of the adapter.

@@ -131,11 +131,18 @@ impl Check {
 
 /// Judges a pair run.
 pub fn judge(obs: &CoordinationObservations) -> CoordinationVerdict {
-    if obs.schema_version != COORDINATION_SCHEMA {
-        let reason = format!(
+    let offline = obs.runs.iter().find_map(|run| {
+        run.run
+            .network_problem()
+            .map(|problem| format!("the {} run: {problem}", run.turn.name()))
+    });
+    let unusable = (obs.schema_version != COORDINATION_SCHEMA).then(|| {
+        format!(
             "observations use schema {} but this judge reads schema {COORDINATION_SCHEMA}",
             obs.schema_version
-        );
+        )
+    });
+    if let Some(reason) = unusable.or(offline) {
         return CoordinationVerdict::from_steps(
             Step::ALL
                 .iter()

@@ -163,6 +163,7 @@ pub fn run_pair(
             run: crate::record::observations::RunFacts {
                 exit_code: output.exit_code(),
                 timed_out: output.timed_out,
+                network: output.network.clone(),
             },
             requests: request_facts(client.client.protocol(), &requests),
             hooks: hooks.as_ref().map(|h| h.facts.clone()),

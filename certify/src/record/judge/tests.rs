@@ -51,6 +51,7 @@ fn base(scenario: Scenario) -> Observations {
         run: RunFacts {
             exit_code: Some(0),
             timed_out: false,
+            network: Vec::new(),
         },
         expect: expectations(scenario),
         sessions: Vec::new(),
@@ -417,4 +418,43 @@ fn a_bundle_is_judged_again_from_its_observations_file() {
     assert!(err.to_string().contains(OBSERVATIONS_FILE));
     let missing = judge_bundle(&dir.path().join("nope")).unwrap_err();
     assert_eq!(missing.code(), "bundle.unreadable");
+}
+
+#[test]
+fn a_capture_that_left_127_0_0_1_fails_every_verdict_naming_the_target() {
+    use crate::clients::network::{AttemptKind, NetworkAttempt};
+    let attempts = vec![
+        NetworkAttempt {
+            kind: AttemptKind::DnsQuery,
+            target: "chatgpt.example.com".into(),
+        },
+        NetworkAttempt {
+            kind: AttemptKind::Connect,
+            target: "203.0.113.7:443".into(),
+        },
+    ];
+    let expected = "the client tried to reach chatgpt.example.com (DNS query), 203.0.113.7:443 (connect), but a recording runs offline and allows only 127.0.0.1: turn that feature off in the client's base configuration";
+    for (scenario, mut obs) in [
+        (Scenario::Lifecycle, passing_lifecycle()),
+        (Scenario::GuardWrite, passing_guard(Scenario::GuardWrite)),
+        (Scenario::NextTurn, passing_next_turn()),
+    ] {
+        assert!(
+            judge(scenario, &obs).iter().all(Verdict::passed),
+            "{scenario}"
+        );
+        obs.run.network = attempts.clone();
+        let verdicts = judge(scenario, &obs);
+        assert!(!verdicts.is_empty());
+        for v in &verdicts {
+            assert_eq!(v.result, EvidenceResult::Fail, "{scenario}");
+            assert_eq!(v.reasons, [expected], "{scenario}");
+        }
+    }
+    let mut control = passing_control();
+    assert!(judge_control(&control).passed);
+    control.run.network = attempts;
+    let verdict = judge_control(&control);
+    assert!(!verdict.passed);
+    assert_eq!(verdict.reasons, [expected]);
 }

@@ -78,6 +78,7 @@ fn run(turn: Turn, requests: Vec<RequestFact>, after: StoreFacts) -> RunObservat
         run: RunFacts {
             exit_code: Some(0),
             timed_out: false,
+            network: Vec::new(),
         },
         requests,
         hooks: None,
@@ -254,4 +255,30 @@ fn missing_runs_and_other_schemas_fail_with_the_reason() {
     let verdict = judge(&obs);
     assert_eq!(failed(&verdict), Step::ALL);
     assert!(verdict.steps[0].reasons[0].contains("schema 99"));
+}
+
+#[test]
+fn a_run_that_left_127_0_0_1_fails_every_step_naming_the_run_and_the_target() {
+    use crate::clients::network::{AttemptKind, NetworkAttempt};
+    let mut obs = passing();
+    let run = obs
+        .runs
+        .iter_mut()
+        .find(|r| r.turn == Turn::OwnerAnswers)
+        .unwrap();
+    run.run.network = vec![NetworkAttempt {
+        kind: AttemptKind::Proxy,
+        target: "plugins.example.com:443".into(),
+    }];
+    let verdict = judge(&obs);
+    assert_eq!(failed(&verdict), Step::ALL.to_vec());
+    for step in &verdict.steps {
+        assert_eq!(
+            step.reasons,
+            [format!(
+                "the {} run: the client tried to reach plugins.example.com:443 (asked of the proxy), but a recording runs offline and allows only 127.0.0.1: turn that feature off in the client's base configuration",
+                Turn::OwnerAnswers.name()
+            )]
+        );
+    }
 }
