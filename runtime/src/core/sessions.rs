@@ -347,6 +347,8 @@ impl Core {
         let ports = &self.ports;
         let now = ports.now();
         self.store.write(|tx| {
+            // A writer tidies first: a gone client's session must not keep its name taken.
+            close_gone_in_tx(tx, ports, now, req.session_id.as_ref())?;
             let mut req = req;
             if let Some(base) = &req.participant_base {
                 req.participant_id = first_free(
@@ -582,6 +584,56 @@ pub(crate) fn close_in_tx(
     Ok(())
 }
 
+/// The `cause` of a `session.closed` event acc writes for a client that ended without saying
+/// so: its recorded process is gone.
+pub const CAUSE_CLIENT_GONE: &str = "client_gone";
+
+/// Whether `row` is an open session whose recorded client process is confirmed dead. A
+/// session without a pid is never judged here: silence alone does not prove a client gone.
+fn client_gone(row: &SessionRow, ports: &Ports) -> bool {
+    row.state == SessionState::Open && row.pid.is_some_and(|pid| !ports.pids.is_alive(pid))
+}
+
+/// Closes every open session whose recorded client process is gone, each with a
+/// `session.closed{cause: client_gone}` event; returns how many. Clients that give no end
+/// signal (or a client killed before it could) end here, at the next reader or writer.
+/// `except` is left alone (a session about to be reopened, which records its replacement).
+pub(crate) fn close_gone_in_tx(
+    tx: &Connection,
+    ports: &Ports,
+    now: i64,
+    except: Option<&SessionId>,
+) -> Result<usize> {
+    let gone: Vec<SessionRow> = load_all(tx, true)?
+        .into_iter()
+        .filter(|r| Some(&r.session_id) != except && client_gone(r, ports))
+        .collect();
+    for row in &gone {
+        close_in_tx(tx, ports, now, row, CAUSE_CLIENT_GONE, None)?;
+    }
+    Ok(gone.len())
+}
+
+impl Core {
+    /// [`close_gone_in_tx`] for a reader: a no-op where the store cannot be written (absent,
+    /// or not acc's to write), and a write transaction only when a read found something to
+    /// close, so a room whose clients all run costs a read.
+    pub fn close_sessions_of_gone_clients(&mut self) -> Result<usize> {
+        if !self.store.is_writable() {
+            return Ok(0);
+        }
+        let ports = &self.ports;
+        let any = self
+            .store
+            .read(|c| Ok(load_all(c, true)?.iter().any(|r| client_gone(r, ports))))?;
+        if !any {
+            return Ok(0);
+        }
+        let now = ports.now();
+        self.store.write(|tx| close_gone_in_tx(tx, ports, now, None))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -782,6 +834,74 @@ mod tests {
             .map(|p| p.to_string())
             .collect();
         assert_eq!(names, ["bob", "zed"]);
+    }
+
+    fn open_with_pid(k: &mut crate::core::testkit::Kit, who: &str, pid: u32) -> Owner {
+        let mut req = OpenSession::new(ParticipantId::parse(who).unwrap(), "hook", 60_000);
+        req.pid = Some(pid);
+        k.pids.0.lock().unwrap().insert(pid);
+        let rec = k.core.open_session(req).unwrap();
+        Owner::new(rec.session_id, rec.generation)
+    }
+
+    fn closed_because_client_gone(k: &mut crate::core::testkit::Kit) -> i64 {
+        k.count(
+            "SELECT count(*) FROM events WHERE type = 'session.closed'
+               AND json_extract(payload, '$.cause') = 'client_gone'",
+        )
+    }
+
+    #[test]
+    fn the_next_reader_closes_a_session_whose_client_process_is_gone() {
+        use crate::core::claims::ClaimRequest;
+        use crate::core::status::OwnerSession;
+        let mut k = kit();
+        let kimi = open_with_pid(&mut k, "kimi", 77);
+        let held = k
+            .core
+            .claim(
+                &kimi,
+                ClaimRequest::new(crate::core::resources::Resource::parse("file:a").unwrap()),
+            )
+            .unwrap()
+            .claim;
+        // A session without a pid is never closed for want of one.
+        let quiet = k.attach("quiet");
+        assert_eq!(k.core.status(None, false).unwrap().sessions.len(), 2);
+        assert_eq!(closed_because_client_gone(&mut k), 0, "its client still runs");
+
+        k.pids.0.lock().unwrap().clear();
+        let report = k.core.status(None, false).unwrap();
+        let open: Vec<&SessionId> = report.sessions.iter().map(|s| &s.session_id).collect();
+        assert_eq!(open, [&quiet.session], "nothing is shown open that is not");
+        assert_eq!(report.counts.live_sessions, 1);
+        assert_eq!(report.claims[0].owner_session, OwnerSession::Ended);
+        let rec = k.core.session(&kimi.session).unwrap().unwrap();
+        assert_eq!(rec.state, SessionState::Closed);
+        assert_eq!(rec.closed_at, Some(to_iso(T0)));
+        assert_eq!(closed_because_client_gone(&mut k), 1);
+        // Closed once: the next reader finds nothing left to close.
+        k.core.status(None, true).unwrap();
+        assert_eq!(closed_because_client_gone(&mut k), 1);
+        // Its claim is its participant's, as for any ended session.
+        let later = k.attach("kimi");
+        k.core.release_claim(&later, &held.claim_id).unwrap();
+    }
+
+    #[test]
+    fn opening_a_session_closes_those_whose_client_process_is_gone() {
+        let mut k = kit();
+        let grok = open_with_pid(&mut k, "grok", 78);
+        k.pids.0.lock().unwrap().remove(&78);
+        k.attach("alice");
+        let rec = k.core.session(&grok.session).unwrap().unwrap();
+        assert_eq!(rec.state, SessionState::Closed);
+        assert_eq!(closed_because_client_gone(&mut k), 1);
+        assert_eq!(
+            k.core.heartbeat(&grok).unwrap_err().code,
+            ErrorCode::SessionClosed,
+            "a late hook of the gone client finds it closed"
+        );
     }
 
     #[test]
