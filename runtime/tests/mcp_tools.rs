@@ -691,7 +691,10 @@ fn a_killed_server_is_ended_by_the_next_reader_and_its_claims_stay() {
     let all = sb.run(&["status", "--all", "--json"]).json();
     let me = &all["data"]["sessions"][0];
     assert_eq!(me["participantId"], "alice");
-    assert_eq!(me["state"], "closed", "the reader closed it: its pid is dead");
+    assert_eq!(
+        me["state"], "closed",
+        "the reader closed it: its pid is dead"
+    );
     assert_eq!(me["presence"], "offline");
 }
 
@@ -720,9 +723,16 @@ fn a_signalled_server_closes_its_session_before_it_exits() {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .unwrap_or_else(|e| panic!("{name}: no session.closed event: {e}"));
-        assert_eq!((state.as_str(), cause.as_str()), ("closed", "close"), "{name}");
+        assert_eq!(
+            (state.as_str(), cause.as_str()),
+            ("closed", "close"),
+            "{name}"
+        );
         let status = sb.run(&["status", "--json"]).json();
         assert_eq!(status["data"]["counts"]["liveSessions"], 0, "{name}");
-        assert_eq!(status["data"]["claims"][0]["ownerSession"], "ended", "{name}");
+        assert_eq!(
+            status["data"]["claims"][0]["ownerSession"], "ended",
+            "{name}"
+        );
     }
 }

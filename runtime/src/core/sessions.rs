@@ -116,6 +116,8 @@ pub(crate) struct SessionRow {
     pub checkout_root: Option<String>,
     pub branch: Option<String>,
     pub pid: Option<u32>,
+    /// `extensions.client.hostPid`: the shared host a session without a client pid ran under.
+    pub host_pid: Option<u32>,
     pub enforcement: Enforcement,
     pub lifecycle: Lifecycle,
     pub cadence_ms: i64,
@@ -132,6 +134,12 @@ pub(crate) const SESSION_COLUMNS: &str = "session_id, participant_id, generation
 impl SessionRow {
     pub(crate) fn from_row(r: &Row<'_>) -> Result<SessionRow> {
         let ext: String = r.get(16)?;
+        let extensions: Map<String, Value> = serde_json::from_str(&ext).unwrap_or_default();
+        let host_pid = extensions
+            .get("client")
+            .and_then(|c| c.get("hostPid"))
+            .and_then(Value::as_u64)
+            .and_then(|p| u32::try_from(p).ok());
         Ok(SessionRow {
             session_id: SessionId::from_store(r.get(0)?),
             participant_id: ParticipantId::from_store(r.get(1)?),
@@ -143,27 +151,29 @@ impl SessionRow {
             checkout_root: r.get(7)?,
             branch: r.get(8)?,
             pid: r.get::<_, Option<i64>>(9)?.map(|p| p as u32),
+            host_pid,
             enforcement: Enforcement::from_store(&r.get::<_, String>(10)?)?,
             lifecycle: Lifecycle::from_store(&r.get::<_, String>(11)?)?,
             cadence_ms: r.get(12)?,
             started_at: r.get(13)?,
             heartbeat_at: r.get(14)?,
             closed_at: r.get(15)?,
-            extensions: serde_json::from_str(&ext).unwrap_or_default(),
+            extensions,
         })
     }
 
+    fn presence_facts(&self) -> PresenceFacts {
+        PresenceFacts {
+            state: self.state,
+            heartbeat_at_ms: self.heartbeat_at,
+            cadence_ms: self.cadence_ms,
+            pid: self.pid,
+            host_pid: self.host_pid,
+        }
+    }
+
     pub(crate) fn presence(&self, ports: &Ports, now_ms: i64) -> Presence {
-        presence::compute(
-            PresenceFacts {
-                state: self.state,
-                heartbeat_at_ms: self.heartbeat_at,
-                cadence_ms: self.cadence_ms,
-                pid: self.pid,
-            },
-            now_ms,
-            ports.pids.as_ref(),
-        )
+        presence::compute(self.presence_facts(), now_ms, ports.pids.as_ref())
     }
 
     pub(crate) fn record(&self, ports: &Ports, now_ms: i64) -> SessionRecord {
@@ -588,10 +598,12 @@ pub(crate) fn close_in_tx(
 /// so: its recorded process is gone.
 pub const CAUSE_CLIENT_GONE: &str = "client_gone";
 
-/// Whether `row` is an open session whose recorded client process is confirmed dead. A
-/// session without a pid is never judged here: silence alone does not prove a client gone.
+/// Whether `row` is an open session whose recorded client process (or, without one, the
+/// shared host that ran it) is confirmed dead. A session with neither is never judged here:
+/// silence alone does not prove a client gone.
 fn client_gone(row: &SessionRow, ports: &Ports) -> bool {
-    row.state == SessionState::Open && row.pid.is_some_and(|pid| !ports.pids.is_alive(pid))
+    row.state == SessionState::Open
+        && presence::client_gone(&row.presence_facts(), ports.pids.as_ref())
 }
 
 /// Closes every open session whose recorded client process is gone, each with a
@@ -630,7 +642,8 @@ impl Core {
             return Ok(0);
         }
         let now = ports.now();
-        self.store.write(|tx| close_gone_in_tx(tx, ports, now, None))
+        self.store
+            .write(|tx| close_gone_in_tx(tx, ports, now, None))
     }
 }
 
@@ -868,7 +881,11 @@ mod tests {
         // A session without a pid is never closed for want of one.
         let quiet = k.attach("quiet");
         assert_eq!(k.core.status(None, false).unwrap().sessions.len(), 2);
-        assert_eq!(closed_because_client_gone(&mut k), 0, "its client still runs");
+        assert_eq!(
+            closed_because_client_gone(&mut k),
+            0,
+            "its client still runs"
+        );
 
         k.pids.0.lock().unwrap().clear();
         let report = k.core.status(None, false).unwrap();
@@ -886,6 +903,24 @@ mod tests {
         // Its claim is its participant's, as for any ended session.
         let later = k.attach("kimi");
         k.core.release_claim(&later, &held.claim_id).unwrap();
+    }
+
+    #[test]
+    fn a_session_run_by_a_shared_host_ends_with_the_host_not_before() {
+        let mut k = kit();
+        let mut req = OpenSession::new(ParticipantId::parse("codex").unwrap(), "hook", 60_000);
+        req.extensions.insert(
+            "client".into(),
+            json!({"name": "codex", "pid": null, "hostPid": 58}),
+        );
+        k.pids.0.lock().unwrap().insert(58);
+        let rec = k.core.open_session(req).unwrap();
+        assert_eq!(rec.presence, Presence::Online);
+        k.core.status(None, false).unwrap();
+        assert_eq!(closed_because_client_gone(&mut k), 0, "its host runs");
+        k.pids.0.lock().unwrap().clear();
+        assert_eq!(k.core.status(None, false).unwrap().sessions.len(), 0);
+        assert_eq!(closed_because_client_gone(&mut k), 1);
     }
 
     #[test]

@@ -296,7 +296,7 @@ fn walk_for(
 ) -> std::result::Result<Option<(Inode, PathBuf)>, targets::OutOfTime> {
     let mut stack = vec![base.to_path_buf()];
     while let Some(path) = stack.pop() {
-        if *walked % CLOCK_EVERY == 0 && Instant::now() >= until {
+        if (*walked).is_multiple_of(CLOCK_EVERY) && Instant::now() >= until {
             return Err(targets::OutOfTime);
         }
         *walked += 1;

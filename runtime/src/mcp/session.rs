@@ -37,7 +37,9 @@ pub struct LastWord(Arc<Mutex<Option<(Settings, Owner)>>>);
 impl LastWord {
     fn slot(&self) -> MutexGuard<'_, Option<(Settings, Owner)>> {
         // A panic elsewhere must not cost the close.
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn publish(&self, session: Option<(Settings, Owner)>) {

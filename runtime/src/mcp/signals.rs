@@ -18,7 +18,11 @@ pub enum EndSignal {
 }
 
 impl EndSignal {
-    const ALL: [EndSignal; 3] = [EndSignal::Interrupt, EndSignal::Terminate, EndSignal::HangUp];
+    const ALL: [EndSignal; 3] = [
+        EndSignal::Interrupt,
+        EndSignal::Terminate,
+        EndSignal::HangUp,
+    ];
 
     fn number(self) -> libc::c_int {
         match self {

@@ -224,7 +224,11 @@ impl Server {
     pub fn signal(mut self, signal: i32) -> Option<i32> {
         let pid = self.child.id() as i32;
         // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
-        assert_eq!(unsafe { libc::kill(pid, signal) }, 0, "signal {signal} sent");
+        assert_eq!(
+            unsafe { libc::kill(pid, signal) },
+            0,
+            "signal {signal} sent"
+        );
         self.child.wait().unwrap().code()
     }
 }
