@@ -18,7 +18,8 @@ pub trait PidProbe: Send + Sync {
 }
 
 /// Probes with `kill(pid, 0)`. EPERM means the process exists but belongs to someone else,
-/// which still counts as alive.
+/// which still counts as alive. On Linux a zombie (exited, not yet reaped by its parent)
+/// counts as dead: `kill` still succeeds on it, but the client it was has ended.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SystemPidProbe;
 
@@ -29,8 +30,24 @@ impl PidProbe for SystemPidProbe {
         }
         // SAFETY: signal 0 performs only the existence and permission check.
         let rc = unsafe { libc::kill(pid as libc::pid_t, 0) };
-        rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+        let exists = rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        exists && !is_zombie(pid)
     }
+}
+
+/// Whether `/proc` shows `pid` as exited and unreaped (state `Z` or `X`). Unknown (no
+/// `/proc`, unreadable) is "no": only a confirmed end counts.
+fn is_zombie(pid: u32) -> bool {
+    if !cfg!(target_os = "linux") {
+        return false;
+    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (comm) state …`: comm may hold spaces and parentheses, so read after the last `)`.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next())
+        .is_some_and(|state| matches!(state, 'Z' | 'X'))
 }
 
 /// The facts presence is computed from.
@@ -152,6 +169,32 @@ pub(crate) mod tests {
         );
         // A dead host took every session it ran with it.
         assert_eq!(at(0, Some(7)), Presence::Offline);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_zombie_is_dead() {
+        // An exited child nobody has waited for yet: kill(pid, 0) still succeeds on it.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let stat = format!("/proc/{pid}/stat");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !std::fs::read_to_string(&stat)
+            .unwrap()
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .trim_start()
+            .starts_with('Z')
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the child never exited"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(!SystemPidProbe.is_alive(pid), "a zombie has ended");
+        child.wait().unwrap();
     }
 
     #[test]
