@@ -44,7 +44,7 @@ pub struct OpenSession {
     /// client (used for addressing by client name).
     pub extensions: Map<String, Value>,
     /// Reopen this id instead of generating one: allowed when it is closed, or open with a
-    /// recorded pid that is confirmed dead.
+    /// recorded pid (or, without one, shared host) that is confirmed dead.
     pub session_id: Option<SessionId>,
 }
 
@@ -400,8 +400,7 @@ impl Core {
                 Some(id) => {
                     if let Some(existing) = load(tx, id.as_str())?
                         && existing.state == SessionState::Open {
-                            let dead = existing.pid.is_some_and(|p| !ports.pids.is_alive(p));
-                            if !dead {
+                            if !client_gone(&existing, ports) {
                                 return Err(AccError::new(
                                     ErrorCode::SessionInUse,
                                     format!("session {id} is open and its process is not confirmed dead"),
@@ -921,6 +920,25 @@ mod tests {
         k.pids.0.lock().unwrap().clear();
         assert_eq!(k.core.status(None, false).unwrap().sessions.len(), 0);
         assert_eq!(closed_because_client_gone(&mut k), 1);
+    }
+
+    #[test]
+    fn a_hosted_session_is_reopened_by_id_only_once_its_host_is_gone() {
+        let mut k = kit();
+        let mut req = OpenSession::new(ParticipantId::parse("codex").unwrap(), "hook", 60_000);
+        req.extensions
+            .insert("client".into(), json!({"pid": null, "hostPid": 58}));
+        k.pids.0.lock().unwrap().insert(58);
+        let first = k.core.open_session(req.clone()).unwrap();
+        req.session_id = Some(first.session_id.clone());
+        assert_eq!(
+            k.core.open_session(req.clone()).unwrap_err().code,
+            ErrorCode::SessionInUse
+        );
+        k.pids.0.lock().unwrap().clear();
+        let again = k.core.open_session(req).unwrap();
+        assert_eq!(again.session_id, first.session_id);
+        assert_ne!(again.generation, first.generation);
     }
 
     #[test]
