@@ -283,3 +283,80 @@ fn a_codex_session_hosted_by_its_shared_app_server_does_not_live_on_with_the_ser
         SessionState::Closed
     );
 }
+
+/// Kimi Code 2.1.0 and Grok 0.2.111 run no session-end hook: their sessions end when the
+/// client process the hook found is gone, at the next reader of the store.
+#[test]
+fn a_client_without_an_end_signal_is_ended_by_the_next_reader_once_its_process_is_gone() {
+    use acc_runtime::hook::ProcessSource;
+    use acc_sdk::adapter::ProcessEntry;
+    use acc_sdk::define::Adapter;
+    use acc_sdk::identity::StaticTable;
+    use std::sync::Arc;
+
+    let clients: [(&str, fn() -> Adapter, &str, &str); 2] = [
+        (
+            "kimi-code",
+            acc_adapter_kimi_code::adapter,
+            "kimi-code",
+            "kimi-code/write",
+        ),
+        ("grok", acc_adapter_grok::adapter, "grok", "grok/write"),
+    ];
+    for (id, adapter, comm, dir) in clients {
+        let sb = Sandbox::new();
+        let ws = sb.ws();
+        let mut client = std::process::Command::new("sleep")
+            .arg("600")
+            .spawn()
+            .unwrap();
+        let pid = client.id();
+        let entry = |pid: u32, ppid: u32, comm: &str| ProcessEntry {
+            pid,
+            ppid,
+            comm: comm.into(),
+            args: vec![comm.to_string()],
+            exe: None,
+        };
+        let mut settings = sb.settings(adapter, &[]);
+        settings.processes = ProcessSource::Fixed {
+            table: Arc::new(StaticTable::new([
+                entry(4_000_002, 4_000_001, "acc-hook"),
+                entry(4_000_001, pid, "sh"),
+                entry(pid, 1, comm),
+            ])),
+            hook_pid: 4_000_002,
+        };
+        let fixture = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../fixtures/payloads/{dir}/SessionStart.jsonl")),
+        )
+        .unwrap();
+        let mut start: serde_json::Value =
+            serde_json::from_str(fixture.lines().next().unwrap()).unwrap();
+        start["cwd"] = serde_json::json!(ws.display().to_string());
+        let run = run_hook(
+            settings,
+            &[id, "SessionStart"],
+            start.to_string().as_bytes(),
+        );
+        assert_eq!(run.code, 0, "{id}: {run:?}");
+
+        let mut core = sb.core();
+        let status = core.status(None, false).unwrap();
+        assert_eq!(status.sessions.len(), 1, "{id}");
+        let session = status.sessions[0].session_id.clone();
+        assert_eq!(
+            core.session(&session).unwrap().unwrap().pid,
+            Some(pid),
+            "{id}"
+        );
+
+        client.kill().unwrap();
+        client.wait().unwrap();
+        let status = core.status(None, false).unwrap();
+        assert!(status.sessions.is_empty(), "{id}: nothing live that is not");
+        let rec = core.session(&session).unwrap().unwrap();
+        assert_eq!(rec.state, SessionState::Closed, "{id}");
+    }
+}
