@@ -294,7 +294,9 @@ fn a_client_without_an_end_signal_is_ended_by_the_next_reader_once_its_process_i
     use acc_sdk::identity::StaticTable;
     use std::sync::Arc;
 
-    let clients: [(&str, fn() -> Adapter, &str, &str); 2] = [
+    /// The adapter id, its adapter, the client process's name and its payloads' directory.
+    type Client = (&'static str, fn() -> Adapter, &'static str, &'static str);
+    let clients: [Client; 2] = [
         (
             "kimi-code",
             acc_adapter_kimi_code::adapter,
