@@ -195,3 +195,170 @@ fn two_sessions_a_guarded_claim_a_denied_write_and_a_delivered_message() {
     );
     assert_eq!(core.live_claims().unwrap().len(), 1);
 }
+
+/// Codex 0.157+ runs a terminal's conversation in its shared app-server, which outlives the
+/// terminal: the hook's ancestry ends at that server, not at the terminal the person quits.
+/// The session records the server as its host only: it ends on Codex's `SessionEnd`, by age,
+/// or when the server itself is gone, never lives on because the server does.
+#[test]
+fn a_codex_session_hosted_by_its_shared_app_server_does_not_live_on_with_the_server() {
+    use acc_runtime::hook::ProcessSource;
+    use acc_sdk::adapter::ProcessEntry;
+    use acc_sdk::identity::StaticTable;
+    use std::sync::Arc;
+
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    // A live process stands for the server, so that only its death can end the session.
+    let mut server = std::process::Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .unwrap();
+    let host = server.id();
+    let entry = |pid: u32, ppid: u32, comm: &str, args: &[&str]| ProcessEntry {
+        pid,
+        ppid,
+        comm: comm.into(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        exe: None,
+    };
+    let mut settings = sb.settings(acc_adapter_codex::adapter, &[]);
+    settings.processes = ProcessSource::Fixed {
+        table: Arc::new(StaticTable::new([
+            entry(4_000_002, 4_000_001, "acc-hook", &["acc-hook", "codex"]),
+            entry(4_000_001, host, "sh", &["sh", "-lc", "acc-hook codex"]),
+            entry(
+                host,
+                1,
+                "codex",
+                &[
+                    "/h/codex",
+                    "app-server",
+                    "--listen",
+                    "unix://",
+                    "--managed-daemon",
+                ],
+            ),
+        ])),
+        hook_pid: 4_000_002,
+    };
+    let fixture = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/payloads/codex/run5-deny-exit2-exec_command/SessionStart.jsonl"),
+    )
+    .unwrap();
+    let mut start: serde_json::Value =
+        serde_json::from_str(fixture.lines().next().unwrap()).unwrap();
+    start["cwd"] = serde_json::json!(ws.display().to_string());
+    let run = run_hook(
+        settings,
+        &["codex", "SessionStart"],
+        start.to_string().as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+
+    let mut core = sb.core();
+    let client_session = start["session_id"].as_str().unwrap();
+    let owner = bound_owner(&mut core, client_session);
+    let rec = core.session(&owner.session).unwrap().unwrap();
+    assert_eq!(rec.pid, None, "the server's pid is not the session's");
+    assert_eq!(rec.extensions["client"]["hostPid"], host);
+    let binding = core
+        .binding(&acc_runtime::core::bindings::binding_key(client_session))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        binding.client_pid,
+        Some(host),
+        "the agent's tools run under the server: the authority check still sees it"
+    );
+    assert_eq!(core.status(None, false).unwrap().counts.live_sessions, 1);
+
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let status = core.status(None, false).unwrap();
+    assert_eq!(status.counts.live_sessions, 0, "the server took it along");
+    assert_eq!(
+        core.session(&owner.session).unwrap().unwrap().state,
+        SessionState::Closed
+    );
+}
+
+/// Kimi Code 2.1.0 and Grok 0.2.111 run no session-end hook: their sessions end when the
+/// client process the hook found is gone, at the next reader of the store.
+#[test]
+fn a_client_without_an_end_signal_is_ended_by_the_next_reader_once_its_process_is_gone() {
+    use acc_runtime::hook::ProcessSource;
+    use acc_sdk::adapter::ProcessEntry;
+    use acc_sdk::define::Adapter;
+    use acc_sdk::identity::StaticTable;
+    use std::sync::Arc;
+
+    /// The adapter id, its adapter, the client process's name and its payloads' directory.
+    type Client = (&'static str, fn() -> Adapter, &'static str, &'static str);
+    let clients: [Client; 2] = [
+        (
+            "kimi-code",
+            acc_adapter_kimi_code::adapter,
+            "kimi-code",
+            "kimi-code/write",
+        ),
+        ("grok", acc_adapter_grok::adapter, "grok", "grok/write"),
+    ];
+    for (id, adapter, comm, dir) in clients {
+        let sb = Sandbox::new();
+        let ws = sb.ws();
+        let mut client = std::process::Command::new("sleep")
+            .arg("600")
+            .spawn()
+            .unwrap();
+        let pid = client.id();
+        let entry = |pid: u32, ppid: u32, comm: &str| ProcessEntry {
+            pid,
+            ppid,
+            comm: comm.into(),
+            args: vec![comm.to_string()],
+            exe: None,
+        };
+        let mut settings = sb.settings(adapter, &[]);
+        settings.processes = ProcessSource::Fixed {
+            table: Arc::new(StaticTable::new([
+                entry(4_000_002, 4_000_001, "acc-hook"),
+                entry(4_000_001, pid, "sh"),
+                entry(pid, 1, comm),
+            ])),
+            hook_pid: 4_000_002,
+        };
+        let fixture = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../fixtures/payloads/{dir}/SessionStart.jsonl")),
+        )
+        .unwrap();
+        let mut start: serde_json::Value =
+            serde_json::from_str(fixture.lines().next().unwrap()).unwrap();
+        start["cwd"] = serde_json::json!(ws.display().to_string());
+        let run = run_hook(
+            settings,
+            &[id, "SessionStart"],
+            start.to_string().as_bytes(),
+        );
+        assert_eq!(run.code, 0, "{id}: {run:?}");
+
+        let mut core = sb.core();
+        let status = core.status(None, false).unwrap();
+        assert_eq!(status.sessions.len(), 1, "{id}");
+        let session = status.sessions[0].session_id.clone();
+        assert_eq!(
+            core.session(&session).unwrap().unwrap().pid,
+            Some(pid),
+            "{id}"
+        );
+
+        client.kill().unwrap();
+        client.wait().unwrap();
+        let status = core.status(None, false).unwrap();
+        assert!(status.sessions.is_empty(), "{id}: nothing live that is not");
+        let rec = core.session(&session).unwrap().unwrap();
+        assert_eq!(rec.state, SessionState::Closed, "{id}");
+    }
+}

@@ -670,7 +670,7 @@ fn the_session_attaches_on_the_first_call_and_reattaches_after_finish() {
 }
 
 #[test]
-fn a_killed_server_is_offline_at_once_and_its_claims_stay() {
+fn a_killed_server_is_ended_by_the_next_reader_and_its_claims_stay() {
     let sb = Sandbox::new();
     let mut s = Server::start(&sb, "alice");
     s.call(
@@ -679,9 +679,60 @@ fn a_killed_server_is_offline_at_once_and_its_claims_stay() {
     );
     s.kill();
     let status = sb.run(&["status", "--json"]).json();
-    let me = &status["data"]["sessions"][0];
+    assert_eq!(
+        status["data"]["sessions"],
+        json!([]),
+        "no live session: {status}"
+    );
+    assert_eq!(status["data"]["counts"]["liveSessions"], 0);
+    let claim = &status["data"]["claims"][0];
+    assert_eq!(claim["resource"], "file:a", "its claim stays");
+    assert_eq!(claim["ownerSession"], "ended");
+    let all = sb.run(&["status", "--all", "--json"]).json();
+    let me = &all["data"]["sessions"][0];
     assert_eq!(me["participantId"], "alice");
-    assert_eq!(me["state"], "open", "nobody closed it");
-    assert_eq!(me["presence"], "offline", "its recorded pid is dead");
-    assert_eq!(status["data"]["claims"][0]["resource"], "file:a");
+    assert_eq!(
+        me["state"], "closed",
+        "the reader closed it: its pid is dead"
+    );
+    assert_eq!(me["presence"], "offline");
+}
+
+#[test]
+fn a_signalled_server_closes_its_session_before_it_exits() {
+    for (signal, name) in [
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGHUP, "SIGHUP"),
+    ] {
+        let sb = Sandbox::new();
+        let mut s = Server::start(&sb, "alice");
+        s.call(
+            "acc_claim",
+            json!({"action": "acquire", "resource": "file:a"}),
+        );
+        let code = s.signal(signal);
+        assert_eq!(code, Some(128 + signal), "{name}: exits as signalled");
+        // Read with the store's file only: a reader must not be what closed it.
+        let db = rusqlite::Connection::open(sb.db_path()).unwrap();
+        let (state, cause): (String, String) = db
+            .query_row(
+                "SELECT s.state, json_extract(e.payload, '$.cause') FROM sessions s
+                 JOIN events e ON e.actor_session_id = s.session_id AND e.type = 'session.closed'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap_or_else(|e| panic!("{name}: no session.closed event: {e}"));
+        assert_eq!(
+            (state.as_str(), cause.as_str()),
+            ("closed", "close"),
+            "{name}"
+        );
+        let status = sb.run(&["status", "--json"]).json();
+        assert_eq!(status["data"]["counts"]["liveSessions"], 0, "{name}");
+        assert_eq!(
+            status["data"]["claims"][0]["ownerSession"], "ended",
+            "{name}"
+        );
+    }
 }

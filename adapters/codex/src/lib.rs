@@ -5,12 +5,13 @@
 //! capability the evidence does not back.
 
 pub mod events;
+pub mod host;
 mod install;
 pub mod normalize;
 pub mod outcomes;
 pub mod tools;
 
-use acc_sdk::adapter::AdapterBehaviour;
+use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
 
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "codex";
@@ -28,5 +29,9 @@ impl AdapterBehaviour for Behaviour {
         inject: outcomes::inject,
         guard_write: tools::WRITE,
         guard_shell: tools::SHELL,
+    }
+
+    fn is_shared_host(&self, entry: &ProcessEntry) -> bool {
+        host::is_shared_app_server(entry)
     }
 }

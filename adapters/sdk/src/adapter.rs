@@ -184,6 +184,14 @@ pub trait AdapterBehaviour: Send + Sync {
     fn identify_client_process(&self, _entry: &ProcessEntry) -> Option<ClientIdentity> {
         None
     }
+    /// Whether `entry`, the process the walk found as the client, is a shared host: a
+    /// detached server that runs the hooks and tools of conversations that other processes
+    /// show the person, and outlives them. Its life then says nothing of any one session: the
+    /// session records it as its host, not as its client, and ends on the client's own end
+    /// signal, by age, or when the host itself is gone. Must not panic; a panic counts as "no".
+    fn is_shared_host(&self, _entry: &ProcessEntry) -> bool {
+        false
+    }
     /// The running client's version, read from the client's own records for `pid`.
     fn client_version_of(
         &self,

@@ -366,6 +366,14 @@ impl Adapter {
             .validate_native_handshake(client_version, handshake)
     }
 
+    /// [`AdapterBehaviour::is_shared_host`], with a panic in it counting as "no".
+    pub fn is_shared_host(&self, entry: &crate::adapter::ProcessEntry) -> bool {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.behaviour().is_shared_host(entry)
+        }))
+        .unwrap_or(false)
+    }
+
     /// The client process among the hook's ancestors (see [`crate::identity::resolve_client`]).
     pub fn resolve_client(
         &self,

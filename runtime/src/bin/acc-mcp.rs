@@ -9,7 +9,8 @@ const HELP: &str = "acc-mcp: acc as an MCP server (newline-delimited JSON-RPC ov
 
 Usage: acc-mcp
 
-An MCP client starts it; it takes no arguments. Environment:
+An MCP client starts it; it takes no arguments. Its session closes when its input ends or
+on SIGINT, SIGTERM or SIGHUP (exit 128 + the signal's number). Environment:
   ACC_MCP_PARTICIPANT  the participant this server acts as (default: mcp)
   ACC_MCP_WORKSPACE    absolute directory whose workspace it joins (default: its cwd)
   ACC_DATA_HOME        where acc keeps its state (default: the platform data directory)
@@ -46,11 +47,23 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    // First, before any thread starts: every thread inherits the blocked end signals, and
+    // only the watcher takes them.
+    let signals = match acc_runtime::mcp::signals::EndSignals::block() {
+        Ok(s) => Some(s),
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "acc-mcp: could not block SIGINT/SIGTERM/SIGHUP ({e}); a signal will leave the session to the next reader"
+            );
+            None
+        }
+    };
     let env = Env::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let (mut input, mut output) = (stdin.lock(), stdout.lock());
-    let ending = acc_runtime::mcp::serve(&mut input, &mut output, &env, &cwd);
+    let ending = acc_runtime::mcp::serve_until(&mut input, &mut output, &env, &cwd, signals);
     ExitCode::from(ending.exit_code() as u8)
 }

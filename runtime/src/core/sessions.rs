@@ -44,7 +44,7 @@ pub struct OpenSession {
     /// client (used for addressing by client name).
     pub extensions: Map<String, Value>,
     /// Reopen this id instead of generating one: allowed when it is closed, or open with a
-    /// recorded pid that is confirmed dead.
+    /// recorded pid (or, without one, shared host) that is confirmed dead.
     pub session_id: Option<SessionId>,
 }
 
@@ -116,6 +116,8 @@ pub(crate) struct SessionRow {
     pub checkout_root: Option<String>,
     pub branch: Option<String>,
     pub pid: Option<u32>,
+    /// `extensions.client.hostPid`: the shared host a session without a client pid ran under.
+    pub host_pid: Option<u32>,
     pub enforcement: Enforcement,
     pub lifecycle: Lifecycle,
     pub cadence_ms: i64,
@@ -132,6 +134,12 @@ pub(crate) const SESSION_COLUMNS: &str = "session_id, participant_id, generation
 impl SessionRow {
     pub(crate) fn from_row(r: &Row<'_>) -> Result<SessionRow> {
         let ext: String = r.get(16)?;
+        let extensions: Map<String, Value> = serde_json::from_str(&ext).unwrap_or_default();
+        let host_pid = extensions
+            .get("client")
+            .and_then(|c| c.get("hostPid"))
+            .and_then(Value::as_u64)
+            .and_then(|p| u32::try_from(p).ok());
         Ok(SessionRow {
             session_id: SessionId::from_store(r.get(0)?),
             participant_id: ParticipantId::from_store(r.get(1)?),
@@ -143,27 +151,29 @@ impl SessionRow {
             checkout_root: r.get(7)?,
             branch: r.get(8)?,
             pid: r.get::<_, Option<i64>>(9)?.map(|p| p as u32),
+            host_pid,
             enforcement: Enforcement::from_store(&r.get::<_, String>(10)?)?,
             lifecycle: Lifecycle::from_store(&r.get::<_, String>(11)?)?,
             cadence_ms: r.get(12)?,
             started_at: r.get(13)?,
             heartbeat_at: r.get(14)?,
             closed_at: r.get(15)?,
-            extensions: serde_json::from_str(&ext).unwrap_or_default(),
+            extensions,
         })
     }
 
+    fn presence_facts(&self) -> PresenceFacts {
+        PresenceFacts {
+            state: self.state,
+            heartbeat_at_ms: self.heartbeat_at,
+            cadence_ms: self.cadence_ms,
+            pid: self.pid,
+            host_pid: self.host_pid,
+        }
+    }
+
     pub(crate) fn presence(&self, ports: &Ports, now_ms: i64) -> Presence {
-        presence::compute(
-            PresenceFacts {
-                state: self.state,
-                heartbeat_at_ms: self.heartbeat_at,
-                cadence_ms: self.cadence_ms,
-                pid: self.pid,
-            },
-            now_ms,
-            ports.pids.as_ref(),
-        )
+        presence::compute(self.presence_facts(), now_ms, ports.pids.as_ref())
     }
 
     pub(crate) fn record(&self, ports: &Ports, now_ms: i64) -> SessionRecord {
@@ -347,6 +357,8 @@ impl Core {
         let ports = &self.ports;
         let now = ports.now();
         self.store.write(|tx| {
+            // A writer tidies first: a gone client's session must not keep its name taken.
+            close_gone_in_tx(tx, ports, now, req.session_id.as_ref())?;
             let mut req = req;
             if let Some(base) = &req.participant_base {
                 req.participant_id = first_free(
@@ -388,8 +400,7 @@ impl Core {
                 Some(id) => {
                     if let Some(existing) = load(tx, id.as_str())?
                         && existing.state == SessionState::Open {
-                            let dead = existing.pid.is_some_and(|p| !ports.pids.is_alive(p));
-                            if !dead {
+                            if !client_gone(&existing, ports) {
                                 return Err(AccError::new(
                                     ErrorCode::SessionInUse,
                                     format!("session {id} is open and its process is not confirmed dead"),
@@ -580,6 +591,59 @@ pub(crate) fn close_in_tx(
         }),
     )?;
     Ok(())
+}
+
+/// The `cause` of a `session.closed` event acc writes for a client that ended without saying
+/// so: its recorded process is gone.
+pub const CAUSE_CLIENT_GONE: &str = "client_gone";
+
+/// Whether `row` is an open session whose recorded client process (or, without one, the
+/// shared host that ran it) is confirmed dead. A session with neither is never judged here:
+/// silence alone does not prove a client gone.
+fn client_gone(row: &SessionRow, ports: &Ports) -> bool {
+    row.state == SessionState::Open
+        && presence::client_gone(&row.presence_facts(), ports.pids.as_ref())
+}
+
+/// Closes every open session whose recorded client process is gone, each with a
+/// `session.closed{cause: client_gone}` event; returns how many. Clients that give no end
+/// signal (or a client killed before it could) end here, at the next reader or writer.
+/// `except` is left alone (a session about to be reopened, which records its replacement).
+pub(crate) fn close_gone_in_tx(
+    tx: &Connection,
+    ports: &Ports,
+    now: i64,
+    except: Option<&SessionId>,
+) -> Result<usize> {
+    let gone: Vec<SessionRow> = load_all(tx, true)?
+        .into_iter()
+        .filter(|r| Some(&r.session_id) != except && client_gone(r, ports))
+        .collect();
+    for row in &gone {
+        close_in_tx(tx, ports, now, row, CAUSE_CLIENT_GONE, None)?;
+    }
+    Ok(gone.len())
+}
+
+impl Core {
+    /// [`close_gone_in_tx`] for a reader: a no-op where the store cannot be written (absent,
+    /// or not acc's to write), and a write transaction only when a read found something to
+    /// close, so a room whose clients all run costs a read.
+    pub fn close_sessions_of_gone_clients(&mut self) -> Result<usize> {
+        if !self.store.is_writable() {
+            return Ok(0);
+        }
+        let ports = &self.ports;
+        let any = self
+            .store
+            .read(|c| Ok(load_all(c, true)?.iter().any(|r| client_gone(r, ports))))?;
+        if !any {
+            return Ok(0);
+        }
+        let now = ports.now();
+        self.store
+            .write(|tx| close_gone_in_tx(tx, ports, now, None))
+    }
 }
 
 #[cfg(test)]
@@ -782,6 +846,115 @@ mod tests {
             .map(|p| p.to_string())
             .collect();
         assert_eq!(names, ["bob", "zed"]);
+    }
+
+    fn open_with_pid(k: &mut crate::core::testkit::Kit, who: &str, pid: u32) -> Owner {
+        let mut req = OpenSession::new(ParticipantId::parse(who).unwrap(), "hook", 60_000);
+        req.pid = Some(pid);
+        k.pids.0.lock().unwrap().insert(pid);
+        let rec = k.core.open_session(req).unwrap();
+        Owner::new(rec.session_id, rec.generation)
+    }
+
+    fn closed_because_client_gone(k: &mut crate::core::testkit::Kit) -> i64 {
+        k.count(
+            "SELECT count(*) FROM events WHERE type = 'session.closed'
+               AND json_extract(payload, '$.cause') = 'client_gone'",
+        )
+    }
+
+    #[test]
+    fn the_next_reader_closes_a_session_whose_client_process_is_gone() {
+        use crate::core::claims::ClaimRequest;
+        use crate::core::status::OwnerSession;
+        let mut k = kit();
+        let kimi = open_with_pid(&mut k, "kimi", 77);
+        let held = k
+            .core
+            .claim(
+                &kimi,
+                ClaimRequest::new(crate::core::resources::Resource::parse("file:a").unwrap()),
+            )
+            .unwrap()
+            .claim;
+        // A session without a pid is never closed for want of one.
+        let quiet = k.attach("quiet");
+        assert_eq!(k.core.status(None, false).unwrap().sessions.len(), 2);
+        assert_eq!(
+            closed_because_client_gone(&mut k),
+            0,
+            "its client still runs"
+        );
+
+        k.pids.0.lock().unwrap().clear();
+        let report = k.core.status(None, false).unwrap();
+        let open: Vec<&SessionId> = report.sessions.iter().map(|s| &s.session_id).collect();
+        assert_eq!(open, [&quiet.session], "nothing is shown open that is not");
+        assert_eq!(report.counts.live_sessions, 1);
+        assert_eq!(report.claims[0].owner_session, OwnerSession::Ended);
+        let rec = k.core.session(&kimi.session).unwrap().unwrap();
+        assert_eq!(rec.state, SessionState::Closed);
+        assert_eq!(rec.closed_at, Some(to_iso(T0)));
+        assert_eq!(closed_because_client_gone(&mut k), 1);
+        // Closed once: the next reader finds nothing left to close.
+        k.core.status(None, true).unwrap();
+        assert_eq!(closed_because_client_gone(&mut k), 1);
+        // Its claim is its participant's, as for any ended session.
+        let later = k.attach("kimi");
+        k.core.release_claim(&later, &held.claim_id).unwrap();
+    }
+
+    #[test]
+    fn a_session_run_by_a_shared_host_ends_with_the_host_not_before() {
+        let mut k = kit();
+        let mut req = OpenSession::new(ParticipantId::parse("codex").unwrap(), "hook", 60_000);
+        req.extensions.insert(
+            "client".into(),
+            json!({"name": "codex", "pid": null, "hostPid": 58}),
+        );
+        k.pids.0.lock().unwrap().insert(58);
+        let rec = k.core.open_session(req).unwrap();
+        assert_eq!(rec.presence, Presence::Online);
+        k.core.status(None, false).unwrap();
+        assert_eq!(closed_because_client_gone(&mut k), 0, "its host runs");
+        k.pids.0.lock().unwrap().clear();
+        assert_eq!(k.core.status(None, false).unwrap().sessions.len(), 0);
+        assert_eq!(closed_because_client_gone(&mut k), 1);
+    }
+
+    #[test]
+    fn a_hosted_session_is_reopened_by_id_only_once_its_host_is_gone() {
+        let mut k = kit();
+        let mut req = OpenSession::new(ParticipantId::parse("codex").unwrap(), "hook", 60_000);
+        req.extensions
+            .insert("client".into(), json!({"pid": null, "hostPid": 58}));
+        k.pids.0.lock().unwrap().insert(58);
+        let first = k.core.open_session(req.clone()).unwrap();
+        req.session_id = Some(first.session_id.clone());
+        assert_eq!(
+            k.core.open_session(req.clone()).unwrap_err().code,
+            ErrorCode::SessionInUse
+        );
+        k.pids.0.lock().unwrap().clear();
+        let again = k.core.open_session(req).unwrap();
+        assert_eq!(again.session_id, first.session_id);
+        assert_ne!(again.generation, first.generation);
+    }
+
+    #[test]
+    fn opening_a_session_closes_those_whose_client_process_is_gone() {
+        let mut k = kit();
+        let grok = open_with_pid(&mut k, "grok", 78);
+        k.pids.0.lock().unwrap().remove(&78);
+        k.attach("alice");
+        let rec = k.core.session(&grok.session).unwrap().unwrap();
+        assert_eq!(rec.state, SessionState::Closed);
+        assert_eq!(closed_because_client_gone(&mut k), 1);
+        assert_eq!(
+            k.core.heartbeat(&grok).unwrap_err().code,
+            ErrorCode::SessionClosed,
+            "a late hook of the gone client finds it closed"
+        );
     }
 
     #[test]

@@ -212,6 +212,9 @@ impl Core {
     /// The room's status. With an owner, attention is computed for its participant (and the
     /// owner is checked). `all` includes closed sessions.
     pub fn status(&mut self, owner: Option<&Owner>, all: bool) -> Result<StatusReport> {
+        // Best effort: a reader that cannot take the write lock still reports, and presence
+        // already shows a gone client's session offline.
+        let _ = self.close_sessions_of_gone_clients();
         let mut report = self.room_status(owner, all)?;
         report.refused_writes = self.refused_writes(owner.map(|o| &o.session), EventSeq(0))?;
         report.detected_writes = self.detected_writes(owner.map(|o| &o.session), EventSeq(0))?;

@@ -21,11 +21,26 @@ use std::time::{Duration, Instant};
 /// What the probe learned; every field may be unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClientProbe {
-    /// The client's own process, for presence by pid.
+    /// The process the agent's hooks and tools run under: the client's own, or the shared
+    /// host that runs them (what the authority check looks for among a caller's ancestors).
     pub pid: Option<u32>,
+    /// `pid` is a shared host (see `AdapterBehaviour::is_shared_host`), not the client.
+    pub shared_host: bool,
     /// The product's certification name (a variant's when the adapter recognised one).
     pub certification_name: Option<String>,
     pub version: Option<String>,
+}
+
+impl ClientProbe {
+    /// The pid whose life is the session's: the client's own process, never a shared host.
+    pub fn session_pid(&self) -> Option<u32> {
+        self.pid.filter(|_| !self.shared_host)
+    }
+
+    /// The shared host the session's hooks run under, when that is what the walk found.
+    pub fn host_pid(&self) -> Option<u32> {
+        self.pid.filter(|_| self.shared_host)
+    }
 }
 
 /// Probes within `budget`, returning whatever was known when it ran out.
@@ -70,6 +85,9 @@ fn probe_now(
     let resolved = adapter.resolve_client(table.as_ref(), hook_pid);
     let mut found = ClientProbe {
         pid: resolved.as_ref().map(|r| r.pid),
+        shared_host: resolved
+            .as_ref()
+            .is_some_and(|r| adapter.is_shared_host(&r.entry)),
         certification_name: resolved.as_ref().map(|r| r.certification_name.clone()),
         version: None,
     };
@@ -147,6 +165,73 @@ mod tests {
         assert_eq!(got.pid, Some(40));
         assert_eq!(got.certification_name.as_deref(), Some("democlient-cli"));
         assert_eq!(got.version.as_deref(), Some("3.2.1"));
+    }
+
+    fn entry_args(pid: u32, ppid: u32, args: &[&str]) -> ProcessEntry {
+        ProcessEntry {
+            pid,
+            ppid,
+            comm: "codex".into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            exe: None,
+        }
+    }
+
+    fn codex_probe(entries: Vec<ProcessEntry>) -> ClientProbe {
+        let env = BTreeMap::from([("PATH".to_string(), "/nonexistent-acc-path".to_string())]);
+        probe(
+            Arc::new(acc_adapter_codex::adapter()),
+            fixed(entries, 60),
+            env,
+            Duration::from_secs(1),
+        )
+    }
+
+    /// The ancestry of a hook Codex runs in its shared app-server: the terminal that started
+    /// the server is its parent until it exits (then pid 1), and other terminals attach to it
+    /// without being its ancestors. The session's life is not the server's.
+    #[test]
+    fn a_hook_under_codexs_shared_app_server_records_no_client_pid() {
+        let daemon = [
+            "/h/.codex/packages/app-server-daemon/current/codex",
+            "app-server",
+            "--listen",
+            "unix://",
+            "--managed-daemon",
+        ];
+        for server_parent in [40, 1] {
+            let got = codex_probe(vec![
+                entry(60, 59, "acc-hook"),
+                entry(59, 58, "sh"),
+                entry_args(58, server_parent, &daemon),
+                entry_args(40, 30, &["/usr/bin/codex"]),
+                entry(30, 1, "bash"),
+            ]);
+            assert_eq!(got.pid, Some(58), "the agent's tools run under the server");
+            assert!(got.shared_host);
+            assert_eq!(
+                got.session_pid(),
+                None,
+                "parent {server_parent}: not the server, nor the terminal that started it"
+            );
+            assert_eq!(got.host_pid(), Some(58));
+        }
+    }
+
+    #[test]
+    fn a_hook_codex_runs_itself_records_the_terminal() {
+        let got = codex_probe(vec![
+            entry(60, 59, "acc-hook"),
+            entry(59, 40, "sh"),
+            entry_args(
+                40,
+                30,
+                &["/usr/bin/codex", "--disable", "daemon_auto_start"],
+            ),
+            entry(30, 1, "bash"),
+        ]);
+        assert!(!got.shared_host);
+        assert_eq!((got.session_pid(), got.host_pid()), (Some(40), None));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! tools and three resources; the server's session attaches on the first call that needs
 //! it, heartbeats while the server runs, and closes at end of input. What tier 1 cannot
 //! give, it does not pretend to: the session is advisory (no write is guarded) and manual
-//! (the client's own end is invisible to it).
+//! (the client's own end is invisible to it). The server's own end is not: end of input and
+//! SIGINT, SIGTERM or SIGHUP ([`signals`]) close the session before the process exits.
 //!
 //! Layout: [`transport`] frames lines, [`jsonrpc`] classifies them, [`server`] dispatches
 //! methods, [`lifecycle`] negotiates the protocol version, [`tools`] and [`resources`] hold
@@ -19,11 +20,13 @@ pub mod schema;
 pub mod server;
 pub mod session;
 pub mod settings;
+pub mod signals;
 pub mod tools;
 pub mod transport;
 
 use crate::env::Env;
 use server::{Server, log};
+use signals::EndSignals;
 use std::io::{BufRead, Write};
 use std::path::Path;
 use transport::{Frame, MAX_MESSAGE_BYTES, read_frame};
@@ -49,7 +52,36 @@ impl Ending {
 /// Serves `input` until it ends, writing one JSON-RPC message per line to `output`, then
 /// closes the session. `env` and `cwd` are the server's environment and directory.
 pub fn serve(input: &mut dyn BufRead, output: &mut dyn Write, env: &Env, cwd: &Path) -> Ending {
+    serve_until(input, output, env, cwd, None)
+}
+
+/// [`serve`], and on an end signal close the session and exit (see [`signals`]). `signals`
+/// must have been blocked before any thread started.
+pub fn serve_until(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    env: &Env,
+    cwd: &Path,
+    signals: Option<EndSignals>,
+) -> Ending {
     let mut server = Server::new(env, cwd);
+    if let Some(signals) = signals {
+        let last_word = server.last_word();
+        let watched = signals.watch(move |signal| {
+            if let Some(Err(e)) = last_word.close() {
+                log(&format!(
+                    "{}: could not close the session: {}",
+                    signal.name(),
+                    e.message
+                ));
+            }
+        });
+        if let Err(e) = watched {
+            log(&format!(
+                "could not watch for SIGINT/SIGTERM/SIGHUP ({e}); a signal will leave the session to the next reader"
+            ));
+        }
+    }
     if let Some(e) = server.settings_problem() {
         log(&format!("{}; every tool call will report it", e.message));
     }

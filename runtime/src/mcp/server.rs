@@ -227,6 +227,11 @@ impl Server {
         result
     }
 
+    /// The handle a signal thread closes this server's session through.
+    pub fn last_word(&self) -> super::session::LastWord {
+        self.session.last_word()
+    }
+
     /// Closes the session, if one is attached (end of input).
     pub fn shutdown(&mut self) -> Option<Result<()>> {
         self.session.detach()

@@ -2,9 +2,10 @@
 //! the server runs, closed when the client goes away.
 //!
 //! An MCP server sees neither the client's start nor its end, so its session is `advisory`
-//! (it guards nothing) and `manual` (no hook reports its lifecycle). The server's own pid is
-//! recorded: if the server is killed instead of reaching end of input, presence turns
-//! offline at once rather than after the silence limit.
+//! (it guards nothing) and `manual` (no hook reports its lifecycle). The server's own end
+//! closes it: end of input, or SIGINT, SIGTERM or SIGHUP through [`LastWord`]. The server's
+//! own pid is recorded: if the server is killed outright (SIGKILL), presence turns offline at
+//! once and the next reader of the store closes the session.
 
 use super::heartbeat::{CoreOpener, Heartbeat};
 use super::settings::Settings;
@@ -13,6 +14,7 @@ use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession};
 use crate::core::{Core, Owner};
 use crate::error::{ErrorCode, Result};
 use crate::store::OpenMode;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// The harness name recorded for sessions of this server (and usable as a recipient name
@@ -26,10 +28,42 @@ pub struct Attachment {
     heartbeat: Heartbeat,
 }
 
+/// The attached session as another thread can close it: its settings (to open a core of its
+/// own) and its owner. The signal thread closes through it while the serving thread may be
+/// blocked reading input.
+#[derive(Clone, Default)]
+pub struct LastWord(Arc<Mutex<Option<(Settings, Owner)>>>);
+
+impl LastWord {
+    fn slot(&self) -> MutexGuard<'_, Option<(Settings, Owner)>> {
+        // A panic elsewhere must not cost the close.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn publish(&self, session: Option<(Settings, Owner)>) {
+        *self.slot() = session;
+    }
+
+    /// Closes the published session, once, on a core of its own. `None` when nothing was
+    /// attached (or it was closed already).
+    pub fn close(&self) -> Option<Result<()>> {
+        let mut slot = self.slot();
+        let (settings, owner) = slot.take()?;
+        Some(
+            settings
+                .open_core(OpenMode::ReadWrite)
+                .and_then(|mut core| core.close_session(&owner, None).map(|_| ())),
+        )
+    }
+}
+
 /// Holds the attachment, if any.
 #[derive(Default)]
 pub struct SessionSlot {
     current: Option<Attachment>,
+    last_word: LastWord,
 }
 
 /// Errors meaning the session no longer exists as this server knows it (closed by someone
@@ -67,7 +101,10 @@ impl SessionSlot {
     /// The attached session, attaching one first when there is none.
     pub fn ensure(&mut self, settings: &Settings) -> Result<&mut Attachment> {
         if self.current.is_none() {
-            self.current = Some(attach(settings)?);
+            let attached = attach(settings)?;
+            self.last_word
+                .publish(Some((settings.clone(), attached.owner.clone())));
+            self.current = Some(attached);
         }
         Ok(self.current.as_mut().expect("attached just above"))
     }
@@ -75,6 +112,11 @@ impl SessionSlot {
     /// The attached session, if any (never attaches).
     pub fn current(&mut self) -> Option<&mut Attachment> {
         self.current.as_mut()
+    }
+
+    /// The handle another thread closes the session through.
+    pub fn last_word(&self) -> LastWord {
+        self.last_word.clone()
     }
 
     /// Forgets the session after a failure that shows it is gone.
@@ -87,6 +129,7 @@ impl SessionSlot {
     /// Stops heartbeating and forgets the session without closing it (it is closed already,
     /// by `finish`, or by someone else).
     pub fn forget(&mut self) {
+        self.last_word.publish(None);
         if let Some(mut a) = self.current.take() {
             a.heartbeat.stop();
         }
@@ -94,6 +137,7 @@ impl SessionSlot {
 
     /// Stops heartbeating and closes the session. `None` when nothing was attached.
     pub fn detach(&mut self) -> Option<Result<()>> {
+        self.last_word.publish(None);
         let mut a = self.current.take()?;
         a.heartbeat.stop();
         Some(a.core.close_session(&a.owner, None).map(|_| ()))

@@ -191,6 +191,13 @@ impl Store {
         self.ephemeral
     }
 
+    /// True when a write would reach the file: the store exists and acc may write it. A
+    /// reader uses this to tidy up (close sessions whose client is gone) only where that
+    /// cannot fail for want of permission.
+    pub fn is_writable(&self) -> bool {
+        !self.ephemeral && !self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true)
+    }
+
     /// Reads up to `bytes` of the store file through a memory map instead of one `pread`
     /// per page (0, the default, reads every page). A process that reads a few hundred
     /// scattered pages gains (a hook turn: about 0.4 ms of 4); one that scans most of a

@@ -218,6 +218,19 @@ impl Server {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
     }
+
+    /// Sends `signal` with stdin still open and waits for the process to end; returns its
+    /// exit code (`None` when the signal itself ended it).
+    pub fn signal(mut self, signal: i32) -> Option<i32> {
+        let pid = self.child.id() as i32;
+        // SAFETY: kill(2) on the pid of our own child, which has not been waited for.
+        assert_eq!(
+            unsafe { libc::kill(pid, signal) },
+            0,
+            "signal {signal} sent"
+        );
+        self.child.wait().unwrap().code()
+    }
 }
 
 impl Drop for Server {

@@ -85,7 +85,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let bound = Bound::load(core, &call.event.session_id)?;
     if let Some(bound) = bound.as_ref().filter(|b| b.is_live()) {
         let refresh = SessionRefresh {
-            pid: probe.pid,
+            pid: probe.session_pid(),
             checkout_root: checkout_root.clone(),
             branch: branch.clone(),
             enforcement,
@@ -115,7 +115,9 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
     let naming = participant::resolve(env.get(PARTICIPANT_VAR), call.adapter.id(), earlier);
     let mut req = OpenSession::new(naming.preferred, call.adapter.id(), HOOK_CADENCE_MS);
     req.participant_base = naming.base;
-    req.pid = probe.pid;
+    // A shared host's life is not the session's: such a session ends on the client's own
+    // end signal, by age, or with the host (recorded as `client.hostPid`).
+    req.pid = probe.session_pid();
     req.checkout_root = checkout_root;
     req.branch = branch;
     req.enforcement = enforcement;
@@ -175,10 +177,12 @@ fn extensions(
     grants: &Grants,
 ) -> Map<String, Value> {
     let mut ext = Map::new();
-    ext.insert(
-        "client".into(),
-        json!({ "name": client_name, "version": probe.version, "pid": probe.pid }),
-    );
+    let mut client =
+        json!({ "name": client_name, "version": probe.version, "pid": probe.session_pid() });
+    if let Some(host) = probe.host_pid() {
+        client["hostPid"] = json!(host);
+    }
+    ext.insert("client".into(), client);
     ext.insert("adapterId".into(), json!(call.adapter.id()));
     ext.insert("platform".into(), json!(call.platform));
     ext.insert("capabilities".into(), json!(grants.keys()));
