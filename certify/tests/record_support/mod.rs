@@ -96,10 +96,17 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         message: None,
         files: Vec::new(),
         requests: vec![request(1)],
-        hooks: Some(vec![
-            hook("SessionStart", "sessionStart", None),
-            hook("UserPromptSubmit", "beforeTurn", None),
-        ]),
+        hooks: Some(
+            [
+                Some(hook("SessionStart", "sessionStart", None)),
+                Some(hook("UserPromptSubmit", "beforeTurn", None)),
+                // A client that passes closes its session through its own end hook.
+                pass.then(|| hook("SessionEnd", "sessionEnd", None)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+        ),
         control: None,
     };
     obs.requests[0].acc_lines = Vec::new();

@@ -63,6 +63,22 @@ fn base(scenario: Scenario) -> Observations {
     }
 }
 
+/// The only hook a client that never runs its session-end hook shows.
+fn session_start_hook() -> HookFact {
+    HookFact {
+        event: Some("SessionStart".into()),
+        kind: Some("sessionStart".into()),
+        tool: None,
+        refusal: None,
+        payload_keys: vec![],
+        outcome: OutcomeShape {
+            exit_code: Some(0),
+            stdout: StreamShape::Empty,
+            stderr: StreamShape::Empty,
+        },
+    }
+}
+
 fn passing_lifecycle() -> Observations {
     let mut obs = base(Scenario::Lifecycle);
     let mut closed = session("claude-code", "closed");
@@ -160,18 +176,7 @@ fn lifecycle_passes_when_the_hook_opened_and_closed_a_session() {
 fn lifecycle_end_fails_when_the_session_stays_open() {
     let mut obs = passing_lifecycle();
     obs.sessions = vec![session("claude-code", "open")];
-    obs.hooks = Some(vec![HookFact {
-        event: Some("SessionStart".into()),
-        kind: Some("sessionStart".into()),
-        tool: None,
-        refusal: None,
-        payload_keys: vec![],
-        outcome: OutcomeShape {
-            exit_code: Some(0),
-            stdout: StreamShape::Empty,
-            stderr: StreamShape::Empty,
-        },
-    }]);
+    obs.hooks = Some(vec![session_start_hook()]);
     let verdicts = judge(Scenario::Lifecycle, &obs);
     assert_eq!(
         results(&verdicts),
@@ -183,6 +188,21 @@ fn lifecycle_end_fails_when_the_session_stays_open() {
     let why = reasons(&verdicts[1]);
     assert!(why.contains("stayed open"), "{why}");
     assert!(why.contains("acc-hook saw no sessionEnd event"), "{why}");
+}
+
+#[test]
+fn a_session_acc_closed_because_its_client_was_gone_does_not_certify_the_end_hook() {
+    let mut obs = passing_lifecycle();
+    obs.sessions[0].end_reason = None;
+    obs.hooks = Some(vec![session_start_hook()]);
+    let verdicts = judge(Scenario::Lifecycle, &obs);
+    assert_eq!(verdicts[1].result, EvidenceResult::Fail);
+    let why = reasons(&verdicts[1]);
+    assert!(
+        why.contains("closed by acc once the client process was gone"),
+        "{why}"
+    );
+    assert!(!why.contains("stayed open"), "{why}");
 }
 
 #[test]
