@@ -215,6 +215,18 @@ impl Resource {
         if body.starts_with('/') {
             return None;
         }
+        let tree = self.tree_base().is_some();
+        // Most spellings hold no escape: the path is the spelling itself, checked segment
+        // by segment without decoding (the guard reads every peer claim per call).
+        if !body.contains('\\') {
+            if body.split('/').any(|seg| matches!(seg, "" | "." | "..")) {
+                return None;
+            }
+            return Some(FilePattern {
+                path: PathBuf::from(body),
+                tree,
+            });
+        }
         let mut path = PathBuf::new();
         for seg in body.split('/') {
             let name = decode_segment(seg).ok()?;
@@ -223,10 +235,7 @@ impl Resource {
             }
             path.push(os_name(&name));
         }
-        Some(FilePattern {
-            path,
-            tree: self.tree_base().is_some(),
-        })
+        Some(FilePattern { path, tree })
     }
 
     pub(crate) fn from_store(s: String) -> Resource {
