@@ -343,6 +343,12 @@ impl NativeSession for Inbox {
         Some(bind(session))
     }
 
+    /// The frame only makes the session run a turn; its `UserPromptSubmit` runs acc's
+    /// next-turn hook, which shows the body.
+    fn offer_kind(&self) -> acc_sdk::native::OfferKind {
+        acc_sdk::native::OfferKind::Wake
+    }
+
     /// A lease is renewed only for the same socket and the same client session.
     fn refresh_native_session(
         &self,

@@ -298,6 +298,11 @@ pub trait NativeSession: Send + Sync {
     fn probe_native_delivery(&self, ctx: &InstallContext) -> Option<Value>;
     /// The per-session handshake.
     fn bind_native_session(&self, session: &NativeSessionFacts) -> Option<Value>;
+    /// What an accepted offer puts in front of the model, for a recording made before the
+    /// manifest declares the contract (a declared `nativeDelivery.offerKind` wins).
+    fn offer_kind(&self) -> crate::native::OfferKind {
+        crate::native::OfferKind::Message
+    }
     /// Revalidates an expired lease, keeping the exact endpoint and protocol identity.
     fn refresh_native_session(
         &self,

@@ -124,6 +124,7 @@ pub fn run_doctor(
             adapters: ids,
             dry_run: false,
             home: None,
+            delivery: None,
         },
         EditedFiles::Replace,
     )?;

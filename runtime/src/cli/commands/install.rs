@@ -45,6 +45,12 @@ pub struct InstallArgs {
     /// Print every file it would create or edit, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// May a peer's message wake an idle session of this client (live delivery)? `off`
+    /// (the default), `actionable` (questions, requests, handoffs and anything awaiting a
+    /// reply) or `all` addressed messages. Recorded in the install record; kept when omitted.
+    #[arg(long, value_name = "POLICY")]
+    pub delivery: Option<crate::live::policy::DeliveryPolicy>,
 }
 
 #[derive(Debug, Args)]
@@ -80,6 +86,7 @@ pub fn install(inv: &Invocation<'_>, a: InstallArgs) -> Result<Output> {
         adapters: a.adapters,
         dry_run: a.dry_run,
         home: a.home.is_some().then(|| ctx.home.clone()),
+        delivery: a.delivery.map(|d| d.as_str().to_owned()),
     };
     let report = installer::run_install(&ctx, &adapters, &options).map_err(to_acc_error)?;
     Ok(Output::new(render_run(&report), report))
