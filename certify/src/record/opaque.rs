@@ -172,6 +172,7 @@ mod tests {
             ],
             hooks: None,
             control: None,
+            live: None,
         };
         (ws, obs)
     }

@@ -69,7 +69,38 @@ fn binding_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<NativeBindi
     })
 }
 
+/// One recorded offer of a message (`message.offer_succeeded` / `message.offer_failed`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferEvent {
+    pub succeeded: bool,
+    pub transport: Option<String>,
+    pub reason_code: Option<String>,
+}
+
 impl Core {
+    /// Every offer recorded for `message_id`, oldest first.
+    pub fn offer_history(&mut self, message_id: &MessageId) -> Result<Vec<OfferEvent>> {
+        self.store.read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT type, json_extract(payload, '$.transport'),
+                    json_extract(payload, '$.safeErrorCode')
+                 FROM events WHERE type IN ('message.offer_succeeded', 'message.offer_failed')
+                   AND json_extract(payload, '$.messageId') = ?1 ORDER BY sequence",
+            )?;
+            let rows = stmt
+                .query_map(params![message_id.as_str()], |r| {
+                    Ok(OfferEvent {
+                        succeeded: r.get::<_, String>(0)? == "message.offer_succeeded",
+                        transport: r.get(1)?,
+                        reason_code: r.get(2)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+
     /// Publishes (or replaces) the owner session's binding. The session must be open at that
     /// generation, and the lease must lie ahead.
     pub fn publish_native_binding(&mut self, owner: &Owner, b: &PublishBinding<'_>) -> Result<()> {
@@ -302,6 +333,14 @@ mod tests {
         k.core
             .record_live_failure(&a, &t, &m, "native_session_unavailable")
             .unwrap();
+        assert_eq!(
+            k.core.offer_history(&m).unwrap(),
+            vec![OfferEvent {
+                succeeded: false,
+                transport: Some("example-inbox-v1".into()),
+                reason_code: Some("native_session_unavailable".into()),
+            }]
+        );
         assert_eq!(
             k.count(
                 "SELECT count(*) FROM events WHERE type = 'message.offer_failed'

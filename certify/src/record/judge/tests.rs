@@ -59,6 +59,7 @@ fn base(scenario: Scenario) -> Observations {
         requests: Vec::new(),
         hooks: None,
         control: None,
+        live: None,
     }
 }
 

@@ -413,6 +413,19 @@ pub fn render_doctor(run: &DoctorRun) -> String {
             };
             let _ = write!(out, "\n  {level}: {}", d.message);
         }
+        if client.installed_by.is_some() {
+            let n = &client.native_delivery;
+            let state = match (&n.eligible, &n.reason_code) {
+                (true, _) => "eligible".to_owned(),
+                (false, Some(reason)) => format!("not eligible ({reason})"),
+                (false, None) => "not eligible".to_owned(),
+            };
+            let _ = write!(
+                out,
+                "\n  live delivery: {state}; policy {} (acc install --adapter {} --delivery off|actionable|all)",
+                n.policy, client.adapter_id
+            );
+        }
     }
     let _ = write!(out, "\nnext step: {}", run.next_step);
     out

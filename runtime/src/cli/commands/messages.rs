@@ -15,6 +15,45 @@ use crate::text;
 use acc_sdk::peer_text::display;
 use serde_json::json;
 
+use crate::core::Core;
+use crate::core::Owner;
+use crate::hook::hook_env::CERTIFY_CANDIDATES_VAR;
+use crate::live::contract::live_push_candidate;
+use crate::live::router::{LiveResult, Router, human_summary};
+
+/// After the durable commit: offer the message live to each recipient's bound session.
+/// Never fails the send; a duplicate (nothing new was written) is not offered again.
+fn live(
+    inv: &Invocation<'_>,
+    core: &mut Core,
+    owner: &Owner,
+    m: &MessageRecord,
+    duplicate: bool,
+) -> Vec<LiveResult> {
+    if duplicate || !core.live_targets(&m.message_id).is_ok_and(|t| !t.is_empty()) {
+        return Vec::new();
+    }
+    let Ok(home) = crate::paths::data_home(inv.env) else {
+        return Vec::new();
+    };
+    let adapters = crate::registry::all();
+    Router {
+        adapters: &adapters,
+        acc_data_dir: &home.join("acc"),
+        candidate: live_push_candidate(inv.env.get(CERTIFY_CANDIDATES_VAR)),
+    }
+    .offer_after_commit(core, owner, m)
+}
+
+/// Appends the live delivery clause to the sender's line.
+fn with_live(mut line: String, results: &[LiveResult]) -> String {
+    if let Some(summary) = human_summary(results) {
+        line.push_str("; ");
+        line.push_str(&summary);
+    }
+    line
+}
+
 /// The `--supersedes` or `--withdraws` ids as a checked change; clap already refuses both.
 fn decision_change(a: &MessageArgs) -> Result<Option<DecisionChange>> {
     let (action, raw) = match (a.supersedes.is_empty(), a.withdraws.is_empty()) {
@@ -84,11 +123,13 @@ pub fn message(inv: &Invocation<'_>, a: MessageArgs) -> Result<Output> {
             st.group_id, st.head_count
         ));
     }
+    let live = live(inv, &mut core, &owner, m, out.duplicate);
     Ok(Output::new(
-        line,
+        with_live(line, &live),
         json!({
             "message": sent_json(m),
             "delivery": out.delivery,
+            "live": live,
             "duplicate": out.duplicate,
         }),
     ))
@@ -104,11 +145,13 @@ pub fn request(inv: &Invocation<'_>, a: RequestArgs) -> Result<Output> {
         a.detail.as_deref(),
         a.client_message_id.as_deref(),
     )?;
+    let live = live(inv, &mut core, &owner, &out.message, out.duplicate);
     Ok(Output::new(
-        format!("recorded {}", out.message.message_id),
+        with_live(format!("recorded {}", out.message.message_id), &live),
         json!({
             "message": { "messageId": out.message.message_id, "clientMessageId": out.message.client_message_id },
             "delivery": out.delivery,
+            "live": live,
             "duplicate": out.duplicate,
         }),
     ))
@@ -160,14 +203,19 @@ pub fn reply(inv: &Invocation<'_>, a: ReplyArgs) -> Result<Output> {
         a.subject.as_deref(),
         a.client_message_id.as_deref(),
     )?;
+    let live = live(inv, &mut core, &owner, &out.message, out.duplicate);
     Ok(Output::new(
-        format!(
-            "recorded {}; acknowledged {}",
-            out.message.message_id, original
+        with_live(
+            format!(
+                "recorded {}; acknowledged {}",
+                out.message.message_id, original
+            ),
+            &live,
         ),
         json!({
             "message": { "messageId": out.message.message_id, "clientMessageId": out.message.client_message_id },
             "delivery": out.delivery,
+            "live": live,
             "receipt": out.receipt,
             "duplicate": out.duplicate,
         }),

@@ -11,6 +11,7 @@
 
 pub mod confine;
 pub mod lifecycle;
+pub mod native;
 pub mod project;
 pub mod start;
 pub mod tool;

@@ -47,6 +47,7 @@ pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
             (started.identity, started.grants)
         }
     };
+    super::native::publish_binding(call, core);
     call.deadline.check()?;
     project::turn_context(call, core, &me, &grants)
 }
