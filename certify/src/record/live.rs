@@ -9,7 +9,10 @@
 //! 2. `idle`: consent `all`; the peer sends again. The sender must be told `woken`, the
 //!    session must run a turn by itself whose model request shows the message in acc's
 //!    fenced peer block, and the receipt must go `queued -> offered` (read from the store).
-//! 3. `killed` (negative control): the client is killed with SIGKILL (its socket stays
+//! 3. `busy`: a wake starts a turn whose model request the double holds for a while; during
+//!    it the peer sends again. The session is busy: the receipt must stay `queued` while the
+//!    turn runs, and the message must be shown by a later turn (`offered`).
+//! 4. `killed` (negative control): the client is killed with SIGKILL (its socket stays
 //!    behind); the peer sends. The sender must be told `failed`, a failed offer must be
 //!    recorded and the receipt must stay `queued`.
 //!
@@ -48,6 +51,9 @@ use crate::doubles::{ModelDouble, Script};
 pub const CONSENT_OFF: &str = "consent-off";
 pub const IDLE: &str = "idle";
 pub const KILLED: &str = "killed";
+pub const BUSY: &str = "busy";
+/// How long the double holds the busy turn's model request.
+const BUSY_HOLD: Duration = Duration::from_secs(10);
 
 /// The peer's subject and body (untrusted peer text: never copied into a fixture).
 const SUBJECT: &str = "live wake";
@@ -78,6 +84,9 @@ pub struct LivePhase {
     pub sender_reason: Option<String>,
     /// The receipt's state right after the send, and when the phase ended.
     pub receipt_after_send: Option<String>,
+    /// For `busy`: the receipt two seconds after the send, while the held turn still ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt_while_busy: Option<String>,
     pub receipt_at_end: Option<String>,
     /// Offers recorded for the message (`message.offer_*`): `ok:<transport>` or
     /// `failed:<reason>`.
@@ -110,9 +119,7 @@ pub fn judge(obs: &Observations) -> Verdict {
             if p.sender_outcome.as_deref() != Some("notOffered")
                 || p.sender_reason.as_deref() != Some("delivery_off")
             {
-                failures.push(
-                    "with consent off the sender was not told delivery_off".to_owned(),
-                );
+                failures.push("with consent off the sender was not told delivery_off".to_owned());
             }
             if p.receipt_at_end.as_deref() != Some("queued") {
                 failures.push("with consent off the receipt did not stay queued".to_owned());
@@ -150,11 +157,40 @@ pub fn judge(obs: &Observations) -> Verdict {
             }
         }
     }
+    match phase_named(facts, BUSY) {
+        None => failures.push("the busy phase did not run".to_owned()),
+        Some(p) => {
+            if p.sender_outcome.as_deref() != Some("woken") {
+                failures
+                    .push("the sender was not told that the busy session took the wake".to_owned());
+            }
+            if p.receipt_while_busy.as_deref() != Some("queued") {
+                failures
+                    .push("the message was not left queued while the session was busy".to_owned());
+            }
+            if p.receipt_at_end.as_deref() != Some("offered") {
+                failures.push("a later turn did not show the message sent while busy".to_owned());
+            }
+            let shown = p.message_id.as_deref().is_some_and(|id| {
+                obs.requests
+                    .iter()
+                    .any(|r| r.peer_blocks.iter().any(|b| block_names_message(b, id)))
+            });
+            if !shown {
+                failures.push(
+                    "no model request showed the message sent while busy in acc's peer block"
+                        .to_owned(),
+                );
+            }
+        }
+    }
     match phase_named(facts, KILLED) {
         None => failures.push("the killed-session control did not run".to_owned()),
         Some(p) => {
             if p.sender_outcome.as_deref() != Some("failed") {
-                failures.push("the sender was not told that the offer to a killed session failed".to_owned());
+                failures.push(
+                    "the sender was not told that the offer to a killed session failed".to_owned(),
+                );
             }
             if !p.offers.iter().any(|o| o.starts_with("failed:")) {
                 failures.push("no failed offer was recorded for the killed session".to_owned());
@@ -173,7 +209,7 @@ fn verdict(failures: Vec<String>) -> Verdict {
             capability: Capability::LivePush,
             result: EvidenceResult::Pass,
             reasons: vec![
-                "an idle interactive session ran a turn by itself for a wake and its next-turn hook showed the body; consent off and a killed session left the message queued"
+                "an idle interactive session ran a turn by itself for a wake and its next-turn hook showed the body; a busy one showed it in the turn after; consent off and a killed session left the message queued"
                     .to_owned(),
             ],
         }
@@ -200,7 +236,16 @@ impl Tmux {
         );
         let tmux = Tmux { socket };
         let status = Command::new("tmux")
-            .args(["-L", &tmux.socket, "new-session", "-d", "-s", "live", "-x", "200"])
+            .args([
+                "-L",
+                &tmux.socket,
+                "new-session",
+                "-d",
+                "-s",
+                "live",
+                "-x",
+                "200",
+            ])
             .args(["-y", "50", "-c"])
             .arg(cwd)
             .arg(format!("sh {}; sleep 600", launcher.display()))
@@ -260,13 +305,17 @@ fn write_interactive_config(sandbox: &Sandbox) -> Result<(), RecordError> {
     }
     config["projects"][&ws]["hasTrustDialogAccepted"] = json!(true);
     config["projects"][&ws]["hasCompletedProjectOnboarding"] = json!(true);
-    std::fs::write(&path, serde_json::to_vec_pretty(&config).unwrap_or_default())
-        .map_err(|e| write_err(&format!("writing {}", path.display()), e))
+    std::fs::write(
+        &path,
+        serde_json::to_vec_pretty(&config).unwrap_or_default(),
+    )
+    .map_err(|e| write_err(&format!("writing {}", path.display()), e))
 }
 
 fn set_policy(sandbox: &Sandbox, adapter: &str, policy: &str) -> Result<(), RecordError> {
     let path = install_record::record_path(&sandbox.acc_data_home().join("acc"));
-    let mut record = install_record::load(&path).map_err(|e| write_err("the install record", e.message))?;
+    let mut record =
+        install_record::load(&path).map_err(|e| write_err("the install record", e.message))?;
     let mut entry = record
         .entry(adapter)
         .cloned()
@@ -366,6 +415,11 @@ fn sent_fields(out: &Value) -> (Option<String>, Option<String>, Option<String>) 
     )
 }
 
+thread_local! {
+    /// The busy phase's mid-turn receipt, handed out of its wait closure.
+    static BUSY_WHILE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Runs `live-wake` against `installed`.
 pub fn run_live_wake(
     installed: &InstalledClient,
@@ -380,8 +434,17 @@ pub fn run_live_wake(
     };
     let sandbox = Sandbox::new(client).map_err(client_error)?;
     let workspace = sandbox.workspace();
-    let double = ModelDouble::start(
-        client.protocol(),
+    let hold_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let protocol = client.protocol();
+    let responder_hold = hold_ms.clone();
+    let double = ModelDouble::start_with(
+        Box::new(move |request, script| {
+            let ms = responder_hold.swap(0, std::sync::atomic::Ordering::SeqCst);
+            if ms > 0 {
+                std::thread::sleep(Duration::from_millis(ms));
+            }
+            protocol.respond(request, script)
+        }),
         Script::new(Vec::new(), super::scenario::FINAL_TEXT).map_err(|e| RecordError::Double {
             message: e.to_string(),
         })?,
@@ -433,7 +496,10 @@ pub fn run_live_wake(
     };
     let mut sender_env = sandbox.env();
     sender_env.insert("PATH".to_owned(), path.clone());
-    sender_env.insert(super::runner::CANDIDATES_VAR.to_owned(), "delivery.livePush".to_owned());
+    sender_env.insert(
+        super::runner::CANDIDATES_VAR.to_owned(),
+        "delivery.livePush".to_owned(),
+    );
     let sender = Sender {
         acc: &settings.binaries.acc,
         env: sender_env,
@@ -447,19 +513,65 @@ pub fn run_live_wake(
         let phases = [(CONSENT_OFF, "off"), (IDLE, "all")];
         for (n, (name, policy)) in phases.into_iter().enumerate() {
             set_policy(&sandbox, client.id(), policy)?;
-            let phase = run_phase(&mut core, &double, &sender, agent, name, policy, n, |core, id| {
-                if name == IDLE {
-                    // Until the receipt is offered and the turn ended, or the limit.
-                    poll(limit, || {
-                        (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
-                    });
-                    std::thread::sleep(Duration::from_secs(3));
-                } else {
-                    std::thread::sleep(Duration::from_secs(6));
-                }
-            });
+            let phase = run_phase(
+                &mut core,
+                &double,
+                &sender,
+                agent,
+                name,
+                policy,
+                n,
+                |core, id| {
+                    if name == IDLE {
+                        // Until the receipt is offered and the turn ended, or the limit.
+                        poll(limit, || {
+                            (receipt_state(core, agent, id).as_deref() == Some("offered"))
+                                .then_some(())
+                        });
+                        std::thread::sleep(Duration::from_secs(3));
+                    } else {
+                        std::thread::sleep(Duration::from_secs(6));
+                    }
+                },
+            );
             facts.phases.push(phase);
         }
+        // Busy: the next wake's model request is held; the peer sends during it.
+        hold_ms.store(
+            BUSY_HOLD.as_millis() as u64,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        let (_, first) = sender.send(10);
+        let first = sent_fields(&first)
+            .0
+            .and_then(|i| MessageId::parse(&i).ok());
+        // The held request has arrived once that turn's next-turn hook showed the message.
+        if let Some(first) = &first {
+            poll(limit, || {
+                (receipt_state(&mut core, agent, first).as_deref() == Some("offered")).then_some(())
+            });
+        }
+        std::thread::sleep(Duration::from_secs(1));
+        let mut phase = run_phase(
+            &mut core,
+            &double,
+            &sender,
+            agent,
+            BUSY,
+            "all",
+            11,
+            |core, id| {
+                std::thread::sleep(Duration::from_secs(2));
+                let during = receipt_state(core, agent, id);
+                poll(limit, || {
+                    (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
+                });
+                std::thread::sleep(Duration::from_secs(3));
+                BUSY_WHILE.with(|w| *w.borrow_mut() = during);
+            },
+        );
+        phase.receipt_while_busy = BUSY_WHILE.with(|w| w.borrow_mut().take());
+        facts.phases.push(phase);
         pane = tmux.pane();
         // Killed: SIGKILL leaves the socket file behind with no listener.
         if let Ok(pids) = core.hooked_client_pids() {
@@ -468,9 +580,18 @@ pub fn run_live_wake(
             }
         }
         std::thread::sleep(Duration::from_secs(1));
-        let phase = run_phase(&mut core, &double, &sender, agent, KILLED, "all", 2, |_, _| {
-            std::thread::sleep(Duration::from_secs(3));
-        });
+        let phase = run_phase(
+            &mut core,
+            &double,
+            &sender,
+            agent,
+            KILLED,
+            "all",
+            20,
+            |_, _| {
+                std::thread::sleep(Duration::from_secs(3));
+            },
+        );
         facts.phases.push(phase);
     } else {
         pane = tmux.pane();
@@ -480,7 +601,11 @@ pub fn run_live_wake(
     double.stop();
 
     let redactor = redactor(&sandbox, installed, &settings.binaries);
-    let requests: Vec<_> = double.requests().iter().map(|r| redactor.request(r)).collect();
+    let requests: Vec<_> = double
+        .requests()
+        .iter()
+        .map(|r| redactor.request(r))
+        .collect();
     let hooks = hook_capture::read(&capture_dir, &redactor);
     let sessions = room::sessions(&mut core)?;
     let observations = Observations {
@@ -557,6 +682,7 @@ fn run_phase(
         wait(core, i);
     }
     LivePhase {
+        receipt_while_busy: None,
         name: name.to_owned(),
         message_id: id.as_ref().map(|i| i.to_string()),
         policy: policy.to_owned(),

@@ -26,6 +26,7 @@ fn phase(name: &str, id: &str, outcome: &str, reason: Option<&str>) -> LivePhase
         sender_outcome: Some(outcome.into()),
         sender_reason: reason.map(str::to_owned),
         receipt_after_send: Some("queued".into()),
+        receipt_while_busy: None,
         receipt_at_end: Some("queued".into()),
         offers: Vec::new(),
         requests_before: 0,
@@ -38,7 +39,16 @@ fn passing() -> Observations {
     idle.receipt_at_end = Some("offered".into());
     idle.offers = vec!["ok:next-turn".into()];
     idle.requests_after = 1;
-    let mut killed = phase(KILLED, "message_killed", "failed", Some("native_session_unavailable"));
+    let mut busy = phase(BUSY, "message_busy", "woken", None);
+    busy.receipt_while_busy = Some("queued".into());
+    busy.receipt_at_end = Some("offered".into());
+    busy.offers = vec!["ok:next-turn".into()];
+    let mut killed = phase(
+        KILLED,
+        "message_killed",
+        "failed",
+        Some("native_session_unavailable"),
+    );
     killed.offers = vec!["failed:native_session_unavailable".into()];
     killed.requests_before = 1;
     killed.requests_after = 1;
@@ -58,18 +68,24 @@ fn passing() -> Observations {
         sessions: Vec::new(),
         message: None,
         files: Vec::new(),
-        requests: vec![request(
-            1,
-            &[&format!("from: peer\nmessageId: {ID}\nbody: …")],
-        )],
+        requests: vec![
+            request(1, &[&format!("from: peer\nmessageId: {ID}\nbody: …")]),
+            request(2, &["messageId: message_busy"]),
+        ],
         hooks: None,
         control: None,
         live: Some(LiveFacts {
             bound: true,
             protocol_contract: Some("claude-code-inbox-socket-v1".into()),
             phases: vec![
-                phase(CONSENT_OFF, "message_off", "notOffered", Some("delivery_off")),
+                phase(
+                    CONSENT_OFF,
+                    "message_off",
+                    "notOffered",
+                    Some("delivery_off"),
+                ),
                 idle,
+                busy,
                 killed,
             ],
         }),
@@ -142,9 +158,23 @@ fn consent_off_must_send_nothing() {
 }
 
 #[test]
+fn a_busy_session_must_keep_the_message_queued_until_a_later_turn_shows_it() {
+    let mut obs = passing();
+    live(&mut obs).phases[2].receipt_while_busy = Some("offered".into());
+    assert_eq!(
+        failures(&obs),
+        vec!["the message was not left queued while the session was busy"]
+    );
+    let mut obs = passing();
+    obs.requests.pop();
+    live(&mut obs).phases[2].receipt_at_end = Some("queued".into());
+    assert_eq!(failures(&obs).len(), 2);
+}
+
+#[test]
 fn a_killed_session_must_fail_the_offer_and_keep_the_message_queued() {
     let mut obs = passing();
-    let killed = &mut live(&mut obs).phases[2];
+    let killed = &mut live(&mut obs).phases[3];
     killed.sender_outcome = Some("woken".into());
     killed.offers.clear();
     killed.receipt_at_end = Some("offered".into());
@@ -158,7 +188,7 @@ fn no_binding_or_missing_phases_fail_with_reasons() {
     live(&mut obs).phases.clear();
     let f = failures(&obs);
     assert_eq!(f[0], "the session's own hooks published no native binding");
-    assert_eq!(f.len(), 4);
+    assert_eq!(f.len(), 5);
     obs.live = None;
     assert_eq!(failures(&obs), vec!["no live delivery facts were observed"]);
 }

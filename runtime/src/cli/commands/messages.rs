@@ -30,7 +30,11 @@ fn live(
     m: &MessageRecord,
     duplicate: bool,
 ) -> Vec<LiveResult> {
-    if duplicate || !core.live_targets(&m.message_id).is_ok_and(|t| !t.is_empty()) {
+    if duplicate
+        || !core
+            .live_targets(&m.message_id)
+            .is_ok_and(|t| !t.is_empty())
+    {
         return Vec::new();
     }
     let Ok(home) = crate::paths::data_home(inv.env) else {
