@@ -100,6 +100,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             hook("UserPromptSubmit", "beforeTurn", None),
         ]),
         control: None,
+        live: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
