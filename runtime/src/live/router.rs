@@ -213,6 +213,37 @@ impl Router<'_> {
     }
 }
 
+/// After a durable commit by a CLI or MCP sender: offers `m` live to each recipient's bound
+/// session, with adapters from the registry and consent from the data home `env` names.
+/// Never fails the send; a duplicate (nothing new was written) is not offered again.
+pub fn offer_committed(
+    env: &crate::env::Env,
+    core: &mut Core,
+    owner: &Owner,
+    m: &MessageRecord,
+    duplicate: bool,
+) -> Vec<LiveResult> {
+    if duplicate
+        || !core
+            .live_targets(&m.message_id)
+            .is_ok_and(|t| !t.is_empty())
+    {
+        return Vec::new();
+    }
+    let Ok(home) = crate::paths::data_home(env) else {
+        return Vec::new();
+    };
+    let adapters = crate::registry::all();
+    Router {
+        adapters: &adapters,
+        acc_data_dir: &home.join("acc"),
+        candidate: super::contract::live_push_candidate(
+            env.get(crate::hook::hook_env::CERTIFY_CANDIDATES_VAR),
+        ),
+    }
+    .offer_after_commit(core, owner, m)
+}
+
 /// The projector's input for one message alone.
 fn single(m: &MessageRecord) -> ContextInput {
     ContextInput {

@@ -17,12 +17,9 @@ use serde_json::json;
 
 use crate::core::Core;
 use crate::core::Owner;
-use crate::hook::hook_env::CERTIFY_CANDIDATES_VAR;
-use crate::live::contract::live_push_candidate;
-use crate::live::router::{LiveResult, Router, human_summary};
+use crate::live::router::{LiveResult, human_summary, offer_committed};
 
-/// After the durable commit: offer the message live to each recipient's bound session.
-/// Never fails the send; a duplicate (nothing new was written) is not offered again.
+/// After the durable commit: offer the message live (see [`offer_committed`]).
 fn live(
     inv: &Invocation<'_>,
     core: &mut Core,
@@ -30,23 +27,7 @@ fn live(
     m: &MessageRecord,
     duplicate: bool,
 ) -> Vec<LiveResult> {
-    if duplicate
-        || !core
-            .live_targets(&m.message_id)
-            .is_ok_and(|t| !t.is_empty())
-    {
-        return Vec::new();
-    }
-    let Ok(home) = crate::paths::data_home(inv.env) else {
-        return Vec::new();
-    };
-    let adapters = crate::registry::all();
-    Router {
-        adapters: &adapters,
-        acc_data_dir: &home.join("acc"),
-        candidate: live_push_candidate(inv.env.get(CERTIFY_CANDIDATES_VAR)),
-    }
-    .offer_after_commit(core, owner, m)
+    offer_committed(inv.env, core, owner, m, duplicate)
 }
 
 /// Appends the live delivery clause to the sender's line.
@@ -255,17 +236,22 @@ pub fn finish(inv: &Invocation<'_>, a: FinishArgs) -> Result<Output> {
             client_message_id: a.client_message_id,
         },
     )?;
+    let live = live(inv, &mut core, &owner, &out.message, out.duplicate);
     Ok(Output::new(
-        format!(
-            "finished {}; handoff {}; released {} claim(s)",
-            out.session_id,
-            out.message.message_id,
-            out.released.len()
+        with_live(
+            format!(
+                "finished {}; handoff {}; released {} claim(s)",
+                out.session_id,
+                out.message.message_id,
+                out.released.len()
+            ),
+            &live,
         ),
         json!({
             "sessionId": out.session_id,
             "message": { "messageId": out.message.message_id, "clientMessageId": out.message.client_message_id },
             "delivery": out.delivery,
+            "live": live,
             "released": out.released,
             "duplicate": out.duplicate,
         }),
