@@ -248,7 +248,11 @@ impl Tmux {
             ])
             .args(["-y", "50", "-c"])
             .arg(cwd)
-            .arg(format!("sh {}; sleep 600", launcher.display()))
+            .arg(format!(
+                "sh {}; touch {}; sleep 600",
+                launcher.display(),
+                launcher.with_extension("exited").display()
+            ))
             .status()
             .map_err(|e| RecordError::Write {
                 message: format!("starting tmux (is it installed?): {e}"),
@@ -482,13 +486,19 @@ pub fn run_live_wake(
     let started = Instant::now();
     let tmux = Tmux::start(&workspace, &launcher)?;
     let limit = Duration::from_secs(settings.timeout.as_secs().clamp(30, 120));
+    // A client that exits (or never starts) ends the wait at once.
+    let exited = launcher.with_extension("exited");
     let agent = poll(limit, || {
+        if exited.exists() {
+            return Some(None);
+        }
         let owner = agent_owner(&mut core)?;
         core.native_binding(&owner.session)
             .ok()
             .flatten()
-            .map(|b| (owner, b))
-    });
+            .map(|b| Some((owner, b)))
+    })
+    .flatten();
     let mut facts = LiveFacts {
         bound: agent.is_some(),
         protocol_contract: agent.as_ref().map(|(_, b)| b.protocol_contract.clone()),
