@@ -316,6 +316,7 @@ fn dry_outcome(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn install_one(
     ctx: &InstallContext,
     adapter: &Adapter,

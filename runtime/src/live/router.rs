@@ -273,26 +273,23 @@ pub fn human_summary(results: &[LiveResult]) -> Option<String> {
     }
     let parts: Vec<String> = results
         .iter()
-        .map(|r| {
-            let what = match r.outcome {
-                LiveOutcome::Woken => format!("woke {}'s idle session", r.recipient_participant_id),
-                LiveOutcome::Offered => format!("offered live to {}", r.recipient_participant_id),
-                LiveOutcome::PendingApproval => format!(
-                    "{}'s session holds the wake for its user's approval",
-                    r.recipient_participant_id
-                ),
-                LiveOutcome::Failed => format!(
-                    "live offer to {} failed ({}); queued for its next turn",
-                    r.recipient_participant_id,
-                    r.reason_code.as_deref().unwrap_or("unknown")
-                ),
-                LiveOutcome::NotOffered => format!(
-                    "not offered live to {} ({}); queued for its next turn",
-                    r.recipient_participant_id,
-                    r.reason_code.as_deref().unwrap_or("unknown")
-                ),
-            };
-            what
+        .map(|r| match r.outcome {
+            LiveOutcome::Woken => format!("woke {}'s idle session", r.recipient_participant_id),
+            LiveOutcome::Offered => format!("offered live to {}", r.recipient_participant_id),
+            LiveOutcome::PendingApproval => format!(
+                "{}'s session holds the wake for its user's approval",
+                r.recipient_participant_id
+            ),
+            LiveOutcome::Failed => format!(
+                "live offer to {} failed ({}); queued for its next turn",
+                r.recipient_participant_id,
+                r.reason_code.as_deref().unwrap_or("unknown")
+            ),
+            LiveOutcome::NotOffered => format!(
+                "not offered live to {} ({}); queued for its next turn",
+                r.recipient_participant_id,
+                r.reason_code.as_deref().unwrap_or("unknown")
+            ),
         })
         .collect();
     Some(parts.join("; "))
