@@ -26,6 +26,8 @@ use std::time::Duration;
 
 use acc_sdk::adapter::{LiveOffer, LivePush, NativeSession, NativeSessionFacts, OfferAcceptance};
 use acc_sdk::install::InstallContext;
+
+use crate::session_record::{config_dir, read_small_json as read_json, record_path};
 use serde_json::{Value, json};
 
 /// The delivery protocol this adapter speaks.
@@ -38,8 +40,6 @@ const PEER_PROTOCOL: u64 = 1;
 const INBOX_MARKER: &[u8] = b"uds_inbox_listening";
 /// The probe reads at most this much of the executable.
 const PROBE_MAX_BYTES: u64 = 1024 * 1024 * 1024;
-/// A session record is a few hundred bytes; settings a few kilobytes.
-const MAX_RECORD_BYTES: u64 = 256 * 1024;
 /// The whole offer (connect, one line, close) is bounded by this.
 const OFFER_TIMEOUT: Duration = Duration::from_millis(1500);
 /// What a frame's content may hold at most (the client drops longer lines).
@@ -93,25 +93,6 @@ fn set<'a>(env: &'a BTreeMap<String, String>, key: &str) -> Option<&'a str> {
         .filter(|v| !v.trim().is_empty())
 }
 
-fn config_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
-    set(env, "CLAUDE_CONFIG_DIR")
-        .map(PathBuf::from)
-        .or_else(|| set(env, "HOME").map(|h| PathBuf::from(h).join(".claude")))
-}
-
-fn read_json(path: &Path) -> Option<Value> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_RECORD_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    if bytes.len() as u64 > MAX_RECORD_BYTES {
-        return None;
-    }
-    serde_json::from_slice(&bytes).ok()
-}
-
 fn is_socket(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket())
 }
@@ -153,10 +134,10 @@ pub fn bind(facts: &NativeSessionFacts) -> Value {
     let Some(pid) = pid else {
         return refused("client_process_unknown");
     };
-    let Some(config) = config_dir(env) else {
+    let (Some(config), Some(path)) = (config_dir(env), record_path(env, pid)) else {
         return refused("native_session_unavailable");
     };
-    let Some(record) = read_json(&config.join("sessions").join(format!("{pid}.json"))) else {
+    let Some(record) = read_json(&path) else {
         return refused("native_session_unavailable");
     };
     if record.get("pid").and_then(Value::as_u64) != Some(u64::from(pid))
