@@ -54,6 +54,9 @@ pub struct Inbox;
 struct Endpoint {
     socket: PathBuf,
     session: String,
+    /// The client's own record of the session (`<config dir>/sessions/<pid>.json`), which
+    /// must still name this session and socket when a frame is written.
+    record: PathBuf,
     /// The session will hold a frame for its user's approval.
     hold: bool,
 }
@@ -61,9 +64,10 @@ struct Endpoint {
 impl Endpoint {
     fn encode(&self) -> String {
         json!({
-            "v": 1,
+            "v": 2,
             "socket": self.socket.to_string_lossy(),
             "session": self.session,
+            "record": self.record.to_string_lossy(),
             "hold": self.hold,
         })
         .to_string()
@@ -71,19 +75,39 @@ impl Endpoint {
 
     fn decode(text: &str) -> Option<Endpoint> {
         let v: Value = serde_json::from_str(text).ok()?;
-        if v.get("v")?.as_u64()? != 1 {
+        if v.get("v")?.as_u64()? != 2 {
             return None;
         }
         let socket = PathBuf::from(v.get("socket")?.as_str()?);
+        let record = PathBuf::from(v.get("record")?.as_str()?);
         let session = v.get("session")?.as_str()?.to_owned();
-        if !socket.is_absolute() || session.is_empty() {
+        if !socket.is_absolute() || !record.is_absolute() || session.is_empty() {
             return None;
         }
         Some(Endpoint {
             socket,
             session,
+            record,
             hold: v.get("hold").and_then(Value::as_bool).unwrap_or(false),
         })
+    }
+
+    /// Whether the client's record still names this session at this socket: a frame is
+    /// never written to a socket the client did not publish for the session (a stale or
+    /// forged binding, a pid reused by another session).
+    fn still_published(&self) -> Result<(), &'static str> {
+        let Some(record) = read_json(&self.record) else {
+            // /exit and SIGTERM remove the record with the socket.
+            return Err("native_endpoint_unavailable");
+        };
+        let names = |k: &str, want: &str| record.get(k).and_then(Value::as_str) == Some(want);
+        if names("sessionId", &self.session)
+            && names("messagingSocketPath", &self.socket.to_string_lossy())
+        {
+            Ok(())
+        } else {
+            Err("session_generation_stale")
+        }
     }
 }
 
@@ -159,7 +183,9 @@ pub fn bind(facts: &NativeSessionFacts) -> Value {
         (Some(from_env), Some(recorded)) if from_env != recorded => {
             return refused("handshake_failed");
         }
-        (Some(socket), _) | (None, Some(socket)) => socket,
+        (_, Some(socket)) => socket,
+        // The record must name the socket: offers are checked against it.
+        (Some(_), None) => return refused("handshake_failed"),
         (None, None) => return refused("native_endpoint_unavailable"),
     };
     if !socket.is_absolute() || !is_socket(&socket) {
@@ -168,6 +194,7 @@ pub fn bind(facts: &NativeSessionFacts) -> Value {
     let endpoint = Endpoint {
         socket,
         session: facts.client_session_id.clone(),
+        record: path,
         hold: holds(facts.permission_mode.as_deref(), Some(&config)),
     };
     json!({
@@ -211,6 +238,9 @@ pub fn offer(offer: &LiveOffer) -> OfferAcceptance {
     let text = offer.text.trim();
     if text.is_empty() || text.len() > MAX_FRAME_TEXT {
         return refuse("handshake_failed");
+    }
+    if let Err(reason) = endpoint.still_published() {
+        return refuse(reason);
     }
     let mut stream = match UnixStream::connect(&endpoint.socket) {
         Ok(s) => s,

@@ -255,3 +255,44 @@ fn the_probe_reads_the_marker_from_the_real_executable_behind_a_link() {
     assert_eq!(p["supported"], false);
     assert_eq!(p["reasonCode"], "native_delivery_unsupported");
 }
+
+#[test]
+fn a_frame_goes_only_to_a_socket_the_clients_record_still_names_for_the_session() {
+    let s = FakeSession::new();
+    let hs = bind(&s.facts(None));
+    // The pid now belongs to another session: nothing is written.
+    s.write_record("another-session", 1);
+    assert_eq!(
+        s.offer_to(&hs, "wake").reason_code.as_deref(),
+        Some("session_generation_stale")
+    );
+    // The record is gone (the session ended).
+    std::fs::remove_file(
+        s.home()
+            .join(".claude/sessions")
+            .join(format!("{}.json", s.pid)),
+    )
+    .unwrap();
+    assert_eq!(
+        s.offer_to(&hs, "wake").reason_code.as_deref(),
+        Some("native_endpoint_unavailable")
+    );
+    // A forged reference to some other socket of this user is refused the same way.
+    let forged = Endpoint {
+        socket: s.socket.clone(),
+        session: CLIENT_SESSION.into(),
+        record: s.dir.path().join("nowhere.json"),
+        hold: false,
+    };
+    let got = offer(&LiveOffer {
+        session_id: "s".into(),
+        generation: "g".into(),
+        message_id: "m".into(),
+        text: "wake".into(),
+        endpoint_ref: Some(forged.encode()),
+    });
+    assert_eq!(
+        got.reason_code.as_deref(),
+        Some("native_endpoint_unavailable")
+    );
+}
