@@ -12,8 +12,7 @@ use std::borrow::Cow;
 use acc_sdk::define::Adapter;
 use acc_sdk::install::InstallContext;
 use acc_sdk::native::{
-    ActivationKind, Anchor, NativeDelivery, OfferKind, PolicySource, ReasonCode,
-    evaluate_native_eligibility,
+    ActivationKind, Anchor, NativeDelivery, PolicySource, ReasonCode, evaluate_native_eligibility,
 };
 use serde::Serialize;
 
@@ -110,11 +109,6 @@ pub fn status(
         },
         Err(_) => refused(ReasonCode::FeatureProbeFailed.as_str()),
     }
-}
-
-/// What an accepted offer puts in front of the model under `contract`.
-pub fn offer_kind(contract: &NativeDelivery) -> OfferKind {
-    contract.offer_kind
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use serde::Serialize;
 
 use super::contract::contract_for;
 use super::policy;
-use crate::core::delivery::NEXT_TURN;
 use crate::core::messages::MessageRecord;
 use crate::core::native::LiveTarget;
 use crate::core::{Core, Owner};
@@ -182,10 +181,13 @@ impl Router<'_> {
                 .filter(|r| acc_sdk::native::ReasonCode::parse(r).is_some())
                 .unwrap_or_else(|| "handshake_failed".into());
             let _ = core.record_live_failure(sender, target, &message.message_id, &reason);
-            // The endpoint is gone: the session's own hooks publish again if it lives.
+            // The endpoint is gone or is another session's now: the session's own hooks
+            // publish again if it lives.
             if matches!(
                 reason.as_str(),
-                "native_session_unavailable" | "native_endpoint_unavailable"
+                "native_session_unavailable"
+                    | "native_endpoint_unavailable"
+                    | "session_generation_stale"
             ) {
                 let _ = core.retire_native_binding(&target.owner.session);
             }
@@ -195,15 +197,11 @@ impl Router<'_> {
             _ if acceptance.pending_approval => result(LiveOutcome::PendingApproval, None),
             OfferKind::Wake => result(LiveOutcome::Woken, None),
             OfferKind::Message => {
-                let transport = b.protocol_contract.clone();
+                // The protocol names the transport (a validated id, never empty).
                 match core.commit_offers(
                     &target.owner,
                     std::slice::from_ref(&message.message_id),
-                    if transport.is_empty() {
-                        NEXT_TURN
-                    } else {
-                        &transport
-                    },
+                    &b.protocol_contract,
                 ) {
                     Ok(_) => result(LiveOutcome::Offered, None),
                     Err(_) => result(LiveOutcome::Failed, Some("handshake_failed")),
