@@ -59,6 +59,10 @@ impl AdapterBehaviour for Behaviour {
         Some(&inbox::Inbox)
     }
 
+    fn continue_turn_outcome(&self, context: &str, payload: &Value) -> Option<HookOutcome> {
+        outcomes::continue_turn(context, payload)
+    }
+
     fn rewrite_shell_outcome(
         &self,
         event: &NormalizedEvent,

@@ -146,7 +146,7 @@ fn capability_limitation(capability: Capability) -> &'static str {
             "The message was queued before the prompt; delivery while the client is busy mid-turn was not observed."
         }
         Capability::LivePush => {
-            "An idle session was woken (a notice only; the next-turn hook showed the body); a session busy in a turn (its model request held) showed the message in the turn after; with consent off nothing was offered; a session killed before the offer left the message queued. A wake held for approval (bypassPermissions) and a busy tool call were not exercised."
+            "An idle session was woken (a notice only; the next-turn hook showed the body); a session busy in a turn (its model request held) showed the message in the turn after; a message sent mid-turn with consent off was shown by the Stop hook holding the turn open; with consent off nothing was offered; a session killed before the offer left the message queued. A wake held for approval (bypassPermissions) and a busy tool call were not exercised."
         }
         _ => "No scenario observes this capability.",
     }

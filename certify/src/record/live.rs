@@ -12,7 +12,11 @@
 //! 3. `busy`: a wake starts a turn whose model request the double holds for a while; during
 //!    it the peer sends again. The session is busy: the receipt must stay `queued` while the
 //!    turn runs, and the message must be shown by a later turn (`offered`).
-//! 4. `killed` (negative control): the client is killed with SIGKILL (its socket stays
+//! 4. `continue`: a wake starts a held turn again; during it consent goes `off` and the peer
+//!    sends once more (`notOffered`, no wake). At the turn's end acc's Stop hook holds the
+//!    turn open with the body (`continue_turn_outcome`): the receipt must stay `queued` while
+//!    the turn runs and be `offered` after, with no new wake.
+//! 5. `killed` (negative control): the client is killed with SIGKILL (its socket stays
 //!    behind); the peer sends. The sender must be told `failed`, a failed offer must be
 //!    recorded and the receipt must stay `queued`.
 //!
@@ -52,6 +56,7 @@ pub const CONSENT_OFF: &str = "consent-off";
 pub const IDLE: &str = "idle";
 pub const KILLED: &str = "killed";
 pub const BUSY: &str = "busy";
+pub const CONTINUE: &str = "continue";
 /// How long the double holds the busy turn's model request.
 const BUSY_HOLD: Duration = Duration::from_secs(10);
 
@@ -184,6 +189,23 @@ pub fn judge(obs: &Observations) -> Verdict {
             }
         }
     }
+    match phase_named(facts, CONTINUE) {
+        None => failures.push("the continue phase did not run".to_owned()),
+        Some(p) => {
+            if p.sender_outcome.as_deref() != Some("notOffered") {
+                failures
+                    .push("the message sent with consent off mid-turn was offered live".to_owned());
+            }
+            if p.receipt_while_busy.as_deref() != Some("queued") {
+                failures
+                    .push("the message sent mid-turn was shown before the turn ended".to_owned());
+            }
+            if p.receipt_at_end.as_deref() != Some("offered") {
+                failures
+                    .push("the turn end did not hold the turn open to show the message".to_owned());
+            }
+        }
+    }
     match phase_named(facts, KILLED) {
         None => failures.push("the killed-session control did not run".to_owned()),
         Some(p) => {
@@ -209,7 +231,7 @@ fn verdict(failures: Vec<String>) -> Verdict {
             capability: Capability::LivePush,
             result: EvidenceResult::Pass,
             reasons: vec![
-                "an idle interactive session ran a turn by itself for a wake and its next-turn hook showed the body; a busy one showed it in the turn after; consent off and a killed session left the message queued"
+                "an idle interactive session ran a turn by itself for a wake and its next-turn hook showed the body; a busy one showed it in the turn after; a message that arrived mid-turn without a wake was shown by holding the turn open at its end; consent off and a killed session left the message queued"
                     .to_owned(),
             ],
         }
@@ -582,6 +604,43 @@ pub fn run_live_wake(
         );
         phase.receipt_while_busy = BUSY_WHILE.with(|w| w.borrow_mut().take());
         facts.phases.push(phase);
+        // Continue: a held turn again; the next message comes with consent off (no wake).
+        hold_ms.store(
+            BUSY_HOLD.as_millis() as u64,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        let (_, first) = sender.send(30);
+        let first = sent_fields(&first)
+            .0
+            .and_then(|i| MessageId::parse(&i).ok());
+        if let Some(first) = &first {
+            poll(limit, || {
+                (receipt_state(&mut core, agent, first).as_deref() == Some("offered")).then_some(())
+            });
+        }
+        set_policy(&sandbox, client.id(), "off")?;
+        std::thread::sleep(Duration::from_secs(1));
+        let mut phase = run_phase(
+            &mut core,
+            &double,
+            &sender,
+            agent,
+            CONTINUE,
+            "off",
+            31,
+            |core, id| {
+                std::thread::sleep(Duration::from_secs(2));
+                let during = receipt_state(core, agent, id);
+                poll(limit, || {
+                    (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
+                });
+                std::thread::sleep(Duration::from_secs(3));
+                BUSY_WHILE.with(|w| *w.borrow_mut() = during);
+            },
+        );
+        phase.receipt_while_busy = BUSY_WHILE.with(|w| w.borrow_mut().take());
+        facts.phases.push(phase);
+        set_policy(&sandbox, client.id(), "all")?;
         pane = tmux.pane();
         // Killed: SIGKILL leaves the socket file behind with no listener.
         if let Ok(pids) = core.hooked_client_pids() {

@@ -169,7 +169,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
 
 /// What a passing (or failing: the wake never ran a turn) live-wake run observed.
 fn live_facts(pass: bool) -> LiveFacts {
-    use acc_certify::record::live::{BUSY, CONSENT_OFF, IDLE, KILLED};
+    use acc_certify::record::live::{BUSY, CONSENT_OFF, CONTINUE, IDLE, KILLED};
     let phase = |name: &str, id: &str, outcome: &str, end: &str, offers: &[&str]| LivePhase {
         name: name.into(),
         message_id: Some(id.into()),
@@ -182,7 +182,7 @@ fn live_facts(pass: bool) -> LiveFacts {
             _ => None,
         },
         receipt_after_send: Some("queued".into()),
-        receipt_while_busy: (name == BUSY).then(|| "queued".into()),
+        receipt_while_busy: (name == BUSY || name == CONTINUE).then(|| "queued".into()),
         receipt_at_end: Some(end.into()),
         offers: offers.iter().map(|o| o.to_string()).collect(),
         requests_before: 0,
@@ -197,6 +197,7 @@ fn live_facts(pass: bool) -> LiveFacts {
             phase(CONSENT_OFF, "message_off", "notOffered", "queued", &[]),
             phase(IDLE, "message_idle", "woken", shown, ok),
             phase(BUSY, "message_busy", "woken", shown, ok),
+            phase(CONTINUE, "message_cont", "notOffered", shown, ok),
             phase(
                 KILLED,
                 "message_killed",

@@ -208,6 +208,32 @@ impl Core {
         })
     }
 
+    /// Notes that a wake reached `session` (taken, or held for approval).
+    pub fn mark_woken(&mut self, session: &SessionId) -> Result<()> {
+        let now = self.ports.now();
+        self.store.write(|tx| {
+            tx.execute(
+                "UPDATE native_bindings SET woken_at = ?2 WHERE session_id = ?1",
+                params![session.as_str(), now],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Whether a wake reached `session` since its binding was last published (each turn
+    /// start publishes it): that wake will run a turn that shows what is waiting.
+    pub fn wake_pending(&mut self, session: &SessionId) -> Result<bool> {
+        self.store.read(|c| {
+            Ok(c.prepare_cached(
+                "SELECT woken_at IS NOT NULL AND woken_at >= updated_at
+                 FROM native_bindings WHERE session_id = ?1",
+            )?
+            .query_row(params![session.as_str()], |r| r.get::<_, bool>(0))
+            .optional()?
+            .unwrap_or(false))
+        })
+    }
+
     /// Records a live offer that failed (`message.offer_failed`, acted by the sender); the
     /// receipt stays queued and the recipient's heartbeat is not touched.
     pub fn record_live_failure(
@@ -352,6 +378,14 @@ mod tests {
             k.count("SELECT count(*) FROM receipts WHERE state = 'queued'"),
             1
         );
+        assert!(!k.core.wake_pending(&b.session).unwrap());
+        k.clock.advance_ms(5);
+        k.core.mark_woken(&b.session).unwrap();
+        assert!(k.core.wake_pending(&b.session).unwrap());
+        // The woken turn publishes the binding again: nothing is pending after it.
+        k.clock.advance_ms(5);
+        publish(&mut k, &b, 60_000);
+        assert!(!k.core.wake_pending(&b.session).unwrap());
         assert!(k.core.retire_native_binding(&b.session).unwrap());
         assert!(k.core.native_binding(&b.session).unwrap().is_none());
     }

@@ -193,6 +193,10 @@ impl Router<'_> {
             }
             return result(LiveOutcome::Failed, Some(&reason));
         }
+        if kind == OfferKind::Wake || acceptance.pending_approval {
+            // The wake's turn shows the body: the turn in progress need not be held open.
+            let _ = core.mark_woken(&target.owner.session);
+        }
         match kind {
             _ if acceptance.pending_approval => result(LiveOutcome::PendingApproval, None),
             OfferKind::Wake => result(LiveOutcome::Woken, None),

@@ -162,7 +162,10 @@ CREATE TABLE native_bindings (
     modes             TEXT NOT NULL,
     endpoint_ref      TEXT NOT NULL,
     lease_until       INTEGER NOT NULL,
-    updated_at        INTEGER NOT NULL
+    updated_at        INTEGER NOT NULL,
+    -- The last wake a sender delivered; a turn-end hook does not hold the turn open for a
+    -- body while a wake sent since the session's last turn start will show it.
+    woken_at          INTEGER
 );
 "#,
     },

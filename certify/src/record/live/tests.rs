@@ -86,6 +86,7 @@ fn passing() -> Observations {
                 ),
                 idle,
                 busy,
+                cont,
                 killed,
             ],
         }),
@@ -172,9 +173,23 @@ fn a_busy_session_must_keep_the_message_queued_until_a_later_turn_shows_it() {
 }
 
 #[test]
+fn a_message_that_arrives_mid_turn_without_a_wake_is_shown_by_holding_the_turn_open() {
+    let mut obs = passing();
+    live(&mut obs).phases[3].receipt_at_end = Some("queued".into());
+    assert_eq!(
+        failures(&obs),
+        vec!["the turn end did not hold the turn open to show the message"]
+    );
+    let mut obs = passing();
+    live(&mut obs).phases[3].sender_outcome = Some("woken".into());
+    live(&mut obs).phases[3].receipt_while_busy = Some("offered".into());
+    assert_eq!(failures(&obs).len(), 2);
+}
+
+#[test]
 fn a_killed_session_must_fail_the_offer_and_keep_the_message_queued() {
     let mut obs = passing();
-    let killed = &mut live(&mut obs).phases[3];
+    let killed = &mut live(&mut obs).phases[4];
     killed.sender_outcome = Some("woken".into());
     killed.offers.clear();
     killed.receipt_at_end = Some("offered".into());
@@ -188,7 +203,7 @@ fn no_binding_or_missing_phases_fail_with_reasons() {
     live(&mut obs).phases.clear();
     let f = failures(&obs);
     assert_eq!(f[0], "the session's own hooks published no native binding");
-    assert_eq!(f.len(), 5);
+    assert_eq!(f.len(), 6);
     obs.live = None;
     assert_eq!(failures(&obs), vec!["no live delivery facts were observed"]);
 }

@@ -63,6 +63,11 @@ pub fn turn_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if !grants.granted(Capability::NextTurn) {
         return Ok(Answer::silent());
     }
+    // A wake sent during this turn starts the next one, which shows the body: holding this
+    // turn open too would cost a model invocation for nothing.
+    if core.wake_pending(&me.owner.session)? {
+        return Ok(Answer::silent());
+    }
     let projection = project::project(call, core, &me, &grants)?;
     if projection.offered_unshown == 0 {
         return Ok(Answer::silent());
