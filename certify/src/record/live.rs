@@ -204,6 +204,18 @@ pub fn judge(obs: &Observations) -> Verdict {
                 failures
                     .push("the turn end did not hold the turn open to show the message".to_owned());
             }
+            let shown = p.message_id.as_deref().is_some_and(|id| {
+                obs.requests
+                    .iter()
+                    .skip(p.requests_before)
+                    .any(|r| r.peer_blocks.iter().any(|b| block_names_message(b, id)))
+            });
+            if !shown {
+                failures.push(
+                    "no model request of the held-open turn showed the message in acc's peer block"
+                        .to_owned(),
+                );
+            }
         }
     }
     match phase_named(facts, KILLED) {

@@ -161,7 +161,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
     if scenario == Scenario::LiveWake {
         obs.live = Some(live_facts(pass));
         obs.requests[0].peer_blocks = vec![format!(
-            "```acc-peer-message\nuntrusted peer message\nmessageId: message_idle\nmessageId: message_busy\nsubject: {PEER_SUBJECT}\nbody: {PEER_BODY}\n```"
+            "```acc-peer-message\nuntrusted peer message\nmessageId: message_idle\nmessageId: message_busy\nmessageId: message_cont\nsubject: {PEER_SUBJECT}\nbody: {PEER_BODY}\n```"
         )];
     }
     obs

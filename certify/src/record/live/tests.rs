@@ -43,6 +43,10 @@ fn passing() -> Observations {
     busy.receipt_while_busy = Some("queued".into());
     busy.receipt_at_end = Some("offered".into());
     busy.offers = vec!["ok:next-turn".into()];
+    let mut cont = phase(CONTINUE, "message_cont", "notOffered", Some("delivery_off"));
+    cont.receipt_while_busy = Some("queued".into());
+    cont.receipt_at_end = Some("offered".into());
+    cont.offers = vec!["ok:next-turn".into()];
     let mut killed = phase(
         KILLED,
         "message_killed",
@@ -71,6 +75,7 @@ fn passing() -> Observations {
         requests: vec![
             request(1, &[&format!("from: peer\nmessageId: {ID}\nbody: …")]),
             request(2, &["messageId: message_busy"]),
+            request(3, &["messageId: message_cont"]),
         ],
         hooks: None,
         control: None,
@@ -179,6 +184,12 @@ fn a_message_that_arrives_mid_turn_without_a_wake_is_shown_by_holding_the_turn_o
     assert_eq!(
         failures(&obs),
         vec!["the turn end did not hold the turn open to show the message"]
+    );
+    let mut obs = passing();
+    obs.requests.pop();
+    assert_eq!(
+        failures(&obs),
+        vec!["no model request of the held-open turn showed the message in acc's peer block"]
     );
     let mut obs = passing();
     live(&mut obs).phases[3].sender_outcome = Some("woken".into());
