@@ -15,6 +15,7 @@ pub mod guard_exec;
 pub mod hook;
 pub mod ids;
 pub mod installer;
+pub mod live;
 pub mod mcp;
 pub mod paths;
 pub mod registry;

@@ -5,6 +5,7 @@
 //! capability the evidence does not back.
 
 pub mod events;
+pub mod inbox;
 mod install;
 pub mod normalize;
 pub mod outcomes;
@@ -13,8 +14,9 @@ pub mod tools;
 
 use std::collections::BTreeMap;
 
-use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
+use acc_sdk::adapter::{AdapterBehaviour, LivePush, NativeSession, ProcessEntry};
 use acc_sdk::event::NormalizedEvent;
+use acc_sdk::install::InstallContext;
 use acc_sdk::outcome::HookOutcome;
 use serde_json::Value;
 
@@ -43,6 +45,22 @@ impl AdapterBehaviour for Behaviour {
         env: &BTreeMap<String, String>,
     ) -> Option<String> {
         session_record::version_of(pid, env)
+    }
+
+    fn inbound_sockets(&self, ctx: &InstallContext) -> Vec<std::path::PathBuf> {
+        inbox::sockets(ctx)
+    }
+
+    fn live_push(&self) -> Option<&dyn LivePush> {
+        Some(&inbox::Inbox)
+    }
+
+    fn native_session(&self) -> Option<&dyn NativeSession> {
+        Some(&inbox::Inbox)
+    }
+
+    fn continue_turn_outcome(&self, context: &str, payload: &Value) -> Option<HookOutcome> {
+        outcomes::continue_turn(context, payload)
     }
 
     fn rewrite_shell_outcome(

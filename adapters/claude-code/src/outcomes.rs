@@ -118,3 +118,43 @@ mod tests {
         assert_eq!(rewrite_shell(&event, &raw, &mut |_| None), None);
     }
 }
+
+/// Holds the turn open to show `context`: the Stop hook's `{"decision":"block","reason"}`,
+/// which Claude Code 2.1.332 answers with another model request carrying the reason. Only
+/// while `stop_hook_active` is false, so at most once per turn (the continuation's own Stop
+/// says true).
+pub fn continue_turn(context: &str, raw: &Value) -> Option<HookOutcome> {
+    if raw.get("stop_hook_active").and_then(Value::as_bool) != Some(false) || context.is_empty() {
+        return None;
+    }
+    Some(HookOutcome {
+        stdout: serde_json::json!({"decision": "block", "reason": context}).to_string(),
+        stderr: String::new(),
+        exit_code: 0,
+    })
+}
+
+#[cfg(test)]
+mod continue_tests {
+    use super::continue_turn;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn the_stop_hook_blocks_once_with_the_context_as_its_reason() {
+        let out = continue_turn(
+            "```acc-peer-message\nbody\n```",
+            &json!({"stop_hook_active": false}),
+        )
+        .unwrap();
+        assert_eq!(out.exit_code, 0);
+        let v: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(
+            v,
+            json!({"decision": "block", "reason": "```acc-peer-message\nbody\n```"})
+        );
+        // The continuation's own Stop, an unknown payload or nothing to show: let it end.
+        assert!(continue_turn("x", &json!({"stop_hook_active": true})).is_none());
+        assert!(continue_turn("x", &json!({})).is_none());
+        assert!(continue_turn("", &json!({"stop_hook_active": false})).is_none());
+    }
+}

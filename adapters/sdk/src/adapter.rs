@@ -280,12 +280,22 @@ pub trait ReplyRoute: Send + Sync {
 /// The session a native method is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NativeSessionFacts {
+    /// acc's session id.
     pub session_id: String,
     pub generation: String,
     pub cwd: String,
     pub client_pid: Option<u32>,
     pub client_version: Option<String>,
     pub client_name: Option<String>,
+    /// The client's own session id, as its hooks receive it.
+    pub client_session_id: String,
+    /// The client's own name for the session's permission mode, when a hook reported one.
+    pub permission_mode: Option<String>,
+    /// The hook's environment, which the client sets for its own children.
+    pub env: BTreeMap<String, String>,
+    /// The latest lease the runtime grants (a UTC timestamp ending in `Z`); a handshake
+    /// returns it or an earlier one.
+    pub lease_until: String,
 }
 
 /// The methods a `nativeDelivery` contract requires. Each returns the JSON shape that
@@ -296,6 +306,11 @@ pub trait NativeSession: Send + Sync {
     fn probe_native_delivery(&self, ctx: &InstallContext) -> Option<Value>;
     /// The per-session handshake.
     fn bind_native_session(&self, session: &NativeSessionFacts) -> Option<Value>;
+    /// What an accepted offer puts in front of the model, for a recording made before the
+    /// manifest declares the contract (a declared `nativeDelivery.offerKind` wins).
+    fn offer_kind(&self) -> crate::native::OfferKind {
+        crate::native::OfferKind::Message
+    }
     /// Revalidates an expired lease, keeping the exact endpoint and protocol identity.
     fn refresh_native_session(
         &self,

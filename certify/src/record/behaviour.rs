@@ -24,7 +24,14 @@ const UNOBSERVED: &str = "unobserved";
 
 /// The row for `verdict` of `client`.
 pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
-    let mut limitations = client_limitations(client);
+    let mut limitations = if verdict.capability == Capability::LivePush {
+        vec![
+            "Captured interactive (the client's own terminal interface under tmux, no key typed) against a local model double."
+                .to_owned(),
+        ]
+    } else {
+        client_limitations(client)
+    };
     limitations.push(capability_limitation(verdict.capability).to_owned());
     if !verdict.passed() {
         limitations.extend(
@@ -79,6 +86,12 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "model-visible",
         ),
         // No scenario decides the others; a verdict for one is a recorder bug.
+        Capability::LivePush => (
+            "wakes-idle-session",
+            "queued-until-turn-end",
+            "context",
+            "model-visible",
+        ),
         _ => (UNOBSERVED, UNOBSERVED, "none", "not-observed"),
     };
     RowBehaviour {
@@ -131,6 +144,9 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::BeforeTurnInjection | Capability::NextTurn => {
             "The message was queued before the prompt; delivery while the client is busy mid-turn was not observed."
+        }
+        Capability::LivePush => {
+            "An idle session was woken (a notice only; the next-turn hook showed the body); a session busy in a turn (its model request held) showed the message in the turn after; a message sent mid-turn with consent off was shown by the Stop hook holding the turn open; with consent off nothing was offered; a session killed before the offer left the message queued. A wake held for approval (bypassPermissions) and a busy tool call were not exercised."
         }
         _ => "No scenario observes this capability.",
     }

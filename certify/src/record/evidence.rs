@@ -96,7 +96,9 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
         Scenario::GuardWrite | Scenario::GuardShell | Scenario::GuardOpaque => {
             EventKind::BeforeTool
         }
-        Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate => EventKind::BeforeTurn,
+        Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
+            EventKind::BeforeTurn
+        }
     };
     let Some(fact) = obs
         .hooks

@@ -48,6 +48,16 @@ pub fn install_adapter(
     sandbox: &Sandbox,
     binaries: &Binaries,
 ) -> Result<Vec<PathBuf>, RecordError> {
+    install_adapter_with(adapter_id, sandbox, binaries, None)
+}
+
+/// [`install_adapter`] with `acc install --delivery <policy>`.
+pub fn install_adapter_with(
+    adapter_id: &str,
+    sandbox: &Sandbox,
+    binaries: &Binaries,
+    delivery: Option<&str>,
+) -> Result<Vec<PathBuf>, RecordError> {
     let fail = |message: String| RecordError::Install {
         adapter: adapter_id.to_owned(),
         message,
@@ -69,6 +79,7 @@ pub fn install_adapter(
     let options = InstallOptions {
         adapters: vec![adapter_id.to_owned()],
         dry_run: false,
+        delivery: delivery.map(str::to_owned),
         ..InstallOptions::default()
     };
     let report = installer::run_install(&ctx, &adapters, &options).map_err(|e| fail(e.message))?;

@@ -74,6 +74,7 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::GuardWrite => vec![guard(obs, Capability::BeforeWrite, "write")],
         Scenario::GuardShell => vec![guard(obs, Capability::BeforeShell, "shell command")],
         Scenario::NextTurn => next_turn(obs),
+        Scenario::LiveWake => vec![super::live::judge(obs)],
         // Their outcomes are reported beside the capabilities (`judge_control`,
         // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
         Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => Vec::new(),

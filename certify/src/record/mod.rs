@@ -25,6 +25,7 @@ pub mod fixture;
 pub mod hook_capture;
 pub mod install;
 pub mod judge;
+pub mod live;
 pub mod model_text;
 pub mod observations;
 pub mod observe;

@@ -39,6 +39,9 @@ pub struct Observations {
     pub hooks: Option<Vec<HookFact>>,
     /// For `next-turn`: the solo control of the same client run, judged with it.
     pub control: Option<Box<Observations>>,
+    /// For `live-wake`: what each phase's sender was told and what the store shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live: Option<super::live::LiveFacts>,
 }
 
 /// How the client process ended.

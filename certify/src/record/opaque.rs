@@ -182,6 +182,7 @@ mod tests {
             ],
             hooks: None,
             control: None,
+            live: None,
         };
         (ws, obs)
     }

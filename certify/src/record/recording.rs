@@ -69,7 +69,10 @@ pub fn record_client(
     };
     let mut runs: Vec<ScenarioRun> = Vec::new();
     // A pair scenario runs two clients together (`coordinate::record`), never one alone.
-    for &scenario in scenarios.iter().filter(|s| !s.is_pair()) {
+    for &scenario in scenarios
+        .iter()
+        .filter(|s| !s.is_pair() && s.applies_to(installed.client.id()))
+    {
         let control = runs
             .iter()
             .find(|r| r.scenario == Scenario::SoloControl)

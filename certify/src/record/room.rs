@@ -36,6 +36,11 @@ pub struct Room {
     pub message: Option<MessageId>,
 }
 
+/// Opens an unguarded session for `participant` as the recorder.
+pub fn attach_as(core: &mut Core, participant: &str) -> Result<Owner, AccError> {
+    attach(core, participant, false)
+}
+
 fn attach(core: &mut Core, participant: &str, guarded: bool) -> Result<Owner, AccError> {
     let mut req = OpenSession::new(
         ParticipantId::parse(participant)?,
@@ -80,7 +85,9 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
             room.message = Some(sent.message.message_id);
             room.peer = Some(peer);
         }
-        Scenario::Lifecycle | Scenario::SoloControl | Scenario::Coordinate => {}
+        // The live runner sets up its own room (see `super::live`).
+        Scenario::Lifecycle | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
+        }
     }
     Ok(room)
 }

@@ -69,6 +69,9 @@ pub fn run_scenario(
     settings: &RunSettings,
     control: Option<&Observations>,
 ) -> Result<ScenarioRun, RecordError> {
+    if scenario == Scenario::LiveWake {
+        return super::live::run_live_wake(installed, tuple, settings);
+    }
     let client = installed.client;
     let client_error = |source| RecordError::Client {
         client: client.id().to_owned(),
@@ -157,6 +160,7 @@ pub fn run_scenario(
         requests: request_facts(client.protocol(), &requests),
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
         control: control.map(|c| Box::new(c.clone())),
+        live: None,
     };
     let verdicts = judge(scenario, &observations);
     let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));

@@ -47,12 +47,16 @@ pub enum Scenario {
     /// Two real clients in one workspace coordinate through acc by themselves (a pair
     /// scenario: see [`super::coordinate`]). Decides no capability of either client.
     Coordinate,
+    /// An interactive session, idle, is woken by a peer's message through the client's
+    /// native delivery surface, with negative controls (see [`super::live`]). Only for
+    /// clients whose adapter has native session methods.
+    LiveWake,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 8] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -60,6 +64,7 @@ impl Scenario {
         Scenario::SoloControl,
         Scenario::NextTurn,
         Scenario::Coordinate,
+        Scenario::LiveWake,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +76,7 @@ impl Scenario {
             Scenario::NextTurn => "next-turn",
             Scenario::SoloControl => "solo-control",
             Scenario::Coordinate => "coordinate",
+            Scenario::LiveWake => "live-wake",
         }
     }
 
@@ -82,8 +88,18 @@ impl Scenario {
             Scenario::GuardWrite => &[Capability::BeforeWrite],
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
+            Scenario::LiveWake => &[Capability::LivePush],
             Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
         }
+    }
+
+    /// Whether the scenario can run against the client of `adapter_id`: `live-wake` needs
+    /// an adapter with native session methods (the others keep `delivery.livePush` false,
+    /// with the reason in their COMPATIBILITY.md).
+    pub fn applies_to(self, adapter_id: &str) -> bool {
+        self != Scenario::LiveWake
+            || acc_runtime::registry::find(adapter_id)
+                .is_some_and(|a| a.behaviour().native_session().is_some())
     }
 
     /// Runs two clients together instead of one client alone.
@@ -103,6 +119,11 @@ impl Scenario {
             Scenario::NextTurn | Scenario::SoloControl => {
                 &[Capability::NextTurn, Capability::BeforeTurnInjection]
             }
+            Scenario::LiveWake => &[
+                Capability::NextTurn,
+                Capability::BeforeTurnInjection,
+                Capability::LivePush,
+            ],
             _ => &[],
         }
     }
@@ -130,7 +151,7 @@ impl Scenario {
 
     /// The participant `ACC_PARTICIPANT` pins the client's session to.
     pub fn pinned_participant(self) -> Option<&'static str> {
-        (self == Scenario::NextTurn).then_some(AGENT)
+        matches!(self, Scenario::NextTurn | Scenario::LiveWake).then_some(AGENT)
     }
 
     /// The reason acc's guard gives for the claimed target.

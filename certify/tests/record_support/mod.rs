@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use acc_certify::clients::Client;
 use acc_certify::record::bundle::Bundle;
 use acc_certify::record::judge::{judge, judge_control};
+use acc_certify::record::live::{LiveFacts, LivePhase};
 use acc_certify::record::observations::{
     FileFact, HookFact, MessageFact, OBSERVATIONS_SCHEMA, Observations, OutcomeShape, RequestFact,
     RunFacts, SessionFact, StreamShape, ToolResultFact,
@@ -108,6 +109,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             .collect(),
         ),
         control: None,
+        live: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
@@ -164,7 +166,55 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         }
         obs.control = Some(Box::new(observations(tuple, Scenario::SoloControl, true)));
     }
+    if scenario == Scenario::LiveWake {
+        obs.live = Some(live_facts(pass));
+        obs.requests[0].peer_blocks = vec![format!(
+            "```acc-peer-message\nuntrusted peer message\nmessageId: message_idle\nmessageId: message_busy\nmessageId: message_cont\nsubject: {PEER_SUBJECT}\nbody: {PEER_BODY}\n```"
+        )];
+    }
     obs
+}
+
+/// What a passing (or failing: the wake never ran a turn) live-wake run observed.
+fn live_facts(pass: bool) -> LiveFacts {
+    use acc_certify::record::live::{BUSY, CONSENT_OFF, CONTINUE, IDLE, KILLED};
+    let phase = |name: &str, id: &str, outcome: &str, end: &str, offers: &[&str]| LivePhase {
+        name: name.into(),
+        message_id: Some(id.into()),
+        policy: if name == CONSENT_OFF { "off" } else { "all" }.into(),
+        sender_exit: Some(0),
+        sender_outcome: Some(outcome.into()),
+        sender_reason: match outcome {
+            "notOffered" => Some("delivery_off".into()),
+            "failed" => Some("native_session_unavailable".into()),
+            _ => None,
+        },
+        receipt_after_send: Some("queued".into()),
+        receipt_while_busy: (name == BUSY || name == CONTINUE).then(|| "queued".into()),
+        receipt_at_end: Some(end.into()),
+        offers: offers.iter().map(|o| o.to_string()).collect(),
+        requests_before: 0,
+        requests_after: usize::from(pass && name == IDLE),
+    };
+    let shown = if pass { "offered" } else { "queued" };
+    let ok: &[&str] = if pass { &["ok:next-turn"] } else { &[] };
+    LiveFacts {
+        bound: true,
+        protocol_contract: Some("claude-code-inbox-socket-v1".into()),
+        phases: vec![
+            phase(CONSENT_OFF, "message_off", "notOffered", "queued", &[]),
+            phase(IDLE, "message_idle", "woken", shown, ok),
+            phase(BUSY, "message_busy", "woken", shown, ok),
+            phase(CONTINUE, "message_cont", "notOffered", shown, ok),
+            phase(
+                KILLED,
+                "message_killed",
+                "failed",
+                "queued",
+                &["failed:native_session_unavailable"],
+            ),
+        ],
+    }
 }
 
 /// A scenario run around `observations`, with a bundle holding the raw texts a run keeps.
@@ -219,6 +269,8 @@ pub fn repo() -> (tempfile::TempDir, PathBuf) {
     let mut manifest: serde_json::Value =
         serde_json::from_slice(&fs::read(shipped).unwrap()).unwrap();
     manifest["capabilities"] = json!({});
+    // Its native contract is anchored on evidence this empty repository does not hold.
+    manifest.as_object_mut().unwrap().remove("nativeDelivery");
     fs::write(
         adapter.join("adapter.json"),
         serde_json::to_vec_pretty(&manifest).unwrap(),

@@ -16,6 +16,7 @@ pub mod inbox;
 pub mod intents;
 pub mod messages;
 pub mod model;
+pub mod native;
 pub mod path_spelling;
 pub mod presence;
 pub mod prune;

@@ -63,6 +63,9 @@ pub struct ClientDoctor {
     /// The adapter's own checks (for installed adapters), and where the wiring points
     /// elsewhere.
     pub diagnostics: Vec<Diagnostic>,
+    /// Whether a peer's message may wake a session of this client: eligible, or the reason
+    /// code, with the recorded consent.
+    pub native_delivery: crate::live::contract::NativeStatus,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -124,6 +127,7 @@ pub fn run_doctor(
             adapters: ids,
             dry_run: false,
             home: None,
+            delivery: None,
         },
         EditedFiles::Replace,
     )?;
@@ -198,9 +202,11 @@ fn client_doctor(
         entry.is_some(),
         &wiring,
     ));
+    let native_delivery = crate::live::contract::status(adapter, ctx, client.version.as_deref());
     Ok(ClientDoctor {
         adapter_id: adapter.id().to_owned(),
         display_name: adapter.manifest().display_name.clone(),
+        native_delivery,
         client,
         installed_by: entry.map(|e| e.acc_version.clone()),
         artifacts,

@@ -32,6 +32,8 @@ pub struct InstallOptions {
     pub dry_run: bool,
     /// The `--home` the user passed, repeated in every command the run suggests.
     pub home: Option<PathBuf>,
+    /// `--delivery`: the live delivery policy to record; `None` keeps the recorded one.
+    pub delivery: Option<String>,
 }
 
 /// What a re-install does with acc's own files the user changed since acc wrote them.
@@ -164,6 +166,7 @@ pub fn run_install_with(
                 asides,
                 &mut record,
                 &record_path,
+                options.delivery.as_deref(),
             )
         };
         match outcome {
@@ -313,6 +316,7 @@ fn dry_outcome(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn install_one(
     ctx: &InstallContext,
     adapter: &Adapter,
@@ -321,9 +325,13 @@ fn install_one(
     mut kept: Vec<SetAside>,
     record: &mut InstallRecord,
     record_path: &Path,
+    delivery: Option<&str>,
 ) -> Result<AdapterOutcome, InstallError> {
     let id = adapter.id();
     let previous = record.entry(id).cloned();
+    let delivery = delivery
+        .map(str::to_owned)
+        .or_else(|| previous.as_ref().and_then(|p| p.delivery.clone()));
     let originals = originals_for(ctx, id, plan, previous.as_ref())?;
     let planned_paths: Vec<PathBuf> = plan.artifacts.iter().map(|a| a.path.clone()).collect();
     let newly_missing = directories::missing_ancestors(&planned_paths);
@@ -343,6 +351,7 @@ fn install_one(
             .unwrap_or_default(),
         created_directories: merge_dirs(&earlier_dirs, &newly_missing),
         originals: originals.clone(),
+        delivery: previous.as_ref().and_then(|p| p.delivery.clone()),
     };
     if previous.as_ref().map(|p| &p.originals) != Some(&originals)
         || pending.created_directories != earlier_dirs
@@ -388,6 +397,7 @@ fn install_one(
         artifacts,
         created_directories,
         originals,
+        delivery,
     });
     record::save(record_path, record)?;
 

@@ -60,6 +60,10 @@ pub struct InstallEntry {
     /// when empty, deepest first.
     pub created_directories: Vec<PathBuf>,
     pub originals: Vec<Original>,
+    /// The live delivery policy the user consented to (`off`, `actionable`, `all`), kept
+    /// as written: a reader treats an absent or unknown value as `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -304,6 +308,7 @@ mod tests {
                 sha256: Some("ab".to_owned()),
             }],
             created_directories: vec![PathBuf::from("/h/.codex")],
+            delivery: None,
             originals: vec![Original {
                 path: PathBuf::from("/h/.codex/hooks.json"),
                 existed: false,

@@ -273,6 +273,7 @@ fn uninstall_around(
             .cloned()
             .collect(),
         created_directories: directories::existing(entry.created_directories.iter().cloned()),
+        delivery: entry.delivery.clone(),
         ..entry.clone()
     };
     Ok((outcome(adapter, files), remaining))

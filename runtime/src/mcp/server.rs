@@ -165,7 +165,17 @@ impl Server {
         let settings = self.settings.as_ref().map_err(Clone::clone)?;
         let attached = self.session.ensure(settings)?;
         match tools::exec::run(&mut attached.core, &attached.owner, input) {
-            Ok(done) => {
+            Ok(mut done) => {
+                if let Some((m, duplicate)) = &done.sent {
+                    let live = crate::live::router::offer_committed(
+                        settings.env(),
+                        &mut attached.core,
+                        &attached.owner,
+                        m,
+                        *duplicate,
+                    );
+                    done.value["live"] = serde_json::to_value(live).unwrap_or_default();
+                }
                 match done.effect {
                     SessionEffect::Kept => {}
                     SessionEffect::Closed => self.session.forget(),

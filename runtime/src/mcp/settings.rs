@@ -36,6 +36,11 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The environment the server was started with.
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+
     /// Resolves the settings; a bad variable is a usage error naming it.
     pub fn from_env(env: &Env, cwd: &Path) -> Result<Settings> {
         let raw = env.get(PARTICIPANT_VAR).unwrap_or(DEFAULT_PARTICIPANT);

@@ -147,6 +147,28 @@ CREATE INDEX decision_links_by_target ON decision_links (target_seq, message_seq
 CREATE INDEX messages_by_kind ON messages (kind, seq);
 "#,
     },
+    Migration {
+        version: 3,
+        // Native delivery bindings: where a live session can be offered a message, as its
+        // own hooks published it after the adapter's handshake. The endpoint reference is
+        // the adapter's opaque text, handed back to it unread; core never reads it.
+        sql: r#"
+CREATE TABLE native_bindings (
+    session_id        TEXT PRIMARY KEY,
+    generation        TEXT NOT NULL,
+    adapter_id        TEXT NOT NULL,
+    client_version    TEXT,
+    protocol_contract TEXT NOT NULL,
+    modes             TEXT NOT NULL,
+    endpoint_ref      TEXT NOT NULL,
+    lease_until       INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    -- The last wake a sender delivered; a turn-end hook does not hold the turn open for a
+    -- body while a wake sent since the session's last turn start will show it.
+    woken_at          INTEGER
+);
+"#,
+    },
 ];
 
 /// The schema version this build writes and understands.
@@ -179,7 +201,7 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(tables, 10);
+        assert_eq!(tables, 11);
     }
 
     #[test]

@@ -60,6 +60,7 @@ fn base(scenario: Scenario) -> Observations {
         requests: Vec::new(),
         hooks: None,
         control: None,
+        live: None,
     }
 }
 

@@ -45,6 +45,12 @@ pub struct InstallArgs {
     /// Print every file it would create or edit, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// May a peer's message wake an idle session of this client (live delivery)? `off`
+    /// (the default), `actionable` (questions, requests, handoffs and anything awaiting a
+    /// reply) or `all` addressed messages. Recorded in the install record; kept when omitted.
+    #[arg(long, value_name = "POLICY")]
+    pub delivery: Option<crate::live::policy::DeliveryPolicy>,
 }
 
 #[derive(Debug, Args)]
@@ -80,6 +86,7 @@ pub fn install(inv: &Invocation<'_>, a: InstallArgs) -> Result<Output> {
         adapters: a.adapters,
         dry_run: a.dry_run,
         home: a.home.is_some().then(|| ctx.home.clone()),
+        delivery: a.delivery.map(|d| d.as_str().to_owned()),
     };
     let report = installer::run_install(&ctx, &adapters, &options).map_err(to_acc_error)?;
     Ok(Output::new(render_run(&report), report))
@@ -405,6 +412,19 @@ pub fn render_doctor(run: &DoctorRun) -> String {
                 DiagnosticLevel::Error => "error",
             };
             let _ = write!(out, "\n  {level}: {}", d.message);
+        }
+        if client.installed_by.is_some() {
+            let n = &client.native_delivery;
+            let state = match (&n.eligible, &n.reason_code) {
+                (true, _) => "eligible".to_owned(),
+                (false, Some(reason)) => format!("not eligible ({reason})"),
+                (false, None) => "not eligible".to_owned(),
+            };
+            let _ = write!(
+                out,
+                "\n  live delivery: {state}; policy {} (acc install --adapter {} --delivery off|actionable|all)",
+                n.policy, client.adapter_id
+            );
         }
     }
     let _ = write!(out, "\nnext step: {}", run.next_step);

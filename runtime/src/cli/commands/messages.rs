@@ -15,6 +15,30 @@ use crate::text;
 use acc_sdk::peer_text::display;
 use serde_json::json;
 
+use crate::core::Core;
+use crate::core::Owner;
+use crate::live::router::{LiveResult, human_summary, offer_committed};
+
+/// After the durable commit: offer the message live (see [`offer_committed`]).
+fn live(
+    inv: &Invocation<'_>,
+    core: &mut Core,
+    owner: &Owner,
+    m: &MessageRecord,
+    duplicate: bool,
+) -> Vec<LiveResult> {
+    offer_committed(inv.env, core, owner, m, duplicate)
+}
+
+/// Appends the live delivery clause to the sender's line.
+fn with_live(mut line: String, results: &[LiveResult]) -> String {
+    if let Some(summary) = human_summary(results) {
+        line.push_str("; ");
+        line.push_str(&summary);
+    }
+    line
+}
+
 /// The `--supersedes` or `--withdraws` ids as a checked change; clap already refuses both.
 fn decision_change(a: &MessageArgs) -> Result<Option<DecisionChange>> {
     let (action, raw) = match (a.supersedes.is_empty(), a.withdraws.is_empty()) {
@@ -84,11 +108,13 @@ pub fn message(inv: &Invocation<'_>, a: MessageArgs) -> Result<Output> {
             st.group_id, st.head_count
         ));
     }
+    let live = live(inv, &mut core, &owner, m, out.duplicate);
     Ok(Output::new(
-        line,
+        with_live(line, &live),
         json!({
             "message": sent_json(m),
             "delivery": out.delivery,
+            "live": live,
             "duplicate": out.duplicate,
         }),
     ))
@@ -104,11 +130,13 @@ pub fn request(inv: &Invocation<'_>, a: RequestArgs) -> Result<Output> {
         a.detail.as_deref(),
         a.client_message_id.as_deref(),
     )?;
+    let live = live(inv, &mut core, &owner, &out.message, out.duplicate);
     Ok(Output::new(
-        format!("recorded {}", out.message.message_id),
+        with_live(format!("recorded {}", out.message.message_id), &live),
         json!({
             "message": { "messageId": out.message.message_id, "clientMessageId": out.message.client_message_id },
             "delivery": out.delivery,
+            "live": live,
             "duplicate": out.duplicate,
         }),
     ))
@@ -160,14 +188,19 @@ pub fn reply(inv: &Invocation<'_>, a: ReplyArgs) -> Result<Output> {
         a.subject.as_deref(),
         a.client_message_id.as_deref(),
     )?;
+    let live = live(inv, &mut core, &owner, &out.message, out.duplicate);
     Ok(Output::new(
-        format!(
-            "recorded {}; acknowledged {}",
-            out.message.message_id, original
+        with_live(
+            format!(
+                "recorded {}; acknowledged {}",
+                out.message.message_id, original
+            ),
+            &live,
         ),
         json!({
             "message": { "messageId": out.message.message_id, "clientMessageId": out.message.client_message_id },
             "delivery": out.delivery,
+            "live": live,
             "receipt": out.receipt,
             "duplicate": out.duplicate,
         }),
@@ -203,17 +236,22 @@ pub fn finish(inv: &Invocation<'_>, a: FinishArgs) -> Result<Output> {
             client_message_id: a.client_message_id,
         },
     )?;
+    let live = live(inv, &mut core, &owner, &out.message, out.duplicate);
     Ok(Output::new(
-        format!(
-            "finished {}; handoff {}; released {} claim(s)",
-            out.session_id,
-            out.message.message_id,
-            out.released.len()
+        with_live(
+            format!(
+                "finished {}; handoff {}; released {} claim(s)",
+                out.session_id,
+                out.message.message_id,
+                out.released.len()
+            ),
+            &live,
         ),
         json!({
             "sessionId": out.session_id,
             "message": { "messageId": out.message.message_id, "clientMessageId": out.message.client_message_id },
             "delivery": out.delivery,
+            "live": live,
             "released": out.released,
             "duplicate": out.duplicate,
         }),

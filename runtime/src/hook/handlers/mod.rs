@@ -13,6 +13,7 @@
 pub mod after_tool;
 pub mod confine;
 pub mod lifecycle;
+pub mod native;
 pub mod project;
 pub mod start;
 pub mod tool;

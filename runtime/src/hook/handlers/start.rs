@@ -34,6 +34,7 @@ pub struct Started {
 /// take it.
 pub fn session_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let started = start(call, core)?;
+    super::native::publish_binding(call, core);
     if !started.grants.granted(Capability::StartupInjection) {
         return Ok(Answer::silent());
     }

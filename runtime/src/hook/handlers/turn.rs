@@ -47,6 +47,7 @@ pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
             (started.identity, started.grants)
         }
     };
+    super::native::publish_binding(call, core);
     call.deadline.check()?;
     project::turn_context(call, core, &me, &grants)
 }
@@ -60,6 +61,11 @@ pub fn turn_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     };
     lifecycle::refresh_if_due(core, &bound)?;
     if !grants.granted(Capability::NextTurn) {
+        return Ok(Answer::silent());
+    }
+    // A wake sent during this turn starts the next one, which shows the body: holding this
+    // turn open too would cost a model invocation for nothing.
+    if core.wake_pending(&me.owner.session)? {
         return Ok(Answer::silent());
     }
     let projection = project::project(call, core, &me, &grants)?;

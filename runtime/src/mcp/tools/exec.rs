@@ -10,7 +10,7 @@ use crate::core::decisions::{DecisionAction, DecisionChange};
 use crate::core::events::EventType;
 use crate::core::finish::FinishRequest;
 use crate::core::intents::PublishIntent;
-use crate::core::messages::SendMessage;
+use crate::core::messages::{MessageRecord, SendMessage};
 use crate::core::model::{
     ClaimMode, Enforcement, HandoffStatus, IntentMode, IntentState, MessageKind, Obligation,
     SyncScope,
@@ -37,12 +37,23 @@ pub enum SessionEffect {
 pub struct Done {
     pub value: Value,
     pub effect: SessionEffect,
+    /// A message this call committed, and whether it was a retry: the server offers it
+    /// live afterwards.
+    pub sent: Option<(MessageRecord, bool)>,
 }
 
 fn done(value: Value) -> Done {
     Done {
         value,
         effect: SessionEffect::Kept,
+        sent: None,
+    }
+}
+
+fn done_sent(value: Value, m: &MessageRecord, duplicate: bool) -> Done {
+    Done {
+        sent: Some((m.clone(), duplicate)),
+        ..done(value)
     }
 }
 
@@ -231,11 +242,15 @@ fn message(core: &mut Core, owner: &Owner, a: MessageArgs) -> Result<Done> {
         },
         change,
     )?;
-    Ok(done(json!({
-        "message": sent_decision(&out.message)?,
-        "delivery": to_value(&out.delivery)?,
-        "duplicate": out.duplicate,
-    })))
+    Ok(done_sent(
+        json!({
+            "message": sent_decision(&out.message)?,
+            "delivery": to_value(&out.delivery)?,
+            "duplicate": out.duplicate,
+        }),
+        &out.message,
+        out.duplicate,
+    ))
 }
 
 fn request(core: &mut Core, owner: &Owner, a: RequestArgs) -> Result<Done> {
@@ -246,11 +261,15 @@ fn request(core: &mut Core, owner: &Owner, a: RequestArgs) -> Result<Done> {
         a.detail.as_deref(),
         a.client_message_id.as_deref(),
     )?;
-    Ok(done(json!({
-        "message": sent(&out.message),
-        "delivery": to_value(&out.delivery)?,
-        "duplicate": out.duplicate,
-    })))
+    Ok(done_sent(
+        json!({
+            "message": sent(&out.message),
+            "delivery": to_value(&out.delivery)?,
+            "duplicate": out.duplicate,
+        }),
+        &out.message,
+        out.duplicate,
+    ))
 }
 
 fn inbox(core: &mut Core, owner: &Owner, a: InboxArgs) -> Result<Done> {
@@ -275,12 +294,16 @@ fn reply(core: &mut Core, owner: &Owner, a: ReplyArgs) -> Result<Done> {
         a.subject.as_deref(),
         a.client_message_id.as_deref(),
     )?;
-    Ok(done(json!({
-        "message": sent(&out.message),
-        "delivery": to_value(&out.delivery)?,
-        "receipt": to_value(&out.receipt)?,
-        "duplicate": out.duplicate,
-    })))
+    Ok(done_sent(
+        json!({
+            "message": sent(&out.message),
+            "delivery": to_value(&out.delivery)?,
+            "receipt": to_value(&out.receipt)?,
+            "duplicate": out.duplicate,
+        }),
+        &out.message,
+        out.duplicate,
+    ))
 }
 
 fn ack(core: &mut Core, owner: &Owner, a: AckArgs) -> Result<Done> {
@@ -317,5 +340,6 @@ fn finish(core: &mut Core, owner: &Owner, a: FinishArgs) -> Result<Done> {
         } else {
             SessionEffect::Closed
         },
+        sent: Some((out.message.clone(), out.duplicate)),
     })
 }

@@ -1,0 +1,782 @@
+//! `live-wake`: live delivery from the real client, driven interactively.
+//!
+//! The client starts in its own terminal interface under tmux (no `-p`, no key typed ever),
+//! with acc's hooks installed with `--delivery all` and `ACC_CERTIFY_CANDIDATES` naming
+//! `delivery.livePush`, so its own hooks publish a native binding. Then, in one session:
+//!
+//! 1. `consent-off` (negative control): the installation record says `off`; the peer sends
+//!    with the real `acc message`. Nothing may be offered and no model request may follow.
+//! 2. `idle`: consent `all`; the peer sends again. The sender must be told `woken`, the
+//!    session must run a turn by itself whose model request shows the message in acc's
+//!    fenced peer block, and the receipt must go `queued -> offered` (read from the store).
+//! 3. `busy`: a wake starts a turn whose model request the double holds for a while; during
+//!    it the peer sends again. The session is busy: the receipt must stay `queued` while the
+//!    turn runs, and the message must be shown by a later turn (`offered`).
+//! 4. `continue`: a wake starts a held turn again; during it consent goes `off` and the peer
+//!    sends once more (`notOffered`, no wake). At the turn's end acc's Stop hook holds the
+//!    turn open with the body (`continue_turn_outcome`): the receipt must stay `queued` while
+//!    the turn runs and be `offered` after, with no new wake.
+//! 5. `killed` (negative control): the client is killed with SIGKILL (its socket stays
+//!    behind); the peer sends. The sender must be told `failed`, a failed offer must be
+//!    recorded and the receipt must stay `queued`.
+//!
+//! [`judge`] is pure: it reads only the observations.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use acc_runtime::core::{Core, Owner};
+use acc_runtime::ids::MessageId;
+use acc_runtime::installer::record as install_record;
+use acc_sdk::capabilities::Capability;
+use acc_sdk::certification::EvidenceResult;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::bundle::Bundle;
+use super::error::RecordError;
+use super::hook_capture;
+use super::install::install_adapter_with;
+use super::judge::Verdict;
+use super::model_text::block_names_message;
+use super::observations::{OBSERVATIONS_SCHEMA, Observations, RunFacts};
+use super::observe::request_facts;
+use super::room;
+use super::runner::{RunSettings, ScenarioRun, expectations, extra_env, redactor};
+use super::scenario::{AGENT, PEER, Scenario};
+use super::tuple::Tuple;
+use crate::clients::environment::{DUMMY_KEY, client_path, headless_env};
+use crate::clients::{InstalledClient, Sandbox};
+use crate::doubles::{ModelDouble, Script};
+
+/// The phases, in the order they run.
+pub const CONSENT_OFF: &str = "consent-off";
+pub const IDLE: &str = "idle";
+pub const KILLED: &str = "killed";
+pub const BUSY: &str = "busy";
+pub const CONTINUE: &str = "continue";
+/// How long the double holds the busy turn's model request.
+const BUSY_HOLD: Duration = Duration::from_secs(10);
+
+/// The peer's subject and body (untrusted peer text: never copied into a fixture).
+const SUBJECT: &str = "live wake";
+const BODY: &str = "Please rebase onto main before you push.";
+
+/// What the whole run observed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LiveFacts {
+    /// The session's own hooks published a binding before the first send.
+    pub bound: bool,
+    /// The protocol the binding names.
+    pub protocol_contract: Option<String>,
+    pub phases: Vec<LivePhase>,
+}
+
+/// One send and what followed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LivePhase {
+    pub name: String,
+    pub message_id: Option<String>,
+    /// The consent the installation record held when the peer sent.
+    pub policy: String,
+    pub sender_exit: Option<i32>,
+    /// `live[0].outcome` / `.reasonCode` of the sender's `--json` output.
+    pub sender_outcome: Option<String>,
+    pub sender_reason: Option<String>,
+    /// The receipt's state right after the send, and when the phase ended.
+    pub receipt_after_send: Option<String>,
+    /// For `busy`: the receipt two seconds after the send, while the held turn still ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt_while_busy: Option<String>,
+    pub receipt_at_end: Option<String>,
+    /// Offers recorded for the message (`message.offer_*`): `ok:<transport>` or
+    /// `failed:<reason>`.
+    pub offers: Vec<String>,
+    /// How many model requests the double had received when the peer sent, and at the end.
+    pub requests_before: usize,
+    pub requests_after: usize,
+}
+
+fn phase_named<'a>(facts: &'a LiveFacts, name: &str) -> Option<&'a LivePhase> {
+    facts.phases.iter().find(|p| p.name == name)
+}
+
+/// The `delivery.livePush` verdict.
+pub fn judge(obs: &Observations) -> Verdict {
+    let mut failures = Vec::new();
+    let Some(facts) = &obs.live else {
+        return verdict(vec!["no live delivery facts were observed".to_owned()]);
+    };
+    if !facts.bound {
+        failures.push("the session's own hooks published no native binding".to_owned());
+    }
+    match phase_named(facts, CONSENT_OFF) {
+        None => failures.push("the consent-off control did not run".to_owned()),
+        Some(p) => {
+            if p.sender_outcome.as_deref() == Some("woken") || p.requests_after > p.requests_before
+            {
+                failures.push("with consent off a message still woke the session".to_owned());
+            }
+            if p.sender_outcome.as_deref() != Some("notOffered")
+                || p.sender_reason.as_deref() != Some("delivery_off")
+            {
+                failures.push("with consent off the sender was not told delivery_off".to_owned());
+            }
+            if p.receipt_at_end.as_deref() != Some("queued") {
+                failures.push("with consent off the receipt did not stay queued".to_owned());
+            }
+        }
+    }
+    match phase_named(facts, IDLE) {
+        None => failures.push("the idle phase did not run".to_owned()),
+        Some(p) => {
+            if p.sender_outcome.as_deref() != Some("woken") {
+                failures.push("the sender was not told that the idle session was woken".to_owned());
+            }
+            if p.receipt_after_send.as_deref() != Some("queued") {
+                failures.push("the wake itself changed the receipt".to_owned());
+            }
+            if p.receipt_at_end.as_deref() != Some("offered") {
+                failures.push("the receipt did not go from queued to offered".to_owned());
+            }
+            if !p.offers.iter().any(|o| o == "ok:next-turn") {
+                failures.push("no next-turn offer was recorded for the message".to_owned());
+            }
+            let shown = p.message_id.as_deref().is_some_and(|id| {
+                obs.requests
+                    .iter()
+                    .skip(p.requests_before)
+                    .any(|r| r.peer_blocks.iter().any(|b| block_names_message(b, id)))
+            });
+            if p.requests_after <= p.requests_before {
+                failures.push("the idle session ran no turn by itself".to_owned());
+            } else if !shown {
+                failures.push(
+                    "no model request of the woken turn showed the message in acc's peer block"
+                        .to_owned(),
+                );
+            }
+        }
+    }
+    match phase_named(facts, BUSY) {
+        None => failures.push("the busy phase did not run".to_owned()),
+        Some(p) => {
+            if p.sender_outcome.as_deref() != Some("woken") {
+                failures
+                    .push("the sender was not told that the busy session took the wake".to_owned());
+            }
+            if p.receipt_while_busy.as_deref() != Some("queued") {
+                failures
+                    .push("the message was not left queued while the session was busy".to_owned());
+            }
+            if p.receipt_at_end.as_deref() != Some("offered") {
+                failures.push("a later turn did not show the message sent while busy".to_owned());
+            }
+            let shown = p.message_id.as_deref().is_some_and(|id| {
+                obs.requests
+                    .iter()
+                    .any(|r| r.peer_blocks.iter().any(|b| block_names_message(b, id)))
+            });
+            if !shown {
+                failures.push(
+                    "no model request showed the message sent while busy in acc's peer block"
+                        .to_owned(),
+                );
+            }
+        }
+    }
+    match phase_named(facts, CONTINUE) {
+        None => failures.push("the continue phase did not run".to_owned()),
+        Some(p) => {
+            if p.sender_outcome.as_deref() != Some("notOffered") {
+                failures
+                    .push("the message sent with consent off mid-turn was offered live".to_owned());
+            }
+            if p.receipt_while_busy.as_deref() != Some("queued") {
+                failures
+                    .push("the message sent mid-turn was shown before the turn ended".to_owned());
+            }
+            if p.receipt_at_end.as_deref() != Some("offered") {
+                failures
+                    .push("the turn end did not hold the turn open to show the message".to_owned());
+            }
+            let shown = p.message_id.as_deref().is_some_and(|id| {
+                obs.requests
+                    .iter()
+                    .skip(p.requests_before)
+                    .any(|r| r.peer_blocks.iter().any(|b| block_names_message(b, id)))
+            });
+            if !shown {
+                failures.push(
+                    "no model request of the held-open turn showed the message in acc's peer block"
+                        .to_owned(),
+                );
+            }
+        }
+    }
+    match phase_named(facts, KILLED) {
+        None => failures.push("the killed-session control did not run".to_owned()),
+        Some(p) => {
+            if p.sender_outcome.as_deref() != Some("failed") {
+                failures.push(
+                    "the sender was not told that the offer to a killed session failed".to_owned(),
+                );
+            }
+            if !p.offers.iter().any(|o| o.starts_with("failed:")) {
+                failures.push("no failed offer was recorded for the killed session".to_owned());
+            }
+            if p.receipt_at_end.as_deref() != Some("queued") {
+                failures.push("the message to a killed session did not stay queued".to_owned());
+            }
+        }
+    }
+    verdict(failures)
+}
+
+fn verdict(failures: Vec<String>) -> Verdict {
+    if failures.is_empty() {
+        Verdict {
+            capability: Capability::LivePush,
+            result: EvidenceResult::Pass,
+            reasons: vec![
+                "an idle interactive session ran a turn by itself for a wake and its next-turn hook showed the body; a busy one showed it in the turn after; a message that arrived mid-turn without a wake was shown by holding the turn open at its end; consent off and a killed session left the message queued"
+                    .to_owned(),
+            ],
+        }
+    } else {
+        Verdict {
+            capability: Capability::LivePush,
+            result: EvidenceResult::Fail,
+            reasons: failures,
+        }
+    }
+}
+
+/// A tmux server of the recorder's own, killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(cwd: &Path, launcher: &Path) -> Result<Tmux, RecordError> {
+        let socket = format!(
+            "acc-certify-live-{}-{}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos()
+        );
+        let tmux = Tmux { socket };
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &tmux.socket,
+                "new-session",
+                "-d",
+                "-s",
+                "live",
+                "-x",
+                "200",
+            ])
+            .args(["-y", "50", "-c"])
+            .arg(cwd)
+            .arg(format!(
+                "sh {}; touch {}; sleep 600",
+                launcher.display(),
+                launcher.with_extension("exited").display()
+            ))
+            .status()
+            .map_err(|e| RecordError::Write {
+                message: format!("starting tmux (is it installed?): {e}"),
+            })?;
+        if !status.success() {
+            return Err(RecordError::Write {
+                message: format!("tmux new-session failed: {status}"),
+            });
+        }
+        Ok(tmux)
+    }
+
+    fn pane(&self) -> String {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "live"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+fn write_err(what: &str, e: impl std::fmt::Display) -> RecordError {
+    RecordError::Write {
+        message: format!("{what}: {e}"),
+    }
+}
+
+/// The client's first-run answers for an interactive session in `workspace`, merged into
+/// `~/.claude.json` (the installer may have written it).
+fn write_interactive_config(sandbox: &Sandbox) -> Result<(), RecordError> {
+    let path = sandbox.home().join(".claude.json");
+    let mut config: Value = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| json!({}));
+    let ws = sandbox.workspace().display().to_string();
+    config["hasCompletedOnboarding"] = json!(true);
+    config["theme"] = json!("dark");
+    config["customApiKeyResponses"] = json!({"approved": [DUMMY_KEY], "rejected": []});
+    if !config["projects"].is_object() {
+        config["projects"] = json!({});
+    }
+    config["projects"][&ws]["hasTrustDialogAccepted"] = json!(true);
+    config["projects"][&ws]["hasCompletedProjectOnboarding"] = json!(true);
+    std::fs::write(
+        &path,
+        serde_json::to_vec_pretty(&config).unwrap_or_default(),
+    )
+    .map_err(|e| write_err(&format!("writing {}", path.display()), e))
+}
+
+fn set_policy(sandbox: &Sandbox, adapter: &str, policy: &str) -> Result<(), RecordError> {
+    let path = install_record::record_path(&sandbox.acc_data_home().join("acc"));
+    let mut record =
+        install_record::load(&path).map_err(|e| write_err("the install record", e.message))?;
+    let mut entry = record
+        .entry(adapter)
+        .cloned()
+        .ok_or_else(|| write_err("the install record", format!("{adapter} is not installed")))?;
+    entry.delivery = Some(policy.to_owned());
+    record.put(entry);
+    install_record::save(&path, &record).map_err(|e| write_err("the install record", e.message))
+}
+
+fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(v) = f() {
+            return Some(v);
+        }
+        if Instant::now() >= end {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The open session the client's hooks opened for the agent.
+fn agent_owner(core: &mut Core) -> Option<Owner> {
+    let status = core.status(None, true).ok()?;
+    for listed in status.sessions {
+        let Ok(Some(record)) = core.session(&listed.session_id) else {
+            continue;
+        };
+        if record.participant_id.as_str() == AGENT && record.harness != room::RECORDER_HARNESS {
+            return Some(Owner::new(record.session_id, record.generation));
+        }
+    }
+    None
+}
+
+fn receipt_state(core: &mut Core, agent: &Owner, id: &MessageId) -> Option<String> {
+    let page = core.inbox(agent, None, Some(500)).ok()?;
+    page.items
+        .iter()
+        .find(|i| i.message_id == *id)
+        .map(|i| i.receipt_state.as_str().to_owned())
+}
+
+fn offers(core: &mut Core, id: &MessageId) -> Vec<String> {
+    core.offer_history(id)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|o| match o.succeeded {
+            true => format!("ok:{}", o.transport.unwrap_or_default()),
+            false => format!("failed:{}", o.reason_code.unwrap_or_default()),
+        })
+        .collect()
+}
+
+struct Sender<'a> {
+    acc: &'a Path,
+    env: BTreeMap<String, String>,
+    workspace: PathBuf,
+    peer: Owner,
+}
+
+impl Sender<'_> {
+    /// `acc message --json` as the peer; returns the exit code and the parsed output.
+    fn send(&self, n: usize) -> (Option<i32>, Value) {
+        let out = Command::new(self.acc)
+            .env_clear()
+            .envs(&self.env)
+            .current_dir(&self.workspace)
+            .args(["message", "--json", "--to", AGENT, "--subject", SUBJECT])
+            .args(["--body", &format!("{BODY} ({n})")])
+            .args(["--session", self.peer.session.as_str()])
+            .args(["--generation", self.peer.generation.as_str()])
+            .output();
+        match out {
+            Ok(o) => (
+                o.status.code(),
+                serde_json::from_slice(&o.stdout).unwrap_or(Value::Null),
+            ),
+            Err(_) => (None, Value::Null),
+        }
+    }
+}
+
+fn sent_fields(out: &Value) -> (Option<String>, Option<String>, Option<String>) {
+    let data = if out.get("data").is_some() {
+        &out["data"]
+    } else {
+        out
+    };
+    let id = data["message"]["messageId"].as_str().map(str::to_owned);
+    let live = &data["live"][0];
+    (
+        id,
+        live["outcome"].as_str().map(str::to_owned),
+        live["reasonCode"].as_str().map(str::to_owned),
+    )
+}
+
+thread_local! {
+    /// The busy phase's mid-turn receipt, handed out of its wait closure.
+    static BUSY_WHILE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `live-wake` against `installed`.
+pub fn run_live_wake(
+    installed: &InstalledClient,
+    tuple: &Tuple,
+    settings: &RunSettings,
+) -> Result<ScenarioRun, RecordError> {
+    let scenario = Scenario::LiveWake;
+    let client = installed.client;
+    let client_error = |source| RecordError::Client {
+        client: client.id().to_owned(),
+        source,
+    };
+    let sandbox = Sandbox::new(client).map_err(client_error)?;
+    let workspace = sandbox.workspace();
+    let hold_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let protocol = client.protocol();
+    let responder_hold = hold_ms.clone();
+    let double = ModelDouble::start_with(
+        Box::new(move |request, script| {
+            let ms = responder_hold.swap(0, std::sync::atomic::Ordering::SeqCst);
+            if ms > 0 {
+                std::thread::sleep(Duration::from_millis(ms));
+            }
+            protocol.respond(request, script)
+        }),
+        Script::new(Vec::new(), super::scenario::FINAL_TEXT).map_err(|e| RecordError::Double {
+            message: e.to_string(),
+        })?,
+    )
+    .map_err(|e| RecordError::Double {
+        message: e.to_string(),
+    })?;
+    let mut double = double;
+    sandbox
+        .write_base_config(double.port())
+        .map_err(client_error)?;
+    let installed_files =
+        install_adapter_with(client.id(), &sandbox, &settings.binaries, Some("off"))?;
+    write_interactive_config(&sandbox)?;
+    let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
+    let peer = room::attach_as(&mut core, PEER)?;
+
+    let capture_dir = sandbox.root().join("hook-capture");
+    std::fs::create_dir_all(&capture_dir)
+        .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
+    let extra = extra_env(scenario, &capture_dir);
+    let path = client_path(std::env::var_os("PATH").as_deref());
+    let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
+    env.insert("TERM".to_owned(), "xterm-256color".to_owned());
+    let launcher = sandbox.root().join("launch.sh");
+    let mut script = String::from("exec env -i");
+    for (k, v) in &env {
+        script.push_str(&format!(" {}={}", k, shell_quote(v)));
+    }
+    script.push(' ');
+    script.push_str(&shell_quote(&installed.program.display().to_string()));
+    script.push('\n');
+    std::fs::write(&launcher, script).map_err(|e| write_err("writing the launcher", e))?;
+
+    let started = Instant::now();
+    let tmux = Tmux::start(&workspace, &launcher)?;
+    let limit = Duration::from_secs(settings.timeout.as_secs().clamp(30, 120));
+    // A client that exits (or never starts) ends the wait at once.
+    let exited = launcher.with_extension("exited");
+    let agent = poll(limit, || {
+        if exited.exists() {
+            return Some(None);
+        }
+        let owner = agent_owner(&mut core)?;
+        core.native_binding(&owner.session)
+            .ok()
+            .flatten()
+            .map(|b| Some((owner, b)))
+    })
+    .flatten();
+    let mut facts = LiveFacts {
+        bound: agent.is_some(),
+        protocol_contract: agent.as_ref().map(|(_, b)| b.protocol_contract.clone()),
+        phases: Vec::new(),
+    };
+    let mut sender_env = sandbox.env();
+    sender_env.insert("PATH".to_owned(), path.clone());
+    sender_env.insert(
+        super::runner::CANDIDATES_VAR.to_owned(),
+        "delivery.livePush".to_owned(),
+    );
+    let sender = Sender {
+        acc: &settings.binaries.acc,
+        env: sender_env,
+        workspace: workspace.clone(),
+        peer: peer.clone(),
+    };
+    let pane;
+    if let Some((agent, _)) = &agent {
+        // Let the session settle at its prompt.
+        std::thread::sleep(Duration::from_secs(2));
+        let phases = [(CONSENT_OFF, "off"), (IDLE, "all")];
+        for (n, (name, policy)) in phases.into_iter().enumerate() {
+            set_policy(&sandbox, client.id(), policy)?;
+            let phase = run_phase(
+                &mut core,
+                &double,
+                &sender,
+                agent,
+                name,
+                policy,
+                n,
+                |core, id| {
+                    if name == IDLE {
+                        // Until the receipt is offered and the turn ended, or the limit.
+                        poll(limit, || {
+                            (receipt_state(core, agent, id).as_deref() == Some("offered"))
+                                .then_some(())
+                        });
+                        std::thread::sleep(Duration::from_secs(3));
+                    } else {
+                        std::thread::sleep(Duration::from_secs(6));
+                    }
+                },
+            );
+            facts.phases.push(phase);
+        }
+        // Busy: the next wake's model request is held; the peer sends during it.
+        hold_ms.store(
+            BUSY_HOLD.as_millis() as u64,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        let (_, first) = sender.send(10);
+        let first = sent_fields(&first)
+            .0
+            .and_then(|i| MessageId::parse(&i).ok());
+        // The held request has arrived once that turn's next-turn hook showed the message.
+        if let Some(first) = &first {
+            poll(limit, || {
+                (receipt_state(&mut core, agent, first).as_deref() == Some("offered")).then_some(())
+            });
+        }
+        std::thread::sleep(Duration::from_secs(1));
+        let mut phase = run_phase(
+            &mut core,
+            &double,
+            &sender,
+            agent,
+            BUSY,
+            "all",
+            11,
+            |core, id| {
+                std::thread::sleep(Duration::from_secs(2));
+                let during = receipt_state(core, agent, id);
+                poll(limit, || {
+                    (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
+                });
+                std::thread::sleep(Duration::from_secs(3));
+                BUSY_WHILE.with(|w| *w.borrow_mut() = during);
+            },
+        );
+        phase.receipt_while_busy = BUSY_WHILE.with(|w| w.borrow_mut().take());
+        facts.phases.push(phase);
+        // Continue: a held turn again; the next message comes with consent off (no wake).
+        hold_ms.store(
+            BUSY_HOLD.as_millis() as u64,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        let (_, first) = sender.send(30);
+        let first = sent_fields(&first)
+            .0
+            .and_then(|i| MessageId::parse(&i).ok());
+        if let Some(first) = &first {
+            poll(limit, || {
+                (receipt_state(&mut core, agent, first).as_deref() == Some("offered")).then_some(())
+            });
+        }
+        set_policy(&sandbox, client.id(), "off")?;
+        std::thread::sleep(Duration::from_secs(1));
+        let mut phase = run_phase(
+            &mut core,
+            &double,
+            &sender,
+            agent,
+            CONTINUE,
+            "off",
+            31,
+            |core, id| {
+                std::thread::sleep(Duration::from_secs(2));
+                let during = receipt_state(core, agent, id);
+                poll(limit, || {
+                    (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
+                });
+                std::thread::sleep(Duration::from_secs(3));
+                BUSY_WHILE.with(|w| *w.borrow_mut() = during);
+            },
+        );
+        phase.receipt_while_busy = BUSY_WHILE.with(|w| w.borrow_mut().take());
+        facts.phases.push(phase);
+        set_policy(&sandbox, client.id(), "all")?;
+        pane = tmux.pane();
+        // Killed: SIGKILL leaves the socket file behind with no listener.
+        if let Ok(pids) = core.hooked_client_pids() {
+            for pid in pids {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+        }
+        std::thread::sleep(Duration::from_secs(1));
+        let phase = run_phase(
+            &mut core,
+            &double,
+            &sender,
+            agent,
+            KILLED,
+            "all",
+            20,
+            |_, _| {
+                std::thread::sleep(Duration::from_secs(3));
+            },
+        );
+        facts.phases.push(phase);
+    } else {
+        pane = tmux.pane();
+    }
+    drop(tmux);
+    let duration = started.elapsed();
+    double.stop();
+
+    let redactor = redactor(&sandbox, installed, &settings.binaries);
+    let requests: Vec<_> = double
+        .requests()
+        .iter()
+        .map(|r| redactor.request(r))
+        .collect();
+    let hooks = hook_capture::read(&capture_dir, &redactor);
+    let sessions = room::sessions(&mut core)?;
+    let observations = Observations {
+        schema_version: OBSERVATIONS_SCHEMA,
+        scenario,
+        adapter: tuple.adapter.clone(),
+        client: tuple.client.clone(),
+        version: tuple.version.clone(),
+        platform: tuple.platform.clone(),
+        protocol: client.protocol().id().to_owned(),
+        run: RunFacts {
+            exit_code: None,
+            timed_out: agent.is_none(),
+        },
+        expect: expectations(scenario),
+        sessions,
+        message: None,
+        files: Vec::new(),
+        requests: request_facts(client.protocol(), &requests),
+        hooks: hooks.as_ref().map(|h| h.facts.clone()),
+        control: None,
+        live: Some(facts),
+    };
+    let verdicts = vec![judge(&observations)];
+    let env_names: Vec<&String> = env.keys().collect();
+    let run = json!({
+        "client": client.id(),
+        "version": installed.version,
+        "versionOutput": installed.version_output,
+        "command": [redactor.text(&installed.program.display().to_string())],
+        "interactive": "tmux new-session (200x50), no key typed",
+        "cwd": "<ws>",
+        "envNames": env_names,
+        "protocol": client.protocol().id(),
+        "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
+        "delivery": "acc install --delivery, then the install record's policy per phase",
+        "durationMs": duration.as_millis() as u64,
+    });
+    let bundle = Bundle {
+        requests,
+        stdout: redactor.text(&pane),
+        stderr: String::new(),
+        hooks: hooks.map(|h| h.raw),
+        observations: observations.clone(),
+        run,
+    };
+    Ok(ScenarioRun {
+        scenario,
+        observations,
+        verdicts,
+        control: None,
+        kernel_guard: None,
+        bundle,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_phase(
+    core: &mut Core,
+    double: &ModelDouble,
+    sender: &Sender<'_>,
+    agent: &Owner,
+    name: &str,
+    policy: &str,
+    n: usize,
+    wait: impl FnOnce(&mut Core, &MessageId),
+) -> LivePhase {
+    let requests_before = double.requests().len();
+    let (exit, out) = sender.send(n);
+    let (id, outcome, reason) = sent_fields(&out);
+    let id = id.and_then(|i| MessageId::parse(&i).ok());
+    let receipt_after_send = id.as_ref().and_then(|i| receipt_state(core, agent, i));
+    if let Some(i) = &id {
+        wait(core, i);
+    }
+    LivePhase {
+        receipt_while_busy: None,
+        name: name.to_owned(),
+        message_id: id.as_ref().map(|i| i.to_string()),
+        policy: policy.to_owned(),
+        sender_exit: exit,
+        sender_outcome: outcome,
+        sender_reason: reason,
+        receipt_after_send,
+        receipt_at_end: id.as_ref().and_then(|i| receipt_state(core, agent, i)),
+        offers: id.as_ref().map(|i| offers(core, i)).unwrap_or_default(),
+        requests_before,
+        requests_after: double.requests().len(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

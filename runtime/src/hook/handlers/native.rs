@@ -1,0 +1,38 @@
+//! Publishes the conversation's native delivery binding from its own hooks, at session
+//! start and every turn, so a sender finds the session where it listens now. Fails open:
+//! a refused or failed handshake is a note, never a hook error.
+
+use super::super::bound::Bound;
+use super::super::hook_env::CERTIFY_CANDIDATES_VAR;
+use super::Call;
+use crate::core::Core;
+use crate::live::bind::{self, HookFacts};
+use crate::live::contract::live_push_candidate;
+
+pub fn publish_binding(call: &Call, core: &mut Core) {
+    if call.adapter.behaviour().native_session().is_none() || call.deadline.check().is_err() {
+        return;
+    }
+    let Ok(Some(bound)) = Bound::load(core, &call.event.session_id) else {
+        return;
+    };
+    if !bound.is_live() {
+        return;
+    }
+    let env = &call.settings.env;
+    let owner = bound.owner();
+    let facts = HookFacts {
+        owner: &owner,
+        cwd: &call.event.cwd,
+        client_session_id: &call.event.session_id,
+        client_pid: bound.binding.client_pid,
+        client_version: bound.binding.client_version.as_deref(),
+        client_name: Some(&bound.binding.client_name),
+        permission_mode: call.event.permission_mode.as_deref(),
+        env: env.vars(),
+        candidate: live_push_candidate(env.get(CERTIFY_CANDIDATES_VAR)),
+    };
+    if let Err(note) = bind::publish(&call.adapter, core, &facts) {
+        call.report(note);
+    }
+}

@@ -1,0 +1,134 @@
+//! What a session's own hooks publish: the adapter's per-session handshake, validated
+//! against the contract, stored as a binding with a lease, or the binding retired when the
+//! handshake refuses. Hooks fail open: every failure here is a note, never a hook error.
+
+use std::collections::BTreeMap;
+
+use acc_sdk::adapter::NativeSessionFacts;
+use acc_sdk::define::Adapter;
+use acc_sdk::native::validate_native_handshake;
+use serde_json::Value;
+
+use super::contract::contract_for;
+use crate::clock::to_iso;
+use crate::core::native::PublishBinding;
+use crate::core::{Core, Owner};
+
+/// How long a published binding stays offerable without a new turn. A session that died
+/// meanwhile is found out by the offer (the socket refuses), which retires the binding.
+pub const LEASE_MS: i64 = 12 * 60 * 60 * 1000;
+
+/// The session facts a hook knows.
+#[derive(Debug, Clone)]
+pub struct HookFacts<'a> {
+    pub owner: &'a Owner,
+    pub cwd: &'a str,
+    pub client_session_id: &'a str,
+    pub client_pid: Option<u32>,
+    pub client_version: Option<&'a str>,
+    pub client_name: Option<&'a str>,
+    pub permission_mode: Option<&'a str>,
+    pub env: &'a BTreeMap<String, String>,
+    /// A recorder named `delivery.livePush` for this sandbox.
+    pub candidate: bool,
+}
+
+/// What the publication did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bound {
+    /// The adapter has no native session methods, or no contract judges it.
+    NotApplicable,
+    Published,
+    /// The handshake refused (its reason code); any earlier binding was retired.
+    Refused(String),
+}
+
+/// Runs the handshake and publishes or retires the binding. `Err` carries a note.
+pub fn publish(adapter: &Adapter, core: &mut Core, f: &HookFacts<'_>) -> Result<Bound, String> {
+    let Some(native) = adapter.behaviour().native_session() else {
+        return Ok(Bound::NotApplicable);
+    };
+    if adapter.native_delivery().is_none() && !f.candidate {
+        return Ok(Bound::NotApplicable);
+    }
+    let now = core.now_ms();
+    let lease_until_ms = now + LEASE_MS;
+    let facts = NativeSessionFacts {
+        session_id: f.owner.session.to_string(),
+        generation: f.owner.generation.to_string(),
+        cwd: f.cwd.to_owned(),
+        client_pid: f.client_pid,
+        client_version: f.client_version.map(str::to_owned),
+        client_name: f.client_name.map(str::to_owned),
+        client_session_id: f.client_session_id.to_owned(),
+        permission_mode: f.permission_mode.map(str::to_owned),
+        env: f.env.clone(),
+        lease_until: to_iso(lease_until_ms),
+    };
+    let handshake = native.bind_native_session(&facts);
+    let reported = |k: &str| {
+        handshake
+            .as_ref()
+            .and_then(|h| h.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let version = reported("clientVersion").or(facts.client_version.clone());
+    let protocol = reported("protocolContract");
+    let Some(contract) = contract_for(
+        adapter,
+        f.candidate,
+        version.as_deref(),
+        protocol.as_deref(),
+    ) else {
+        retire(core, f.owner)?;
+        return Ok(Bound::Refused("native_delivery_unsupported".into()));
+    };
+    let primary = adapter.manifest().client.primary().to_owned();
+    let verdict = validate_native_handshake(
+        Some(&contract),
+        &primary,
+        version.as_deref(),
+        handshake.as_ref(),
+    )
+    .map_err(|p| format!("native handshake of {}: {}", adapter.id(), p.message))?;
+    if !verdict.ok {
+        retire(core, f.owner)?;
+        let reason = verdict
+            .reason_code
+            .map(|r| r.as_str().to_owned())
+            .unwrap_or_else(|| "handshake_failed".into());
+        return Ok(Bound::Refused(reason));
+    }
+    let modes: Vec<String> = verdict
+        .modes
+        .iter()
+        .filter_map(|m| serde_json::to_value(m).ok())
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    let lease = verdict
+        .lease_until
+        .as_deref()
+        .and_then(crate::clock::parse_iso)
+        .unwrap_or(lease_until_ms)
+        .min(lease_until_ms);
+    core.publish_native_binding(
+        f.owner,
+        &PublishBinding {
+            adapter_id: adapter.id(),
+            client_version: verdict.client_version.as_deref(),
+            protocol_contract: verdict.protocol_contract.as_deref().unwrap_or_default(),
+            modes: &modes,
+            endpoint_ref: verdict.opaque_endpoint_ref.as_deref().unwrap_or_default(),
+            lease_until_ms: lease,
+        },
+    )
+    .map_err(|e| format!("publishing the native binding: {e}"))?;
+    Ok(Bound::Published)
+}
+
+fn retire(core: &mut Core, owner: &Owner) -> Result<(), String> {
+    core.retire_native_binding(&owner.session)
+        .map(|_| ())
+        .map_err(|e| format!("retiring the native binding: {e}"))
+}
