@@ -48,6 +48,7 @@ use super::runner::{RunSettings, ScenarioRun, expectations, extra_env, redactor}
 use super::scenario::{AGENT, PEER, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::{DUMMY_KEY, client_path, headless_env};
+use crate::clients::network::{NetworkWatch, WatchError};
 use crate::clients::{InstalledClient, Sandbox};
 use crate::doubles::{ModelDouble, Script};
 
@@ -108,6 +109,9 @@ fn phase_named<'a>(facts: &'a LiveFacts, name: &str) -> Option<&'a LivePhase> {
 /// The `delivery.livePush` verdict.
 pub fn judge(obs: &Observations) -> Verdict {
     let mut failures = Vec::new();
+    if let Some(problem) = obs.run.network_problem() {
+        failures.push(problem);
+    }
     let Some(facts) = &obs.live else {
         return verdict(vec!["no live delivery facts were observed".to_owned()]);
     };
@@ -507,13 +511,30 @@ pub fn run_live_wake(
     let path = client_path(std::env::var_os("PATH").as_deref());
     let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
     env.insert("TERM".to_owned(), "xterm-256color".to_owned());
+    // Watched like every recorded run: the terminal runs the client under the network watch,
+    // and any address but 127.0.0.1 it tries fails the capture.
+    let watch = NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default())
+        .map_err(|e| RecordError::Write {
+            message: match e {
+                WatchError::NoStrace => {
+                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
+                }
+                WatchError::Proxy(source) => {
+                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
+                }
+            },
+        })?;
+    env.extend(watch.env());
     let launcher = sandbox.root().join("launch.sh");
     let mut script = String::from("exec env -i");
     for (k, v) in &env {
         script.push_str(&format!(" {}={}", k, shell_quote(v)));
     }
-    script.push(' ');
-    script.push_str(&shell_quote(&installed.program.display().to_string()));
+    let watched = watch.command(&installed.program, &[]);
+    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
+        script.push(' ');
+        script.push_str(&shell_quote(&word.to_string_lossy()));
+    }
     script.push('\n');
     std::fs::write(&launcher, script).map_err(|e| write_err("writing the launcher", e))?;
 
@@ -700,6 +721,7 @@ pub fn run_live_wake(
         run: RunFacts {
             exit_code: None,
             timed_out: agent.is_none(),
+            network: watch.finish(),
         },
         expect: expectations(scenario),
         sessions,

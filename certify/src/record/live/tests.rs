@@ -67,6 +67,7 @@ fn passing() -> Observations {
         run: RunFacts {
             exit_code: None,
             timed_out: false,
+            network: Vec::new(),
         },
         expect: expectations(Scenario::LiveWake),
         sessions: Vec::new(),
@@ -217,4 +218,15 @@ fn no_binding_or_missing_phases_fail_with_reasons() {
     assert_eq!(f.len(), 6);
     obs.live = None;
     assert_eq!(failures(&obs), vec!["no live delivery facts were observed"]);
+}
+
+#[test]
+fn a_client_that_tried_the_network_fails_the_capture_naming_the_host() {
+    let mut obs = passing();
+    obs.run.network = vec![crate::clients::network::NetworkAttempt {
+        kind: crate::clients::network::AttemptKind::DnsQuery,
+        target: "api.example.com".into(),
+    }];
+    let why = failures(&obs).join("; ");
+    assert!(why.contains("api.example.com"), "{why}");
 }
