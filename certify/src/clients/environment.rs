@@ -65,6 +65,9 @@ pub fn headless_env(
             ("DISABLE_AUTOUPDATER", "1"),
             ("DISABLE_ERROR_REPORTING", "1"),
             ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+            // An interactive session otherwise fetches the official plugin marketplace
+            // (downloads.claude.ai, then github.com) at start; headless runs do not.
+            ("CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL", "1"),
         ],
         // The base URL is in config.toml (written with the port by the sandbox).
         Client::Codex => &[(CODEX_KEY_VAR, DUMMY_KEY)],
