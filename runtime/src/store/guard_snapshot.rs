@@ -47,18 +47,28 @@ pub fn path_for(store_file: &Path) -> PathBuf {
     store_file.with_file_name(SNAPSHOT_FILE)
 }
 
-/// What identifies the set of guarded claims cheaply: a change to any of them changes it.
-pub(crate) fn fingerprint(conn: &Connection) -> Result<(i64, i64, i64, i64)> {
+/// Which version of the claims the store holds: a counter every insert, update and delete
+/// of a claim bumps (schema migration 4), read in one row lookup. Equal before and after a
+/// write: the write touched no claim.
+pub(crate) fn fingerprint(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT count(*), coalesce(max(rowid), 0), coalesce(sum(expires_at), 0),
-                coalesce(sum(length(resource) + length(owner_session_id)), 0)
-         FROM claims WHERE enforcement = 'guarded'",
+        "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'claims_version'",
         [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        |r| r.get(0),
     )?)
 }
 
-/// Reads the guarded claims from `conn` and writes them to `path`, atomically.
+/// Whether the store holds any guarded claim (for a store that has no snapshot yet).
+pub(crate) fn has_guarded_claims(conn: &Connection) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM claims WHERE enforcement = 'guarded')",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// Writes the snapshot of every guarded claim to `path`, atomically (a temporary file renamed
+/// over it), so a reader sees the old snapshot or the new one, never half of one.
 pub(crate) fn write(conn: &Connection, path: &Path, workspace_id: &str, now_ms: i64) -> Result<()> {
     let mut stmt = conn.prepare_cached(
         "SELECT c.claim_id, c.resource, c.owner_session_id, s.participant_id, c.expires_at

@@ -453,7 +453,8 @@ impl Store {
             (Some(file), Some(before)) => {
                 let after = guard_snapshot::fingerprint(&tx).map_err(ctx)?;
                 // A store from before snapshots gets one at its first write with claims.
-                after != before || (after.0 > 0 && !file.exists())
+                after != before
+                    || (!file.exists() && guard_snapshot::has_guarded_claims(&tx).map_err(ctx)?)
             }
             _ => false,
         };

@@ -169,6 +169,24 @@ CREATE TABLE native_bindings (
 );
 "#,
     },
+    Migration {
+        version: 4,
+        // Every change to a claim bumps one counter, so a write can tell whether it touched
+        // claims (and the guarded-claims snapshot must be rewritten) by reading one row
+        // instead of aggregating every claim before and after.
+        sql: r#"
+INSERT INTO meta (key, value) VALUES ('claims_version', '0');
+CREATE TRIGGER claims_version_on_insert AFTER INSERT ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+CREATE TRIGGER claims_version_on_update AFTER UPDATE ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+CREATE TRIGGER claims_version_on_delete AFTER DELETE ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+"#,
+    },
 ];
 
 /// The schema version this build writes and understands.
