@@ -2,20 +2,13 @@
 //! shell-capable adapter shares: commands are read where they run (the payload's cwd).
 
 use acc_adapter_kimi_code::Behaviour;
-use acc_sdk::adapter::AdapterBehaviour;
-use acc_sdk::event::{Targets, ToolClass};
-use acc_sdk::testing::shell::assert_shell_reading;
+use acc_sdk::event::Targets;
+use acc_sdk::testing::shell::{assert_shell_reading, shell_call_targets};
 use serde_json::{Value, json};
 
 fn shell_targets(cwd: &str, command: Value) -> Targets {
     let payload = json!({"session_id": "k-1", "hook_event_name": "PreToolUse", "cwd": cwd, "tool_name": "Bash", "tool_input": {"command": command}});
-    let tool = Behaviour
-        .normalize_hook(&payload, &[])
-        .expect("a shell payload normalises")
-        .tool
-        .expect("a tool call");
-    assert_eq!(tool.class, ToolClass::Shell, "{command}");
-    tool.targets
+    shell_call_targets(&Behaviour, &payload, &command.to_string())
 }
 
 #[test]

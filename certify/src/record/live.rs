@@ -457,11 +457,6 @@ fn sent_fields(out: &Value) -> (Option<String>, Option<String>, Option<String>) 
     )
 }
 
-thread_local! {
-    /// The busy phase's mid-turn receipt, handed out of its wait closure.
-    static BUSY_WHILE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
 /// Runs `live-wake` against `installed`.
 pub fn run_live_wake(
     installed: &InstalledClient,
@@ -617,25 +612,7 @@ pub fn run_live_wake(
             });
         }
         std::thread::sleep(Duration::from_secs(1));
-        let mut phase = run_phase(
-            &mut core,
-            &double,
-            &sender,
-            agent,
-            BUSY,
-            "all",
-            11,
-            |core, id| {
-                std::thread::sleep(Duration::from_secs(2));
-                let during = receipt_state(core, agent, id);
-                poll(limit, || {
-                    (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
-                });
-                std::thread::sleep(Duration::from_secs(3));
-                BUSY_WHILE.with(|w| *w.borrow_mut() = during);
-            },
-        );
-        phase.receipt_while_busy = BUSY_WHILE.with(|w| w.borrow_mut().take());
+        let phase = held_phase(&mut core, &double, &sender, agent, BUSY, "all", 11, limit);
         facts.phases.push(phase);
         // Continue: a held turn again; the next message comes with consent off (no wake).
         hold_ms.store(
@@ -653,25 +630,9 @@ pub fn run_live_wake(
         }
         set_policy(&sandbox, client.id(), "off")?;
         std::thread::sleep(Duration::from_secs(1));
-        let mut phase = run_phase(
-            &mut core,
-            &double,
-            &sender,
-            agent,
-            CONTINUE,
-            "off",
-            31,
-            |core, id| {
-                std::thread::sleep(Duration::from_secs(2));
-                let during = receipt_state(core, agent, id);
-                poll(limit, || {
-                    (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
-                });
-                std::thread::sleep(Duration::from_secs(3));
-                BUSY_WHILE.with(|w| *w.borrow_mut() = during);
-            },
+        let phase = held_phase(
+            &mut core, &double, &sender, agent, CONTINUE, "off", 31, limit,
         );
-        phase.receipt_while_busy = BUSY_WHILE.with(|w| w.borrow_mut().take());
         facts.phases.push(phase);
         set_policy(&sandbox, client.id(), "all")?;
         pane = tmux.pane();
@@ -763,6 +724,32 @@ pub fn run_live_wake(
         kernel_guard: None,
         bundle,
     })
+}
+
+/// A phase sent while the agent's turn is held: the receipt is read while the turn runs,
+/// then awaited as offered by the turn after.
+#[allow(clippy::too_many_arguments)]
+fn held_phase(
+    core: &mut Core,
+    double: &ModelDouble,
+    sender: &Sender<'_>,
+    agent: &Owner,
+    name: &str,
+    policy: &str,
+    n: usize,
+    limit: Duration,
+) -> LivePhase {
+    let mut during = None;
+    let mut phase = run_phase(core, double, sender, agent, name, policy, n, |core, id| {
+        std::thread::sleep(Duration::from_secs(2));
+        during = receipt_state(core, agent, id);
+        poll(limit, || {
+            (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
+        });
+        std::thread::sleep(Duration::from_secs(3));
+    });
+    phase.receipt_while_busy = during;
+    phase
 }
 
 #[allow(clippy::too_many_arguments)]

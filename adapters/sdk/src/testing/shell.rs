@@ -5,7 +5,26 @@
 
 use std::path::Path;
 
-use crate::event::Targets;
+use serde_json::Value;
+
+use crate::adapter::AdapterBehaviour;
+use crate::event::{Targets, ToolClass};
+
+/// The targets `behaviour` reads from its client's shell-tool `payload`, which must
+/// normalise to a shell call (`what` names it in a failure).
+pub fn shell_call_targets(
+    behaviour: &dyn AdapterBehaviour,
+    payload: &Value,
+    what: &str,
+) -> Targets {
+    let tool = behaviour
+        .normalize_hook(payload, &[])
+        .expect("a shell payload normalises")
+        .tool
+        .expect("a tool call");
+    assert_eq!(tool.class, ToolClass::Shell, "{what}");
+    tool.targets
+}
 
 /// Lays out the workspace the table expects under `dir`: a git worktree with `src/a.rs`,
 /// `src/b.rs` and `docs/x.md`. Returns `dir` as the client would report it (canonical).
