@@ -95,19 +95,6 @@ pub struct ReleaseOutcome {
     pub authority: Option<Authority>,
 }
 
-/// A live guarded claim of another session that covers a write target.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GuardHit {
-    /// The target that is covered.
-    pub resource: Resource,
-    pub claim_id: ClaimId,
-    pub claim_resource: Resource,
-    pub mode: ClaimMode,
-    pub owner_session_id: SessionId,
-    pub owner_participant_id: ParticipantId,
-}
-
 #[derive(Debug, Clone)]
 pub(crate) struct ClaimRow {
     pub claim_id: ClaimId,
@@ -552,53 +539,6 @@ impl Core {
             .read(|c| Ok(live(c, now)?.iter().map(|r| r.record(now)).collect()))
     }
 
-    /// Live guarded claims that cover any of `targets` (`file:` resources, already relative
-    /// to the worktree root) and can deny `except` a write: neither its own nor inherited.
-    pub fn guarded_claims_covering(
-        &mut self,
-        except: &SessionId,
-        targets: &[Resource],
-    ) -> Result<Vec<GuardHit>> {
-        let ports = &self.ports;
-        let now = ports.now();
-        self.store.read(|c| {
-            let me = sessions::load(c, except.as_str())?;
-            let mut hits = Vec::new();
-            for target in targets.iter().filter(|t| t.is_file()) {
-                for claim in live_overlapping(c, target, now)? {
-                    if !guards_against(c, ports, now, except, me.as_ref(), &claim)? {
-                        continue;
-                    }
-                    hits.push(GuardHit {
-                        resource: target.clone(),
-                        claim_id: claim.claim_id.clone(),
-                        claim_resource: claim.resource.clone(),
-                        mode: claim.mode,
-                        owner_session_id: claim.owner_session_id.clone(),
-                        owner_participant_id: claim.owner_participant_id.clone(),
-                    });
-                }
-            }
-            Ok(hits)
-        })
-    }
-
-    /// Every live guarded claim that can deny `me` a write: neither its own nor inherited.
-    pub fn guarded_claims_against(&mut self, me: &SessionId) -> Result<Vec<ClaimRecord>> {
-        let ports = &self.ports;
-        let now = ports.now();
-        self.store.read(|c| {
-            let row = sessions::load(c, me.as_str())?;
-            let mut out = Vec::new();
-            for claim in live(c, now)? {
-                if guards_against(c, ports, now, me, row.as_ref(), &claim)? {
-                    out.push(claim.record(now));
-                }
-            }
-            Ok(out)
-        })
-    }
-
     /// Live guarded `file:` claims that can deny `me` a write (neither its own nor inherited
     /// from its participant's ended sessions), oldest first: what the write guard judges a
     /// tool call against.
@@ -892,17 +832,10 @@ mod tests {
         ];
         let hits = k
             .core
-            .guarded_claims_covering(&b.session, &targets)
+            .guarded_file_claims_overlapping(&b.session, &targets)
             .unwrap();
         assert_eq!(hits.len(), 1);
-        assert_eq!(hits[0].resource.as_str(), "file:src/lib.rs");
         assert_eq!(hits[0].owner_participant_id.as_str(), "alice");
-        assert!(
-            k.core
-                .guarded_claims_covering(&a.session, &targets)
-                .unwrap()
-                .is_empty()
-        );
         let judged: Vec<String> = k
             .core
             .guarded_file_claims_of_others(&b.session)
@@ -931,7 +864,7 @@ mod tests {
             .advance_ms((DEFAULT_LEASE_SECONDS as i64) * 1000 + 1);
         assert!(
             k.core
-                .guarded_claims_covering(&b.session, &targets)
+                .guarded_file_claims_overlapping(&b.session, &targets)
                 .unwrap()
                 .is_empty()
         );
@@ -984,7 +917,7 @@ mod tests {
         );
         assert_eq!(
             k.core
-                .guarded_claims_covering(&bob.session, &[src()])
+                .guarded_file_claims_overlapping(&bob.session, &[src()])
                 .unwrap()
                 .len(),
             1
@@ -1003,18 +936,21 @@ mod tests {
         assert_eq!(inherited[0].claim_id, tree.claim_id);
         assert!(
             k.core
-                .guarded_claims_covering(&second.session, &[src()])
+                .guarded_file_claims_overlapping(&second.session, &[src()])
                 .unwrap()
                 .is_empty()
         );
         assert!(
             k.core
-                .guarded_claims_against(&second.session)
+                .guarded_file_claims_of_others(&second.session)
                 .unwrap()
                 .is_empty()
         );
         assert_eq!(
-            k.core.guarded_claims_against(&bob.session).unwrap().len(),
+            k.core
+                .guarded_file_claims_of_others(&bob.session)
+                .unwrap()
+                .len(),
             1
         );
         let out = k.core.release_resource(&second, &tree_res).unwrap();

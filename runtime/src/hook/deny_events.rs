@@ -7,7 +7,6 @@
 
 use super::handlers::Call;
 use super::verdict::Denial;
-use crate::core::claims::{ClaimRecord, GuardHit};
 use crate::core::refusals::{Refusal, RefusedWrite, RefusedWrites, WriteNotices};
 use crate::core::{Core, Owner};
 use crate::ids::{EventSeq, SessionId};
@@ -19,16 +18,6 @@ pub const RECORD_WAIT: Duration = Duration::from_millis(200);
 
 /// The target a whole-workspace write (`git stash`, `rm -rf *`) is recorded as.
 pub const WHOLE_WORKSPACE: &str = "file:**";
-
-pub fn of_hit(hit: &GuardHit) -> Refusal {
-    Refusal {
-        claim_id: hit.claim_id.clone(),
-        claim_resource: hit.claim_resource.to_string(),
-        owner_session_id: hit.owner_session_id.clone(),
-        owner_participant_id: hit.owner_participant_id.clone(),
-        target: hit.resource.to_string(),
-    }
-}
 
 /// The refusal a guard verdict records: its target, or the whole workspace when the call
 /// was refused as a whole (a workspace-wide write, or a call acc could not judge).
@@ -42,16 +31,6 @@ pub fn of_denial(denial: &Denial) -> Refusal {
             .target
             .as_ref()
             .map_or_else(|| WHOLE_WORKSPACE.to_string(), |t| t.as_str().to_string()),
-    }
-}
-
-pub fn of_workspace_write(claim: &ClaimRecord) -> Refusal {
-    Refusal {
-        claim_id: claim.claim_id.clone(),
-        claim_resource: claim.resource.to_string(),
-        owner_session_id: claim.owner_session_id.clone(),
-        owner_participant_id: claim.owner_participant_id.clone(),
-        target: WHOLE_WORKSPACE.to_string(),
     }
 }
 
