@@ -134,3 +134,93 @@ fn a_call_that_leaves_claimed_files_alone_and_a_room_without_guarded_claims_say_
     let again = shell(&sb, "builder", "afterTool", &["out"]);
     assert_eq!((again.code, again.stderr.as_str()), (0, ""), "{again:?}");
 }
+
+fn store_snapshot(sb: &Sandbox) -> std::path::PathBuf {
+    acc_runtime::store::guard_snapshot::path_for(sb.core().store_path())
+}
+
+fn record_text(sb: &Sandbox) -> String {
+    let dir = sb.data().join("acc").join("tool-calls");
+    let entry = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap();
+    std::fs::read_to_string(entry.path()).unwrap()
+}
+
+#[test]
+fn the_claims_watched_come_from_the_snapshot_only_while_it_is_the_stores_current_one() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    for dir in ["src", "docs"] {
+        std::fs::create_dir_all(ws.join(dir)).unwrap();
+        std::fs::write(ws.join(dir).join("a.txt"), "owner's").unwrap();
+    }
+    let owner = start(&sb, "owner");
+    start(&sb, "builder");
+    claim(&mut sb.core(), &owner, "file:src/**", true);
+
+    // Current: the record carries the snapshot's text, and the post-tool hook reads the
+    // same claims back from it.
+    assert_eq!(shell(&sb, "builder", "beforeTool", &["out"]).code, 0);
+    let record = record_text(&sb);
+    assert!(record.contains("\"fromSnapshot\""), "{record}");
+    std::fs::write(ws.join("src/a.txt"), "rewritten").unwrap();
+    let after = shell(&sb, "builder", "afterTool", &["out"]);
+    assert!(
+        after.stderr.contains("file:src/a.txt modified"),
+        "{after:?}"
+    );
+
+    // Stale (an older claims version, naming another claim): the store decides.
+    let snapshot = store_snapshot(&sb);
+    let text = std::fs::read_to_string(&snapshot).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let claim_line = lines.next().unwrap().replace("file:src/**", "file:docs/**");
+    let version: i64 = header[2].parse().unwrap();
+    let stale = format!(
+        "{}\t{}\t{}\t{}\t{}\n{claim_line}\n",
+        header[0],
+        header[1],
+        version - 1,
+        header[3],
+        header[4]
+    );
+    std::fs::write(&snapshot, stale).unwrap();
+    assert_eq!(shell(&sb, "builder", "beforeTool", &["out"]).code, 0);
+    let record = record_text(&sb);
+    assert!(
+        !record.contains("\"fromSnapshot\""),
+        "{record}\n{}",
+        std::fs::read_to_string(&snapshot).unwrap()
+    );
+    std::fs::write(ws.join("src/a.txt"), "rewritten again").unwrap();
+    std::fs::write(ws.join("docs/a.txt"), "not claimed").unwrap();
+    let after = shell(&sb, "builder", "afterTool", &["out"]);
+    assert!(
+        after.stderr.contains("file:src/a.txt modified") && !after.stderr.contains("docs"),
+        "{after:?}"
+    );
+}
+
+#[test]
+fn a_live_session_acting_as_the_same_participant_is_still_watched() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "sibling's").unwrap();
+    let builder = start(&sb, "builder");
+    let participant = sb
+        .core()
+        .session(&builder.session)
+        .unwrap()
+        .unwrap()
+        .participant_id
+        .to_string();
+    // A second live session under the same chosen name: its claims are a peer's, which
+    // only the store can tell from an ended session's inherited ones.
+    let sibling = attach(&mut sb.core(), &participant, true);
+    claim(&mut sb.core(), &sibling, "file:src/**", true);
+    assert_eq!(shell(&sb, "builder", "beforeTool", &["out"]).code, 0);
+    std::fs::write(ws.join("src/a.rs"), "rewritten").unwrap();
+    let after = shell(&sb, "builder", "afterTool", &["out"]);
+    assert!(after.stderr.contains("file:src/a.rs modified"), "{after:?}");
+}

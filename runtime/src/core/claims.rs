@@ -563,6 +563,13 @@ impl Core {
         })
     }
 
+    /// The store's claims version: every claim change bumps it, and the guarded-claims
+    /// snapshot names the version it was written from, so a reader can tell it is current.
+    pub fn claims_version(&mut self) -> Result<i64> {
+        self.store
+            .read(|c| crate::store::guard_snapshot::fingerprint(c))
+    }
+
     /// The live guarded `file:` claims that can deny `me` a write, with only what the write
     /// guard's fingerprints need (id, resource, owner session), in no particular order. One
     /// indexed scan of the claims; the inheritance rule is asked only of the other sessions

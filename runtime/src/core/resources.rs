@@ -211,31 +211,7 @@ impl Resource {
     /// The path a root-relative `file:` resource names; `None` for other schemes and for
     /// paths spelt outside the root (absolute, or leading `..`).
     pub fn relative_pattern(&self) -> Option<FilePattern> {
-        let body = self.file_path()?;
-        if body.starts_with('/') {
-            return None;
-        }
-        let tree = self.tree_base().is_some();
-        // Most spellings hold no escape: the path is the spelling itself, checked segment
-        // by segment without decoding (the guard reads every peer claim per call).
-        if !body.contains('\\') {
-            if body.split('/').any(|seg| matches!(seg, "" | "." | "..")) {
-                return None;
-            }
-            return Some(FilePattern {
-                path: PathBuf::from(body),
-                tree,
-            });
-        }
-        let mut path = PathBuf::new();
-        for seg in body.split('/') {
-            let name = decode_segment(seg).ok()?;
-            if matches!(name.as_slice(), b"" | b"." | b"..") {
-                return None;
-            }
-            path.push(os_name(&name));
-        }
-        Some(FilePattern { path, tree })
+        relative_pattern_of(&self.0)
     }
 
     pub(crate) fn from_store(s: String) -> Resource {
@@ -347,6 +323,39 @@ impl Resource {
         }
         Some(self.tree_base().unwrap_or(self.body()))
     }
+}
+
+/// [`Resource::relative_pattern`] of a stored spelling, without making a `Resource` of it
+/// (the guard's shell path names every peer claim's path per call, from the snapshot's text).
+pub fn relative_pattern_of(spelling: &str) -> Option<FilePattern> {
+    let body = spelling.strip_prefix("file:")?;
+    if body.starts_with('/') {
+        return None;
+    }
+    let (body, tree) = match body.strip_suffix("/**") {
+        Some(base) => (base, true),
+        None => (body, false),
+    };
+    // Most spellings hold no escape: the path is the spelling itself, checked segment
+    // by segment without decoding.
+    if !body.contains('\\') {
+        if body.split('/').any(|seg| matches!(seg, "" | "." | "..")) {
+            return None;
+        }
+        return Some(FilePattern {
+            path: PathBuf::from(body),
+            tree,
+        });
+    }
+    let mut path = PathBuf::new();
+    for seg in body.split('/') {
+        let name = decode_segment(seg).ok()?;
+        if matches!(name.as_slice(), b"" | b"." | b"..") {
+            return None;
+        }
+        path.push(os_name(&name));
+    }
+    Some(FilePattern { path, tree })
 }
 
 /// A resource as shown to a model or a terminal (deny reasons, CLI lines, errors): a name a

@@ -7,7 +7,10 @@
 //! entries and time; a walk cut short says so.
 
 use crate::core::claims::ClaimKey;
+use crate::core::resources::relative_pattern_of;
+use crate::store::guard_snapshot::SnapshotText;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
@@ -81,6 +84,32 @@ pub struct Prints {
     pub complete: bool,
 }
 
+/// How `watched` was read from the guarded-claims snapshot, so that the record can carry
+/// the snapshot's text (one copy) instead of serialising every watched claim, and the
+/// post-tool hook can read the same list back from it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotWatch {
+    pub participant: String,
+    pub now_ms: i64,
+}
+
+/// The record's first line; the snapshot's text, when the claims came from it, follows.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Header<'a> {
+    schema: u32,
+    #[serde(default)]
+    session_id: Option<Cow<'a, str>>,
+    roots: Cow<'a, [PathBuf]>,
+    #[serde(default)]
+    watched: Cow<'a, [Watched]>,
+    files: Cow<'a, BTreeMap<PathBuf, Stamp>>,
+    complete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    from_snapshot: Option<SnapshotWatch>,
+}
+
 /// The claims to watch: the root-relative path of each of `claims`.
 pub fn watched(claims: &[ClaimKey]) -> Vec<Watched> {
     claims
@@ -94,6 +123,36 @@ pub fn watched(claims: &[ClaimKey]) -> Vec<Watched> {
             })
         })
         .collect()
+}
+
+/// The claims to watch, read from the guarded-claims snapshot's text instead of the store:
+/// the live claims of sessions other than `me`. `None` when the snapshot cannot say alone:
+/// a line acc did not write, or a claim of another session acting as `my_participant`
+/// (inherited when that session ended, a peer's while it lives: only the store knows).
+pub fn watched_from_snapshot(
+    snapshot: &SnapshotText<'_>,
+    me: &str,
+    my_participant: &str,
+    now_ms: i64,
+) -> Option<Vec<Watched>> {
+    let mut out = Vec::new();
+    for line in snapshot.claims() {
+        let line = line?;
+        if line.expires_at_ms <= now_ms || line.owner_session_id == me {
+            continue;
+        }
+        if line.owner_participant_id == my_participant {
+            return None;
+        }
+        if let Some(pattern) = relative_pattern_of(&line.resource) {
+            out.push(Watched {
+                claim_id: line.claim_id.into_owned(),
+                rel: pattern.path,
+                tree: pattern.tree,
+            });
+        }
+    }
+    Some(out)
 }
 
 /// Fingerprints every file under `watched` in every one of `roots`, until `until` or
@@ -212,14 +271,38 @@ pub fn changes(before: &Prints, after: &Prints) -> Vec<Change> {
 }
 
 /// Keeps `prints` for the post-tool hook, atomically (a reader never sees half a record).
-pub fn save(data_home: &Path, binding_key: &str, prints: &Prints) -> std::io::Result<()> {
+/// With `snapshot` (the text `prints.watched` was read from, as `watch` says), the record
+/// carries that text instead of the watched list.
+pub fn save(
+    data_home: &Path,
+    binding_key: &str,
+    prints: &Prints,
+    snapshot: Option<(&str, SnapshotWatch)>,
+) -> std::io::Result<()> {
     let dir = dir(data_home);
     std::fs::create_dir_all(&dir)?;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let temp = dir.join(format!(".{binding_key}.{}.{nanos}.tmp", std::process::id()));
-    let bytes = serde_json::to_vec(prints).map_err(std::io::Error::other)?;
+    let (text, from_snapshot) = match snapshot {
+        Some((text, watch)) => (Some(text), Some(watch)),
+        None => (None, None),
+    };
+    let header = Header {
+        schema: prints.schema,
+        session_id: prints.session_id.as_deref().map(Cow::Borrowed),
+        roots: Cow::Borrowed(&prints.roots),
+        watched: Cow::Borrowed(if text.is_some() { &[] } else { &prints.watched }),
+        files: Cow::Borrowed(&prints.files),
+        complete: prints.complete,
+        from_snapshot,
+    };
+    let mut bytes = serde_json::to_vec(&header).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    if let Some(text) = text {
+        bytes.extend_from_slice(text.as_bytes());
+    }
     std::fs::write(&temp, bytes)?;
     std::fs::rename(&temp, record_path(data_home, binding_key)).inspect_err(|_| {
         let _ = std::fs::remove_file(&temp);
@@ -234,8 +317,33 @@ pub fn take_saved(data_home: &Path, binding_key: &str) -> Option<Prints> {
     let _ = std::fs::remove_file(&path);
     let mut bytes = Vec::new();
     file.take(MAX_RECORD_BYTES).read_to_end(&mut bytes).ok()?;
-    let prints: Prints = serde_json::from_slice(&bytes).ok()?;
-    (prints.schema == SCHEMA).then_some(prints)
+    let split = bytes.iter().position(|&b| b == b'\n')?;
+    let header: Header<'_> = serde_json::from_slice(&bytes[..split]).ok()?;
+    if header.schema != SCHEMA {
+        return None;
+    }
+    let session_id = header.session_id.map(Cow::into_owned);
+    let watched = match header.from_snapshot {
+        None => header.watched.into_owned(),
+        Some(watch) => {
+            let text = std::str::from_utf8(&bytes[split + 1..]).ok()?;
+            let snapshot = SnapshotText::parse(text)?;
+            watched_from_snapshot(
+                &snapshot,
+                session_id.as_deref()?,
+                &watch.participant,
+                watch.now_ms,
+            )?
+        }
+    };
+    Some(Prints {
+        schema: header.schema,
+        session_id,
+        roots: header.roots.into_owned(),
+        watched,
+        files: header.files.into_owned(),
+        complete: header.complete,
+    })
 }
 
 /// Whether a call of this conversation left a record to compare against.
@@ -336,12 +444,65 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path();
         let prints = take(Vec::new(), Vec::new(), later());
-        save(home, "k1", &prints).unwrap();
+        save(home, "k1", &prints, None).unwrap();
         assert!(pending(home, "k1"));
         assert_eq!(take_saved(home, "k1"), Some(prints));
         assert!(!pending(home, "k1"));
         assert_eq!(take_saved(home, "k1"), None);
         std::fs::write(record_path(home, "k2"), "{\"schema\":99}").unwrap();
         assert_eq!(take_saved(home, "k2"), None);
+    }
+
+    const SNAPSHOT: &str = "acc-guarded-claims\t2\t9\t1\tws\n\
+        100\tclaim_mine\tsess_me\tme\tfile:mine/**\n\
+        100\tclaim_tree\tsess_peer\tpeer\tfile:src/**\n\
+        100\tclaim_file\tsess_peer\tpeer\tfile:docs/a\\\\x20b.md\n\
+        100\tclaim_net\tsess_peer\tpeer\tport:8080\n\
+        50\tclaim_old\tsess_peer\tpeer\tfile:old/**\n";
+
+    #[test]
+    fn the_snapshot_names_the_live_claims_of_other_sessions_as_paths() {
+        let text = SnapshotText::parse(SNAPSHOT).unwrap();
+        let watched = watched_from_snapshot(&text, "sess_me", "me", 60).unwrap();
+        let got: Vec<(&str, String, bool)> = watched
+            .iter()
+            .map(|w| (w.claim_id.as_str(), w.rel.display().to_string(), w.tree))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("claim_tree", "src".to_string(), true),
+                ("claim_file", "docs/a b.md".to_string(), false),
+            ]
+        );
+        // Another live session acting as `peer` may be a peer or an ended predecessor: the
+        // snapshot cannot tell, the store must.
+        assert_eq!(watched_from_snapshot(&text, "sess_other", "peer", 60), None);
+    }
+
+    #[test]
+    fn a_record_carrying_the_snapshot_reads_back_the_same_claims() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        let text = SnapshotText::parse(SNAPSHOT).unwrap();
+        let watched = watched_from_snapshot(&text, "sess_me", "me", 60).unwrap();
+        let mut prints = take(Vec::new(), watched, later());
+        prints.session_id = Some("sess_me".into());
+        let watch = SnapshotWatch {
+            participant: "me".into(),
+            now_ms: 60,
+        };
+        save(home, "k", &prints, Some((SNAPSHOT, watch))).unwrap();
+        let saved = std::fs::read_to_string(record_path(home, "k")).unwrap();
+        assert!(saved.contains("\"watched\":[]"), "{saved}");
+        assert_eq!(take_saved(home, "k"), Some(prints));
+        // A record whose snapshot text was damaged is not acc's.
+        let watch = SnapshotWatch {
+            participant: "me".into(),
+            now_ms: 60,
+        };
+        let prints = take(Vec::new(), Vec::new(), later());
+        save(home, "k", &prints, Some(("not a snapshot\n", watch))).unwrap();
+        assert_eq!(take_saved(home, "k"), None);
     }
 }

@@ -1,5 +1,5 @@
 //! A small read-only copy of the guarded claims, next to the store
-//! (`<store dir>/guarded-claims.json`), for the write guard to answer from when the store
+//! (`<store dir>/guarded-claims.tsv`), for the write guard to answer from when the store
 //! itself cannot be read within its budget: another process holding it with
 //! `PRAGMA locking_mode=EXCLUSIVE`, a read-only data home where SQLite cannot open its
 //! shared-memory file, a store being repaired.
@@ -8,23 +8,35 @@
 //! a forced release, a session closing its claims, a prune) rewrites it after the commit,
 //! atomically (a temporary file renamed over it), so a reader sees one whole snapshot. A
 //! reader applies each claim's expiry itself, so an old snapshot never denies for a claim
-//! that ran out.
+//! that ran out. The header names the store's claims version it was written from: the
+//! guard's shell path reads the claimed paths to fingerprint from it while that version is
+//! the store's (a row read instead of every claim's), and from the store otherwise.
 
 use crate::error::{AccError, ErrorCode, Result};
 use rusqlite::Connection;
-use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// The snapshot's file name, beside `acc.db`.
-pub const SNAPSHOT_FILE: &str = "guarded-claims.json";
+/// The snapshot's file name, beside `acc.db`. One claim a line, tab-separated: the write
+/// guard's shell path reads it on every call while peers hold guarded claims (to fingerprint
+/// the claimed files), so it must parse without a JSON decoder or an allocation per field.
+pub const SNAPSHOT_FILE: &str = "guarded-claims.tsv";
+
+/// The JSON snapshot of earlier versions, removed when the line format is first written.
+const LEGACY_FILE: &str = "guarded-claims.json";
+
+/// The first field of the header line.
+const MAGIC: &str = "acc-guarded-claims";
+
+/// The line format's version; another version is not read.
+pub const SCHEMA: u32 = 2;
 
 /// A snapshot larger than this is not read (10,000 claims fit several times over).
 pub const MAX_SNAPSHOT_BYTES: u64 = 8 * 1024 * 1024;
 
 /// One guarded claim as the guard needs it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotClaim {
     pub claim_id: String,
     pub resource: String,
@@ -33,16 +45,192 @@ pub struct SnapshotClaim {
     pub expires_at_ms: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
-    pub schema: u32,
+    /// The store's claims version ([`fingerprint`]) the snapshot was written from.
+    pub claims_version: i64,
     pub workspace_id: String,
     pub written_at_ms: i64,
     pub claims: Vec<SnapshotClaim>,
 }
 
-/// `<store dir>/guarded-claims.json` for the store at `store_file`.
+/// One claim line, borrowed from the snapshot's bytes (a field is copied only when it
+/// held an escape).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimLine<'a> {
+    pub expires_at_ms: i64,
+    pub claim_id: Cow<'a, str>,
+    pub owner_session_id: Cow<'a, str>,
+    pub owner_participant_id: Cow<'a, str>,
+    pub resource: Cow<'a, str>,
+}
+
+impl ClaimLine<'_> {
+    fn owned(&self) -> SnapshotClaim {
+        SnapshotClaim {
+            claim_id: self.claim_id.to_string(),
+            resource: self.resource.to_string(),
+            owner_session_id: self.owner_session_id.to_string(),
+            owner_participant_id: self.owner_participant_id.to_string(),
+            expires_at_ms: self.expires_at_ms,
+        }
+    }
+}
+
+/// A snapshot's text, parsed lazily: the header at once, the claims as they are iterated.
+#[derive(Debug, Clone)]
+pub struct SnapshotText<'a> {
+    pub claims_version: i64,
+    pub written_at_ms: i64,
+    pub workspace_id: Cow<'a, str>,
+    body: &'a str,
+}
+
+impl<'a> SnapshotText<'a> {
+    /// The header of `text`; `None` when it is not a snapshot of this format.
+    pub fn parse(text: &'a str) -> Option<SnapshotText<'a>> {
+        let (header, body) = text.split_once('\n')?;
+        let mut f = header.split('\t');
+        if f.next()? != MAGIC || f.next()?.parse::<u32>().ok()? != SCHEMA {
+            return None;
+        }
+        let claims_version = f.next()?.parse().ok()?;
+        let written_at_ms = f.next()?.parse().ok()?;
+        let workspace_id = unescape(f.next()?)?;
+        // A body that does not end a line was cut short: its last claim would be lost.
+        if f.next().is_some() || !(body.is_empty() || body.ends_with('\n')) {
+            return None;
+        }
+        Some(SnapshotText {
+            claims_version,
+            written_at_ms,
+            workspace_id,
+            body,
+        })
+    }
+
+    /// Every claim line; `None` for a line acc did not write (the whole snapshot is then
+    /// not to be trusted).
+    pub fn claims(&self) -> impl Iterator<Item = Option<ClaimLine<'a>>> + 'a {
+        let body = self.body;
+        let mut start = 0;
+        memchr::memchr_iter(b'\n', body.as_bytes())
+            .map(move |end| {
+                let line = &body[start..end];
+                start = end + 1;
+                line
+            })
+            .map(claim_line)
+    }
+
+    fn owned(&self) -> Option<Snapshot> {
+        let claims = self
+            .claims()
+            .map(|c| c.map(|c| c.owned()))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Snapshot {
+            claims_version: self.claims_version,
+            workspace_id: self.workspace_id.to_string(),
+            written_at_ms: self.written_at_ms,
+            claims,
+        })
+    }
+}
+
+/// One claim line: five tab-separated fields, found in one pass over its bytes (every call
+/// of the guard's shell path reads every line).
+fn claim_line(line: &str) -> Option<ClaimLine<'_>> {
+    let mut fields = [""; 5];
+    let (mut n, mut start) = (0, 0);
+    for i in memchr::memchr_iter(b'\t', line.as_bytes()) {
+        *fields.get_mut(n)? = &line[start..i];
+        n += 1;
+        start = i + 1;
+    }
+    let escaped = memchr::memchr(b'\\', line.as_bytes()).is_some();
+    if n != 4 {
+        return None;
+    }
+    fields[4] = &line[start..];
+    let field = |f| {
+        if escaped {
+            unescape(f)
+        } else {
+            Some(Cow::Borrowed(f))
+        }
+    };
+    Some(ClaimLine {
+        expires_at_ms: fields[0].parse().ok()?,
+        claim_id: field(fields[1])?,
+        owner_session_id: field(fields[2])?,
+        owner_participant_id: field(fields[3])?,
+        resource: field(fields[4])?,
+    })
+}
+
+/// A field with its tab, newline, carriage return and backslash escaped, so that a line is
+/// one claim whatever its strings hold.
+fn escape(field: &str, out: &mut String) {
+    for c in field.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn unescape(field: &str) -> Option<Cow<'_, str>> {
+    if !field.contains('\\') {
+        return Some(Cow::Borrowed(field));
+    }
+    let mut out = String::with_capacity(field.len());
+    let mut chars = field.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            '\\' => '\\',
+            't' => '\t',
+            'n' => '\n',
+            'r' => '\r',
+            _ => return None,
+        });
+    }
+    Some(Cow::Owned(out))
+}
+
+/// The snapshot's text for `claims`.
+fn render(
+    claims_version: i64,
+    workspace_id: &str,
+    now_ms: i64,
+    claims: &[SnapshotClaim],
+) -> String {
+    let mut out = format!("{MAGIC}\t{SCHEMA}\t{claims_version}\t{now_ms}\t");
+    escape(workspace_id, &mut out);
+    out.push('\n');
+    for c in claims {
+        out.push_str(&c.expires_at_ms.to_string());
+        for field in [
+            &c.claim_id,
+            &c.owner_session_id,
+            &c.owner_participant_id,
+            &c.resource,
+        ] {
+            out.push('\t');
+            escape(field, &mut out);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `<store dir>/guarded-claims.tsv` for the store at `store_file`.
 pub fn path_for(store_file: &Path) -> PathBuf {
     store_file.with_file_name(SNAPSHOT_FILE)
 }
@@ -86,13 +274,7 @@ pub(crate) fn write(conn: &Connection, path: &Path, workspace_id: &str, now_ms: 
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let snapshot = Snapshot {
-        schema: 1,
-        workspace_id: workspace_id.to_string(),
-        written_at_ms: now_ms,
-        claims,
-    };
-    let bytes = serde_json::to_vec(&snapshot).expect("snapshots serialise");
+    let bytes = render(fingerprint(conn)?, workspace_id, now_ms, &claims).into_bytes();
     let dir = path.parent().unwrap_or(Path::new("."));
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -115,12 +297,31 @@ pub(crate) fn write(conn: &Connection, path: &Path, workspace_id: &str, now_ms: 
             format!("{}: cannot be written ({e})", path.display()),
         ));
     }
+    let _ = std::fs::remove_file(path.with_file_name(LEGACY_FILE));
     Ok(())
 }
 
-/// Reads the snapshot at `path`: `Ok(None)` when there is none. Opened non-blocking and
-/// without following a symlink; its size is capped.
+/// Reads the snapshot at `path`: `Ok(None)` when there is none.
 pub fn read(path: &Path) -> Result<Option<Snapshot>> {
+    let Some(text) = read_text(path)? else {
+        return Ok(None);
+    };
+    SnapshotText::parse(&text)
+        .and_then(|t| t.owned())
+        .map(Some)
+        .ok_or_else(|| not_acc(path))
+}
+
+fn not_acc(path: &Path) -> AccError {
+    AccError::new(
+        ErrorCode::StoreIo,
+        format!("{}: is not a snapshot acc wrote", path.display()),
+    )
+}
+
+/// The snapshot's text at `path` (parse it with [`SnapshotText::parse`]): `Ok(None)` when
+/// there is none. Opened non-blocking and without following a symlink; its size is capped.
+pub fn read_text(path: &Path) -> Result<Option<String>> {
     use std::os::unix::fs::OpenOptionsExt;
     let io =
         |what: String| AccError::new(ErrorCode::StoreIo, format!("{}: {what}", path.display()));
@@ -137,13 +338,67 @@ pub fn read(path: &Path) -> Result<Option<Snapshot>> {
         .metadata()
         .map_err(|e| io(format!("cannot be read ({e})")))?;
     if !meta.is_file() || meta.len() > MAX_SNAPSHOT_BYTES {
-        return Err(io("is not a snapshot acc wrote".into()));
+        return Err(not_acc(path));
     }
-    let mut bytes = Vec::new();
+    let mut text = String::with_capacity(meta.len() as usize);
     file.take(MAX_SNAPSHOT_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io(format!("cannot be read ({e})")))?;
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|_| io("is not a snapshot acc wrote".into()))
+        .read_to_string(&mut text)
+        .map_err(|_| not_acc(path))?;
+    Ok(Some(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(resource: &str, participant: &str) -> SnapshotClaim {
+        SnapshotClaim {
+            claim_id: "claim_1".into(),
+            resource: resource.into(),
+            owner_session_id: "sess_1".into(),
+            owner_participant_id: participant.into(),
+            expires_at_ms: 1_700_000_000_000,
+        }
+    }
+
+    #[test]
+    fn every_string_comes_back_whole_one_claim_a_line() {
+        let claims = vec![
+            claim("file:src/**", "peer"),
+            claim("file:src/a\\x09b\\\\c.rs", "we\tird\nname\\"),
+            claim("file:docs/Read Me.md\r", ""),
+        ];
+        let text = render(7, "ws\t1", 42, &claims);
+        assert_eq!(text.lines().count(), 4, "{text}");
+        let parsed = SnapshotText::parse(&text).unwrap();
+        assert_eq!(parsed.claims_version, 7);
+        assert_eq!(parsed.workspace_id, "ws\t1");
+        let back = parsed.owned().unwrap();
+        assert_eq!(back.claims, claims);
+        assert_eq!(back.written_at_ms, 42);
+        // A field without an escape is borrowed, not copied.
+        let first = parsed.claims().next().unwrap().unwrap();
+        assert!(matches!(first.resource, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn text_acc_did_not_write_is_refused() {
+        let good = render(1, "ws", 1, &[claim("file:src/**", "peer")]);
+        assert!(SnapshotText::parse(&good).is_some());
+        for bad in [
+            String::new(),
+            "{\"schema\":1,\"claims\":[]}".to_string(),
+            good.replace("acc-guarded-claims\t2", "acc-guarded-claims\t3"),
+            good.replace("\tpeer\t", "\tpeer\textra\t"),
+            good.replace("\tpeer\t", "\tpe\\qer\t"),
+            good.replacen("\n1", "\nsoon", 1),
+            good.trim_end().to_string(),
+        ] {
+            let parsed = SnapshotText::parse(&bad);
+            assert!(
+                parsed.is_none_or(|p| p.owned().is_none()),
+                "accepted: {bad:?}"
+            );
+        }
+    }
 }

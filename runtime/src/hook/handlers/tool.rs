@@ -17,6 +17,7 @@ use super::super::fingerprints;
 use super::super::verdict;
 use super::{Call, confine, lifecycle};
 use crate::core::Core;
+use crate::store::guard_snapshot::{self, SnapshotText};
 use acc_sdk::adapter::OwnerLine;
 use acc_sdk::event::{Targets, ToolClass};
 use acc_sdk::outcome::HookOutcome;
@@ -85,7 +86,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         answer = Answer::of(outcome.clone());
     }
     if tool.is_some_and(|t| t.class == ToolClass::Shell) {
-        remember_claimed_files(call, core, me);
+        remember_claimed_files(call, core, &bound);
     }
     call.deadline.check()?;
     if !bound.is_live() {
@@ -119,30 +120,60 @@ const FINGERPRINT_BUDGET: Duration = Duration::from_secs(1);
 /// Before an allowed shell call: fingerprints of the files under peers' guarded claims, kept
 /// for the post-tool hook, which tells whether the call changed them anyway. Best effort: a
 /// failure is a stderr note, never a deny.
-fn remember_claimed_files(call: &Call, core: &mut Core, me: &crate::ids::SessionId) {
+fn remember_claimed_files(call: &Call, core: &mut Core, bound: &Bound) {
+    let me = &bound.binding.session_id;
     let key = crate::core::bindings::binding_key(&call.event.session_id);
-    let claims = match core.guarded_file_claim_keys(me) {
-        Ok(claims) => claims,
-        Err(e) => {
-            call.report(format!(
-                "acc: claimed files were not fingerprinted before this call ({})",
-                e.code.as_str()
-            ));
-            return;
-        }
+    let snapshot = snapshot_text(core);
+    let now_ms = call.settings.ports.now();
+    let from_snapshot =
+        snapshot
+            .as_deref()
+            .zip(bound.session.as_ref())
+            .and_then(|(text, session)| {
+                let watch = fingerprints::SnapshotWatch {
+                    participant: session.participant_id.as_str().to_string(),
+                    now_ms,
+                };
+                let watched = fingerprints::watched_from_snapshot(
+                    &SnapshotText::parse(text)?,
+                    me.as_str(),
+                    &watch.participant,
+                    now_ms,
+                )?;
+                Some((watched, (text, watch)))
+            });
+    let (watched, source) = match from_snapshot {
+        Some((watched, source)) => (watched, Some(source)),
+        None => match core.guarded_file_claim_keys(me) {
+            Ok(claims) => (fingerprints::watched(&claims), None),
+            Err(e) => {
+                call.report(format!(
+                    "acc: claimed files were not fingerprinted before this call ({})",
+                    e.code.as_str()
+                ));
+                return;
+            }
+        },
     };
-    if claims.is_empty() {
+    if watched.is_empty() {
         let _ = std::fs::remove_file(fingerprints::record_path(&call.data_home, &key));
         return;
     }
     let roots = verdict::roots_of(core).all().to_vec();
-    let watched = fingerprints::watched(&claims);
     let until = Instant::now() + FINGERPRINT_BUDGET.min(call.deadline.remaining() / 4);
     let mut prints = fingerprints::take(roots, watched, until);
     prints.session_id = Some(me.as_str().to_string());
-    if let Err(e) = fingerprints::save(&call.data_home, &key, &prints) {
+    if let Err(e) = fingerprints::save(&call.data_home, &key, &prints, source) {
         call.report(format!(
             "acc: claimed files were not fingerprinted before this call ({e})"
         ));
     }
+}
+
+/// The guarded-claims snapshot's text when it is of the store's current claims version (one
+/// row read instead of every claim's); `None` sends the caller to the store.
+fn snapshot_text(core: &mut Core) -> Option<String> {
+    let text = guard_snapshot::read_text(&guard_snapshot::path_for(core.store_path())).ok()??;
+    let version = SnapshotText::parse(&text)?.claims_version;
+    (core.claims_version().ok()? == version).then_some(text)
 }
