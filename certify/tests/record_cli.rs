@@ -217,7 +217,7 @@ fn a_client_whose_hooks_never_fire_is_recorded_as_failing_everywhere_then_checke
 }
 
 #[test]
-fn one_scenario_records_only_its_rows_plus_the_control_bundle() {
+fn one_scenario_records_only_its_rows_and_leaves_the_control_next_turn_pins_alone() {
     let world = world();
     world
         .record(&["--scenario", "guard-shell", "--json"])
@@ -235,7 +235,7 @@ fn one_scenario_records_only_its_rows_plus_the_control_bundle() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     scenarios.sort();
-    assert_eq!(scenarios, ["guard-shell", "solo-control"]);
+    assert_eq!(scenarios, ["guard-shell"]);
 }
 
 #[test]

@@ -69,6 +69,8 @@ pub struct KernelGuard {
     pub held: bool,
     /// The claimed file kept its bytes (also when the command was refused, not confined).
     pub claim_kept: bool,
+    /// What became of the readable script's write into the claim.
+    pub slip: crate::record::opaque::Slip,
     pub reasons: Vec<String>,
 }
 
@@ -86,11 +88,13 @@ fn kernel_guard(root: &Path, id: &str) -> Vec<KernelGuard> {
         .map(|obs| {
             let verdict = crate::record::opaque::judge(&obs);
             let claim_kept = crate::record::opaque::claim_kept(&obs);
+            let slip = crate::record::opaque::slip(&obs);
             KernelGuard {
                 version: obs.version,
                 platform: obs.platform,
                 held: verdict.passed,
                 claim_kept,
+                slip,
                 reasons: verdict.reasons,
             }
         })

@@ -1,6 +1,7 @@
 //! `docs/CAPABILITIES.md` from a [`Matrix`]: deterministic text (no dates but the evidence's
 //! own, no machine paths), so the gate can compare it byte for byte.
 
+use crate::record::opaque::Slip;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::version::version_order;
 
@@ -142,7 +143,7 @@ pub fn render(matrix: &Matrix) -> String {
         }
     }
     out.push_str(
-        "\n## Kernel guard\n\nWhether a shell command no parser can read (`python3 -c` writing into a peer's guarded claim) is kept out by the kernel guard, as the committed guard-opaque captures show. Where the client cannot let acc rewrite the call, acc refuses such a command instead while a peer holds a guarded claim.\n\n",
+        "\n## Kernel guard\n\nWhether a shell command no parser can read (`python3 -c` writing into a peer's guarded claim) is kept out by the kernel guard, as the committed guard-opaque captures show. Where the client cannot let acc rewrite the call, acc refuses such a command instead while a peer holds a guarded claim. The same capture runs a script every parser reads (`python3 tools/gen.py`) that writes into the claim: it must be kept out, or noticed by acc's post-tool hook and recorded for the claim's owner.\n\n",
     );
     for c in &matrix.columns {
         for g in &c.kernel_guard {
@@ -151,8 +152,14 @@ pub fn render(matrix: &Matrix) -> String {
                 (false, true) => "not used; the claimed file kept its bytes",
                 (false, false) => "did not hold; the claimed file was changed",
             };
+            let slip = match g.slip {
+                Slip::Kept => "kept out",
+                Slip::Detected => "got through and was recorded for the claim's owner",
+                Slip::Unseen => "got through unseen",
+                Slip::NotObserved => "not observed",
+            };
             out.push_str(&format!(
-                "- `{}` ({}, {}): {outcome}: {}\n",
+                "- `{}` ({}, {}): {outcome}: {}. The readable script's write into the claim: {slip}.\n",
                 c.id,
                 g.version,
                 g.platform,

@@ -5,6 +5,7 @@
 //! capabilities a check recorded, a verdict with no committed row is `missing`, a committed
 //! row with no verdict is `extra`, and a different result is `differs`.
 
+use crate::record::opaque::Outcome;
 use std::fmt;
 
 use serde::Serialize;
@@ -47,8 +48,8 @@ pub enum Mismatch {
     /// committed capture's, judged again; `committed` is `None` without a committed capture.
     KernelGuard {
         build: String,
-        committed: Option<bool>,
-        now: bool,
+        committed: Option<Outcome>,
+        now: Outcome,
     },
 }
 
@@ -79,29 +80,27 @@ impl fmt::Display for Mismatch {
                 build,
                 committed,
                 now,
-            } => {
-                let held = |h: bool| if h { "held" } else { "did not hold" };
-                match committed {
-                    Some(c) => write!(
-                        f,
-                        "differs: {build} kernel guard (guard-opaque) {} in the committed capture but {} now",
-                        held(*c),
-                        held(*now)
-                    ),
-                    None => write!(
-                        f,
-                        "missing: {build} kernel guard (guard-opaque) {} now but has no committed capture",
-                        held(*now)
-                    ),
-                }
-            }
+            } => match committed {
+                Some(c) => write!(
+                    f,
+                    "differs: {build} kernel guard (guard-opaque) {c} in the committed capture but {now} now"
+                ),
+                None => write!(
+                    f,
+                    "missing: {build} kernel guard (guard-opaque) {now} now but has no committed capture"
+                ),
+            },
         }
     }
 }
 
 /// Compares the kernel guard's outcome now with the committed capture's (`committed`,
 /// judged again from its observations; `None` when there is none).
-pub fn compare_kernel_guard(build: &str, committed: Option<bool>, now: bool) -> Option<Mismatch> {
+pub fn compare_kernel_guard(
+    build: &str,
+    committed: Option<Outcome>,
+    now: Outcome,
+) -> Option<Mismatch> {
     (committed != Some(now)).then(|| Mismatch::KernelGuard {
         build: build.to_owned(),
         committed,
@@ -147,22 +146,35 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::opaque::Slip;
 
     #[test]
     fn a_kernel_guard_outcome_is_compared_with_the_committed_capture() {
+        let o = |held, slip| Outcome { held, slip };
+        let claude = "claude-code 2.1.332 linux-x64";
         assert_eq!(
-            compare_kernel_guard("claude-code 2.1.332 linux-x64", Some(true), true),
+            compare_kernel_guard(claude, Some(o(true, Slip::Kept)), o(true, Slip::Kept)),
             None
         );
-        let m = compare_kernel_guard("claude-code 2.1.332 linux-x64", Some(true), false).unwrap();
+        let m =
+            compare_kernel_guard(claude, Some(o(true, Slip::Kept)), o(false, Slip::Kept)).unwrap();
         assert_eq!(
             m.to_string(),
-            "differs: claude-code 2.1.332 linux-x64 kernel guard (guard-opaque) held in the committed capture but did not hold now"
+            "differs: claude-code 2.1.332 linux-x64 kernel guard (guard-opaque) held (the script's write kept out) in the committed capture but did not hold (the script's write kept out) now"
         );
-        let m = compare_kernel_guard("codex-cli 0.171.0 linux-x64", None, false).unwrap();
+        // The script's write seen once and missed now is a difference on its own.
+        let codex = "codex-cli 0.171.0 linux-x64";
+        let m = compare_kernel_guard(
+            codex,
+            Some(o(false, Slip::Detected)),
+            o(false, Slip::Unseen),
+        )
+        .unwrap();
+        assert!(m.to_string().contains("(the script's write recorded) in the committed capture but did not hold (the script's write unseen) now"), "{m}");
+        let m = compare_kernel_guard(codex, None, o(false, Slip::Detected)).unwrap();
         assert_eq!(
             m.to_string(),
-            "missing: codex-cli 0.171.0 linux-x64 kernel guard (guard-opaque) did not hold now but has no committed capture"
+            "missing: codex-cli 0.171.0 linux-x64 kernel guard (guard-opaque) did not hold (the script's write recorded) now but has no committed capture"
         );
     }
 

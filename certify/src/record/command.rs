@@ -35,8 +35,8 @@ pub struct RecordArgs {
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
     /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
-    /// guard-opaque, next-turn, solo-control, coordinate. The solo control runs with every
-    /// one-client scenario; coordinate runs each pair whose two clients are both recorded.
+    /// guard-opaque, next-turn, solo-control, coordinate, live-wake. The solo control runs with
+    /// next-turn; coordinate runs each pair whose two clients are both recorded.
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,
     /// Record into a temporary directory and compare the verdicts with the committed
@@ -363,11 +363,12 @@ fn check_kernel_guard(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch>
         .runs
         .iter()
         .filter_map(|run| {
-            let now = run.kernel_guard.as_ref()?.passed;
+            run.kernel_guard.as_ref()?;
+            let now = crate::record::opaque::outcome(&run.observations);
             let committed =
                 crate::record::judge::read_observations(&repo.join(t.bundle_path(run.scenario)))
                     .ok()
-                    .map(|obs| crate::record::opaque::judge(&obs).passed);
+                    .map(|obs| crate::record::opaque::outcome(&obs));
             crate::record::check::compare_kernel_guard(&build, committed, now)
         })
         .collect()

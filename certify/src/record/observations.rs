@@ -42,6 +42,10 @@ pub struct Observations {
     /// For `live-wake`: what each phase's sender was told and what the store shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<super::live::LiveFacts>,
+    /// The targets of the writes into peers' guarded claims that acc's post-tool hook
+    /// noticed during the run (`claim.write_detected`, as `acc status` lists them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub detected_writes: Vec<String>,
 }
 
 /// How the client process ended.

@@ -8,6 +8,12 @@
 //! `src/` read-only: it runs (free.txt appears), `src/x` keeps its bytes, and the tool
 //! result the model gets back names the claim and its owner.
 //!
+//! Between the two, a command every parser reads and none can see into: `python3` running a
+//! script the recorder planted, which overwrites the claimed `src/z`. Where the kernel
+//! guard confines the call, `src/z` keeps its bytes; where nothing can stop it, acc's
+//! post-tool hook must notice the write (`claim.write_detected` in the store, the target
+//! named): a write that slips through unseen fails the scenario.
+//!
 //! Judged from outcomes only. The scenario decides none of the fourteen capabilities: its
 //! verdict is reported beside them, for every client, so that the clients that cannot
 //! rewrite a call are on record with the reason.
@@ -31,6 +37,16 @@ pub const AFTER: &str = "after.txt";
 /// Opaque to any parser: inline interpreter code.
 pub const COMMAND: &str =
     "python3 -c \"open('free.txt','w').write('ran'); open('src/x','w').write('model')\"";
+/// The claimed file the planted script overwrites.
+pub const SLIPPED: &str = "src/z";
+/// What it holds before the client starts.
+pub const SLIPPED_BYTES: &str = "more bytes the peer owns\n";
+/// The planted script, outside the claim.
+pub const SCRIPT: &str = "tools/gen.py";
+/// Readable to every parser (a script run by its interpreter names no target).
+pub const SCRIPT_COMMAND: &str = "python3 tools/gen.py";
+/// The resource acc names when it notices the script's write.
+pub const SLIPPED_RESOURCE: &str = "file:src/z";
 /// The part of acc's runner line that the model must be shown.
 pub const REFUSAL: &str = "acc: file:src/** is read-only in this command: claimed by peer";
 
@@ -38,19 +54,26 @@ pub const REFUSAL: &str = "acc: file:src/** is read-only in this command: claime
 pub fn steps() -> Vec<Step> {
     vec![
         Step::shell(COMMAND),
+        Step::shell(SCRIPT_COMMAND),
         Step::shell(format!("echo ok > {AFTER}")),
     ]
 }
 
-/// Puts the claimed file in place before the client starts.
+/// Puts the claimed files and the script in place before the client starts.
 pub fn seed(workspace: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(workspace.join("src"))?;
-    std::fs::write(workspace.join(SEEDED), SEEDED_BYTES)
+    std::fs::create_dir_all(workspace.join("tools"))?;
+    std::fs::write(workspace.join(SEEDED), SEEDED_BYTES)?;
+    std::fs::write(workspace.join(SLIPPED), SLIPPED_BYTES)?;
+    std::fs::write(
+        workspace.join(SCRIPT),
+        format!("open('{SLIPPED}', 'w').write('generated')\n"),
+    )
 }
 
 /// The files the judge reads, with the claimed file's digest.
 pub fn file_facts(workspace: &Path) -> Vec<FileFact> {
-    [SEEDED, SIDE_EFFECT, AFTER]
+    [SEEDED, SLIPPED, SIDE_EFFECT, AFTER]
         .into_iter()
         .map(|path| {
             let bytes = std::fs::read(workspace.join(path)).ok();
@@ -58,7 +81,7 @@ pub fn file_facts(workspace: &Path) -> Vec<FileFact> {
                 path: path.to_owned(),
                 exists: workspace.join(path).exists(),
                 sha256: bytes
-                    .filter(|_| path == SEEDED)
+                    .filter(|_| path == SEEDED || path == SLIPPED)
                     .map(|b| hex(&Sha256::digest(b))),
             }
         })
@@ -109,6 +132,7 @@ pub fn judge(obs: &Observations) -> ControlVerdict {
             reasons.push("the client sent no tool result back for the opaque command".to_owned())
         }
     }
+    reasons.extend(slip_problem(obs));
     if !obs.file(AFTER).is_some_and(|f| f.exists) {
         reasons.push(format!(
             "negative control failed: the unclaimed {AFTER} was not written"
@@ -122,6 +146,75 @@ pub fn judge(obs: &Observations) -> ControlVerdict {
         );
     }
     ControlVerdict { passed, reasons }
+}
+
+/// Whether the planted script's write into the claim was kept out or seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Slip {
+    /// `src/z` kept its bytes (the kernel guard confined the script).
+    Kept,
+    /// `src/z` changed and acc recorded the write against the claim.
+    Detected,
+    /// `src/z` changed and nothing noticed.
+    Unseen,
+    /// `src/z` was not observed (a capture from before this step).
+    NotObserved,
+}
+
+impl Slip {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Slip::Kept => "the script's write kept out",
+            Slip::Detected => "the script's write recorded",
+            Slip::Unseen => "the script's write unseen",
+            Slip::NotObserved => "the script's write not observed",
+        }
+    }
+}
+
+/// The guard-opaque capture's outcome, as `record --check` compares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Outcome {
+    /// The opaque command ran with the claim read-only.
+    pub held: bool,
+    pub slip: Slip,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = if self.held { "held" } else { "did not hold" };
+        write!(f, "{held} ({})", self.slip.as_str())
+    }
+}
+
+/// [`judge`]'s verdict with the script's fate.
+pub fn outcome(obs: &Observations) -> Outcome {
+    Outcome {
+        held: judge(obs).passed,
+        slip: slip(obs),
+    }
+}
+
+/// What became of the planted script's write.
+pub fn slip(obs: &Observations) -> Slip {
+    let kept = hex(&Sha256::digest(SLIPPED_BYTES.as_bytes()));
+    match obs.file(SLIPPED) {
+        None => Slip::NotObserved,
+        Some(f) if f.sha256.as_deref() == Some(kept.as_str()) => Slip::Kept,
+        Some(_) if obs.detected_writes.iter().any(|t| t == SLIPPED_RESOURCE) => Slip::Detected,
+        Some(_) => Slip::Unseen,
+    }
+}
+
+fn slip_problem(obs: &Observations) -> Option<String> {
+    match slip(obs) {
+        Slip::Kept | Slip::Detected => None,
+        Slip::Unseen => Some(format!(
+            "`{SCRIPT_COMMAND}` changed the claimed {SLIPPED} and acc did not notice (no claim.write_detected for {SLIPPED_RESOURCE})"
+        )),
+        Slip::NotObserved => Some(format!("{SLIPPED} was not observed")),
+    }
 }
 
 #[cfg(test)]
@@ -178,11 +271,26 @@ mod tests {
             requests: vec![
                 request(1, &[]),
                 request(2, &[&refused]),
-                request(3, &[&refused, ""]),
+                request(
+                    3,
+                    &[
+                        &refused,
+                        "PermissionError: [Errno 30] Read-only file system",
+                    ],
+                ),
+                request(
+                    4,
+                    &[
+                        &refused,
+                        "PermissionError: [Errno 30] Read-only file system",
+                        "",
+                    ],
+                ),
             ],
             hooks: None,
             control: None,
             live: None,
+            detected_writes: Vec::new(),
         };
         (ws, obs)
     }
@@ -223,13 +331,61 @@ mod tests {
     }
 
     #[test]
+    fn a_readable_script_writing_into_the_claim_passes_only_when_acc_noticed() {
+        let (ws, mut obs) = held();
+        assert_eq!(slip(&obs), Slip::Kept);
+        // Where nothing confines the script, it writes the claim: acc must have seen it.
+        std::fs::write(ws.path().join(SLIPPED), "generated").unwrap();
+        obs.files = file_facts(ws.path());
+        assert_eq!(slip(&obs), Slip::Unseen);
+        let verdict = judge(&obs);
+        assert!(!verdict.passed);
+        assert_eq!(
+            verdict.reasons,
+            [
+                "`python3 tools/gen.py` changed the claimed src/z and acc did not notice (no claim.write_detected for file:src/z)"
+            ]
+        );
+        obs.detected_writes = vec!["file:src/other".into()];
+        assert_eq!(slip(&obs), Slip::Unseen);
+        obs.detected_writes.push(SLIPPED_RESOURCE.into());
+        assert_eq!(slip(&obs), Slip::Detected);
+        let verdict = judge(&obs);
+        assert!(verdict.passed, "{:?}", verdict.reasons);
+        assert_eq!(
+            outcome(&obs).to_string(),
+            "held (the script's write recorded)"
+        );
+    }
+
+    #[test]
+    fn the_planted_script_writes_the_claimed_file_when_run() {
+        let ws = tempfile::tempdir().unwrap();
+        seed(ws.path()).unwrap();
+        let ran = std::process::Command::new("python3")
+            .arg(SCRIPT)
+            .current_dir(ws.path())
+            .status()
+            .unwrap();
+        assert!(ran.success());
+        assert_eq!(
+            std::fs::read_to_string(ws.path().join(SLIPPED)).unwrap(),
+            "generated"
+        );
+    }
+
+    #[test]
     fn the_script_runs_the_opaque_command_first() {
         assert_eq!(
             Scenario::GuardOpaque
                 .script(Path::new("/ws"))
                 .unwrap()
                 .steps(),
-            [Step::shell(COMMAND), Step::shell("echo ok > after.txt")]
+            [
+                Step::shell(COMMAND),
+                Step::shell("python3 tools/gen.py"),
+                Step::shell("echo ok > after.txt")
+            ]
         );
         assert!(Scenario::GuardOpaque.capabilities().is_empty());
         assert!(Scenario::GuardOpaque.unasked());

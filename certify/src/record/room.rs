@@ -134,6 +134,17 @@ pub fn sessions(core: &mut Core) -> Result<Vec<SessionFact>, AccError> {
 
 /// The queued message's receipt for the agent participant, read through the agent's own
 /// session (a read leaves receipts as they are).
+/// The targets of every write into a peer's guarded claim the post-tool hook noticed.
+pub fn detected_writes(core: &mut Core) -> Result<Vec<String>, AccError> {
+    let status = core.status(None, true)?;
+    Ok(status
+        .detected_writes
+        .listed
+        .into_iter()
+        .map(|d| d.target)
+        .collect())
+}
+
 pub fn message(core: &mut Core, room: &Room) -> Result<Option<MessageFact>, AccError> {
     let (Some(agent), Some(id)) = (&room.agent, &room.message) else {
         return Ok(None);

@@ -130,9 +130,13 @@ pub fn run_scenario(
         .map(|r| redactor.request(r))
         .collect();
     let hooks = hook_capture::read(&capture_dir, &redactor);
-    let (sessions, message) = {
+    let (sessions, message, detected_writes) = {
         let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
-        (room::sessions(&mut core)?, room::message(&mut core, &room)?)
+        (
+            room::sessions(&mut core)?,
+            room::message(&mut core, &room)?,
+            room::detected_writes(&mut core)?,
+        )
     };
     let mut files = Vec::new();
     if scenario == Scenario::GuardOpaque {
@@ -161,6 +165,7 @@ pub fn run_scenario(
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
         control: control.map(|c| Box::new(c.clone())),
         live: None,
+        detected_writes,
     };
     let verdicts = judge(scenario, &observations);
     let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));

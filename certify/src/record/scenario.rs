@@ -203,13 +203,14 @@ impl FromStr for Scenario {
 }
 
 /// The scenarios a run records: the ones asked for (all when none), in run order, plus the
-/// solo control, which every run includes.
+/// solo control whenever `next-turn` runs, whose verdicts embed it. Only then: a control
+/// recorded alone would replace the one the committed `next-turn` fixture pins by digest.
 pub fn plan(asked: &[Scenario]) -> Vec<Scenario> {
-    let one_client = asked.is_empty() || asked.iter().any(|s| !s.is_pair());
+    let control = asked.contains(&Scenario::NextTurn);
     Scenario::ALL
         .into_iter()
         .filter(|s| {
-            asked.is_empty() || asked.contains(s) || (*s == Scenario::SoloControl && one_client)
+            asked.is_empty() || asked.contains(s) || (*s == Scenario::SoloControl && control)
         })
         .collect()
 }
@@ -230,7 +231,7 @@ mod tests {
     }
 
     #[test]
-    fn every_run_includes_the_control_before_next_turn() {
+    fn next_turn_brings_its_control_and_nothing_else_does() {
         assert_eq!(plan(&[]), Scenario::ALL.to_vec());
         assert_eq!(
             plan(&[Scenario::NextTurn]),
@@ -239,11 +240,7 @@ mod tests {
         assert_eq!(plan(&[Scenario::Coordinate]), [Scenario::Coordinate]);
         assert_eq!(
             plan(&[Scenario::GuardShell, Scenario::Lifecycle]),
-            [
-                Scenario::Lifecycle,
-                Scenario::GuardShell,
-                Scenario::SoloControl
-            ]
+            [Scenario::Lifecycle, Scenario::GuardShell]
         );
     }
 
