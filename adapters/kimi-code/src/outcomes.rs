@@ -18,6 +18,8 @@ pub fn deny(reason: &str) -> HookOutcome {
 pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
     match event.kind {
         EventKind::SessionStart | EventKind::BeforeTurn => payload::plain_context(text),
+        // The safe-point candidate: the runtime sends it only where the grant is present.
+        EventKind::AfterTool => payload::plain_context(text),
         _ => HookOutcome::silent(),
     }
 }
