@@ -99,6 +99,7 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
         Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
             EventKind::BeforeTurn
         }
+        Scenario::SafePoint => EventKind::AfterTool,
     };
     let Some(fact) = obs
         .hooks

@@ -34,6 +34,7 @@ pub mod recording;
 pub mod redact;
 pub mod room;
 pub mod runner;
+pub mod safe_point;
 pub mod scenario;
 pub mod summary;
 pub mod tuple;
