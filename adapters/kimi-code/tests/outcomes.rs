@@ -24,9 +24,6 @@ fn inject_is_plain_stdout() {
     let turn = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), text);
     assert_eq!(turn, HookOutcome::stdout(text));
     insta::assert_json_snapshot!("inject_before_turn", turn);
-    let after = Behaviour.inject_outcome(&event(EventKind::AfterTool), text);
-    assert_eq!(after, HookOutcome::stdout(text));
-    insta::assert_json_snapshot!("inject_after_tool", after);
 }
 
 #[test]
@@ -36,10 +33,6 @@ fn empty_or_unmeasured_inject_is_silent() {
     insta::assert_json_snapshot!("inject_empty", empty);
     assert_inject_silent_outside(
         &Behaviour,
-        &[
-            EventKind::SessionStart,
-            EventKind::BeforeTurn,
-            EventKind::AfterTool,
-        ],
+        &[EventKind::SessionStart, EventKind::BeforeTurn],
     );
 }
