@@ -91,6 +91,12 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "context",
             "model-context-observed",
         ),
+        Capability::Heartbeat => (
+            "fires-on-timer",
+            "fires-on-timer",
+            "advisory",
+            "event-observed",
+        ),
         // No scenario decides the others; a verdict for one is a recorder bug.
         Capability::LivePush => (
             "wakes-idle-session",
@@ -156,6 +162,9 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::SafePointInjection => {
             "A note sent while a shell call ran was observed after that call; a note sent while the model was generating, and tools other than the shell tool, were not exercised."
+        }
+        Capability::Heartbeat => {
+            "Observed while the client waited 75 s on its first model request; an interactive session idle at its prompt (Claude Code's `Notification` `idle_prompt`) was not driven, and the store's heartbeat time was not compared."
         }
         _ => "No scenario observes this capability.",
     }

@@ -100,6 +100,7 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
             EventKind::BeforeTurn
         }
         Scenario::SafePoint => EventKind::AfterTool,
+        Scenario::Heartbeat => EventKind::Heartbeat,
     };
     let Some(fact) = obs
         .hooks

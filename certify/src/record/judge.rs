@@ -76,6 +76,7 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::NextTurn => next_turn(obs),
         Scenario::LiveWake => vec![super::live::judge(obs)],
         Scenario::SafePoint => vec![super::safe_point::judge(obs)],
+        Scenario::Heartbeat => vec![super::heartbeat::judge(obs)],
         // Their outcomes are reported beside the capabilities (`judge_control`,
         // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
         Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => Vec::new(),

@@ -22,6 +22,7 @@ pub mod coordinate;
 pub mod error;
 pub mod evidence;
 pub mod fixture;
+pub mod heartbeat;
 pub mod hook_capture;
 pub mod install;
 pub mod judge;

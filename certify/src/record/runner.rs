@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::bundle::Bundle;
 use super::error::RecordError;
+use super::heartbeat;
 use super::hook_capture::{self, CAPTURE_DIR_VAR};
 use super::install::{Binaries, install_adapter};
 use super::judge::{ControlVerdict, Verdict, judge, judge_control};
@@ -113,6 +114,11 @@ pub fn run_scenario(
             .map_err(double_error)?;
             (double, Some(sent))
         }
+        (Scenario::Heartbeat, _) => (
+            heartbeat::start_double(client.protocol(), script, heartbeat::HOLD)
+                .map_err(double_error)?,
+            None,
+        ),
         _ => (
             ModelDouble::start(client.protocol(), script).map_err(double_error)?,
             None,

@@ -54,12 +54,15 @@ pub enum Scenario {
     /// A peer's note sent while the turn's tool call runs must reach the model's next
     /// request in the same turn, once (see [`super::safe_point`]).
     SafePoint,
+    /// The first model request is held past a minute: does a hook fire on a timer (see
+    /// [`super::heartbeat`])?
+    Heartbeat,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 9] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -69,6 +72,7 @@ impl Scenario {
         Scenario::Coordinate,
         Scenario::LiveWake,
         Scenario::SafePoint,
+        Scenario::Heartbeat,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +86,7 @@ impl Scenario {
             Scenario::Coordinate => "coordinate",
             Scenario::LiveWake => "live-wake",
             Scenario::SafePoint => "safe-point",
+            Scenario::Heartbeat => "heartbeat",
         }
     }
 
@@ -95,6 +100,7 @@ impl Scenario {
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
             Scenario::LiveWake => &[Capability::LivePush],
             Scenario::SafePoint => &[Capability::SafePointInjection],
+            Scenario::Heartbeat => &[Capability::Heartbeat],
             Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
         }
     }
