@@ -47,6 +47,9 @@ pub fn is_first_call(answered: &str) -> bool {
         && !answered.starts_with("text")
 }
 
+/// The note's id once the double had the peer send it, or why the send failed.
+pub type Sent = Arc<OnceLock<Result<MessageId, String>>>;
+
 /// Where the peer's note is sent from, once.
 struct Sender {
     workspace: PathBuf,
@@ -62,8 +65,8 @@ pub fn start_double(
     workspace: &Path,
     data_home: &Path,
     peer: Owner,
-) -> std::io::Result<(ModelDouble, Arc<OnceLock<Result<MessageId, String>>>)> {
-    let sent = Arc::new(OnceLock::new());
+) -> std::io::Result<(ModelDouble, Sent)> {
+    let sent: Sent = Arc::new(OnceLock::new());
     let sender = Mutex::new(Some(Sender {
         workspace: workspace.to_path_buf(),
         data_home: data_home.to_path_buf(),
