@@ -26,6 +26,8 @@ pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
     match event.kind {
         EventKind::SessionStart => payload::additional_context("SessionStart", text),
         EventKind::BeforeTurn => payload::additional_context("UserPromptSubmit", text),
+        // The safe-point candidate: the runtime sends it only where the grant is present.
+        EventKind::AfterTool => payload::additional_context("PostToolUse", text),
         _ => HookOutcome::silent(),
     }
 }

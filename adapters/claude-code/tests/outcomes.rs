@@ -35,6 +35,12 @@ fn inject_uses_the_clients_own_event_name() {
             "SessionStart",
             "inject_session_start",
         ),
+        (
+            EventKind::AfterTool,
+            "```acc-peer-message\nx\n```",
+            "PostToolUse",
+            "inject_after_tool",
+        ),
     ] {
         let out = Behaviour.inject_outcome(&event(kind), text);
         assert_eq!(
@@ -53,6 +59,10 @@ fn empty_or_unmeasured_inject_is_silent() {
     insta::assert_json_snapshot!("inject_empty", empty);
     assert_inject_silent_outside(
         &Behaviour,
-        &[EventKind::SessionStart, EventKind::BeforeTurn],
+        &[
+            EventKind::SessionStart,
+            EventKind::BeforeTurn,
+            EventKind::AfterTool,
+        ],
     );
 }

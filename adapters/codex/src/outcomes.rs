@@ -18,6 +18,9 @@ pub fn deny(reason: &str) -> HookOutcome {
 pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
     match event.kind {
         EventKind::SessionStart | EventKind::BeforeTurn => payload::plain_context(text),
+        // The safe-point candidate (Codex reads `additionalContext` from a post-tool hook's
+        // JSON); the runtime sends it only where the grant is present.
+        EventKind::AfterTool => payload::additional_context("PostToolUse", text),
         _ => HookOutcome::silent(),
     }
 }

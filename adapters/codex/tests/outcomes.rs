@@ -4,7 +4,7 @@ use acc_adapter_codex::Behaviour;
 use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::EventKind;
 use acc_sdk::outcome::HookOutcome;
-use acc_sdk::testing::outcomes::{assert_inject_silent_outside, event};
+use acc_sdk::testing::outcomes::{assert_inject_silent_outside, context_envelope, event};
 
 #[test]
 fn deny_is_exit_2_with_the_reason_on_stderr_only() {
@@ -31,12 +31,24 @@ fn inject_is_plain_stdout() {
 }
 
 #[test]
+fn inject_after_a_tool_is_the_additional_context_envelope() {
+    let text = "```acc-peer-message\nx\n```";
+    let out = Behaviour.inject_outcome(&event(EventKind::AfterTool), text);
+    assert_eq!(context_envelope(&out), ("PostToolUse".into(), text.into()));
+    insta::assert_json_snapshot!("inject_after_tool", out);
+}
+
+#[test]
 fn empty_or_unmeasured_inject_is_silent() {
     let empty = Behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");
     assert_eq!(empty, HookOutcome::silent());
     insta::assert_json_snapshot!("inject_empty", empty);
     assert_inject_silent_outside(
         &Behaviour,
-        &[EventKind::SessionStart, EventKind::BeforeTurn],
+        &[
+            EventKind::SessionStart,
+            EventKind::BeforeTurn,
+            EventKind::AfterTool,
+        ],
     );
 }

@@ -18,6 +18,8 @@ pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
     match event.kind {
         EventKind::SessionStart => payload::additional_context("SessionStart", text),
         EventKind::BeforeTurn => payload::additional_context("BeforeAgent", text),
+        // The safe-point candidate: the runtime sends it only where the grant is present.
+        EventKind::AfterTool => payload::additional_context("AfterTool", text),
         _ => HookOutcome::silent(),
     }
 }

@@ -34,6 +34,12 @@ fn inject_uses_the_additional_context_envelope() {
             "SessionStart",
             "inject_session_start",
         ),
+        (
+            EventKind::AfterTool,
+            "```acc-peer-message\nx\n```",
+            "AfterTool",
+            "inject_after_tool",
+        ),
     ] {
         let out = Behaviour.inject_outcome(&event(kind), text);
         assert_eq!(
@@ -52,6 +58,10 @@ fn empty_or_unmeasured_inject_is_silent() {
     insta::assert_json_snapshot!("inject_empty", empty);
     assert_inject_silent_outside(
         &Behaviour,
-        &[EventKind::SessionStart, EventKind::BeforeTurn],
+        &[
+            EventKind::SessionStart,
+            EventKind::BeforeTurn,
+            EventKind::AfterTool,
+        ],
     );
 }

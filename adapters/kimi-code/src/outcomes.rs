@@ -14,7 +14,9 @@ pub fn deny(reason: &str) -> HookOutcome {
 
 /// Plain stdout, which reaches the model wrapped in
 /// `<hook_result hook_event="UserPromptSubmit">…</hook_result>` at the start of the user
-/// message (and is also shown to the user).
+/// message (and is also shown to the user). PostToolUse is fired and forgotten (2.1.0 reads
+/// nothing back from it, recorded in the safe-point capture), so nothing is printed there:
+/// a printed body would be committed as offered without being shown.
 pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
     match event.kind {
         EventKind::SessionStart | EventKind::BeforeTurn => payload::plain_context(text),

@@ -204,7 +204,12 @@ pub fn model_visible_text(body: &Value) -> String {
             } else if let Some(call) = part.get("functionCall") {
                 sink.push_value(&call["args"]);
             } else if let Some(response) = part.get("functionResponse") {
-                sink.push_value(&response["response"]);
+                // The tool's output as the model reads it: a hook's context appended to it
+                // keeps its own lines, which the JSON of the whole response would escape.
+                match response["response"].get("output") {
+                    Some(output @ Value::String(_)) => sink.push_value(output),
+                    _ => sink.push_value(&response["response"]),
+                }
             }
         }
     }
@@ -332,5 +337,18 @@ mod tests {
                 is_error: false
             }]
         );
+    }
+
+    #[test]
+    fn a_tool_output_is_read_with_its_own_lines() {
+        let body = json!({"contents": [{"role": "user", "parts": [{"functionResponse": {
+            "name": "run_shell_command",
+            "response": {"output": "Output: ok\n<hook_context>```acc-peer-message\nmessageId: m1\n```</hook_context>"}
+        }}]}]});
+        let text = model_visible_text(&body);
+        assert!(text.lines().any(|l| l == "messageId: m1"), "{text}");
+        // Any other response shape is still read whole.
+        let other = json!({"contents": [{"parts": [{"functionResponse": {"response": {"error": "denied"}}}]}]});
+        assert_eq!(model_visible_text(&other), r#"{"error":"denied"}"#);
     }
 }

@@ -85,6 +85,18 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "context",
             "model-visible",
         ),
+        Capability::SafePointInjection => (
+            "not-applicable",
+            "shown-after-next-tool-call",
+            "context",
+            "model-context-observed",
+        ),
+        Capability::Heartbeat => (
+            "fires-on-timer",
+            "fires-on-timer",
+            "advisory",
+            "event-observed",
+        ),
         // No scenario decides the others; a verdict for one is a recorder bug.
         Capability::LivePush => (
             "wakes-idle-session",
@@ -147,6 +159,12 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::LivePush => {
             "An idle session was woken (a notice only; the next-turn hook showed the body); a session busy in a turn (its model request held) showed the message in the turn after; a message sent mid-turn with consent off was shown by the Stop hook holding the turn open; with consent off nothing was offered; a session killed before the offer left the message queued. A wake held for approval (bypassPermissions) and a busy tool call were not exercised."
+        }
+        Capability::SafePointInjection => {
+            "A note sent while a shell call ran was observed after that call; a note sent while the model was generating, and tools other than the shell tool, were not exercised."
+        }
+        Capability::Heartbeat => {
+            "Observed while the client waited 75 s on its first model request; an interactive session idle at its prompt (Claude Code's `Notification` `idle_prompt`) was not driven, and the store's heartbeat time was not compared."
         }
         _ => "No scenario observes this capability.",
     }

@@ -99,6 +99,8 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
         Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
             EventKind::BeforeTurn
         }
+        Scenario::SafePoint => EventKind::AfterTool,
+        Scenario::Heartbeat => EventKind::Heartbeat,
     };
     let Some(fact) = obs
         .hooks

@@ -85,9 +85,17 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
             room.message = Some(sent.message.message_id);
             room.peer = Some(peer);
         }
-        // The live runner sets up its own room (see `super::live`).
-        Scenario::Lifecycle | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
+        // The peer's note is sent mid-turn by the double (see `super::safe_point`).
+        Scenario::SafePoint => {
+            room.agent = Some(attach(core, AGENT, false)?);
+            room.peer = Some(attach(core, PEER, false)?);
         }
+        // The live runner sets up its own room (see `super::live`).
+        Scenario::Lifecycle
+        | Scenario::SoloControl
+        | Scenario::Coordinate
+        | Scenario::LiveWake
+        | Scenario::Heartbeat => {}
     }
     Ok(room)
 }

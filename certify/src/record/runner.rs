@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::bundle::Bundle;
 use super::error::RecordError;
+use super::heartbeat;
 use super::hook_capture::{self, CAPTURE_DIR_VAR};
 use super::install::{Binaries, install_adapter};
 use super::judge::{ControlVerdict, Verdict, judge, judge_control};
@@ -21,6 +22,7 @@ use super::observe::{file_facts, request_facts};
 use super::opaque;
 use super::redact::Redactor;
 use super::room::{self, Room};
+use super::safe_point;
 use super::scenario::{FREE_FILE, PEER, PROMPT, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::{DUMMY_KEY, client_path, headless_args, headless_env};
@@ -93,18 +95,39 @@ pub fn run_scenario(
         .map_err(|e| RecordError::Double {
             message: e.to_string(),
         })?;
-    let mut double =
-        ModelDouble::start(client.protocol(), script).map_err(|e| RecordError::Double {
-            message: e.to_string(),
-        })?;
+    let mut room = {
+        let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
+        room::prepare(&mut core, scenario)?
+    };
+    let double_error = |e: std::io::Error| RecordError::Double {
+        message: e.to_string(),
+    };
+    let (mut double, mid_turn) = match (scenario, &room.peer) {
+        (Scenario::SafePoint, Some(peer)) => {
+            let (double, sent) = safe_point::start_double(
+                client.protocol(),
+                script,
+                &workspace,
+                &sandbox.acc_data_home(),
+                peer.clone(),
+            )
+            .map_err(double_error)?;
+            (double, Some(sent))
+        }
+        (Scenario::Heartbeat, _) => (
+            heartbeat::start_double(client.protocol(), script, heartbeat::HOLD)
+                .map_err(double_error)?,
+            None,
+        ),
+        _ => (
+            ModelDouble::start(client.protocol(), script).map_err(double_error)?,
+            None,
+        ),
+    };
     sandbox
         .write_base_config(double.port())
         .map_err(client_error)?;
     let installed_files = install_adapter(client.id(), &sandbox, &settings.binaries)?;
-    let room = {
-        let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
-        room::prepare(&mut core, scenario)?
-    };
 
     let capture_dir = sandbox.root().join("hook-capture");
     std::fs::create_dir_all(&capture_dir).map_err(|e| RecordError::Write {
@@ -122,6 +145,11 @@ pub fn run_scenario(
     )
     .map_err(client_error)?;
     double.stop();
+    if let Some(sent) = mid_turn.as_ref().and_then(|cell| cell.get()) {
+        room.message = Some(sent.clone().map_err(|message| RecordError::Write {
+            message: format!("the peer's mid-turn note: {message}"),
+        })?);
+    }
 
     let redactor = redactor(&sandbox, installed, &settings.binaries);
     let requests: Vec<_> = double

@@ -51,12 +51,18 @@ pub enum Scenario {
     /// native delivery surface, with negative controls (see [`super::live`]). Only for
     /// clients whose adapter has native session methods.
     LiveWake,
+    /// A peer's note sent while the turn's tool call runs must reach the model's next
+    /// request in the same turn, once (see [`super::safe_point`]).
+    SafePoint,
+    /// The first model request is held past a minute: does a hook fire on a timer (see
+    /// [`super::heartbeat`])?
+    Heartbeat,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -65,6 +71,8 @@ impl Scenario {
         Scenario::NextTurn,
         Scenario::Coordinate,
         Scenario::LiveWake,
+        Scenario::SafePoint,
+        Scenario::Heartbeat,
     ];
 
     pub fn name(self) -> &'static str {
@@ -77,6 +85,8 @@ impl Scenario {
             Scenario::SoloControl => "solo-control",
             Scenario::Coordinate => "coordinate",
             Scenario::LiveWake => "live-wake",
+            Scenario::SafePoint => "safe-point",
+            Scenario::Heartbeat => "heartbeat",
         }
     }
 
@@ -89,6 +99,8 @@ impl Scenario {
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
             Scenario::LiveWake => &[Capability::LivePush],
+            Scenario::SafePoint => &[Capability::SafePointInjection],
+            Scenario::Heartbeat => &[Capability::Heartbeat],
             Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
         }
     }
@@ -124,6 +136,7 @@ impl Scenario {
                 Capability::BeforeTurnInjection,
                 Capability::LivePush,
             ],
+            Scenario::SafePoint => &[Capability::SafePointInjection],
             _ => &[],
         }
     }
@@ -136,6 +149,7 @@ impl Scenario {
                 | Scenario::GuardShell
                 | Scenario::GuardOpaque
                 | Scenario::NextTurn
+                | Scenario::SafePoint
         )
     }
 
@@ -151,7 +165,11 @@ impl Scenario {
 
     /// The participant `ACC_PARTICIPANT` pins the client's session to.
     pub fn pinned_participant(self) -> Option<&'static str> {
-        matches!(self, Scenario::NextTurn | Scenario::LiveWake).then_some(AGENT)
+        matches!(
+            self,
+            Scenario::NextTurn | Scenario::LiveWake | Scenario::SafePoint
+        )
+        .then_some(AGENT)
     }
 
     /// The reason acc's guard gives for the claimed target.
@@ -176,6 +194,7 @@ impl Scenario {
                 Step::shell(format!("echo ok > {FREE_FILE}")),
             ],
             Scenario::GuardOpaque => super::opaque::steps(),
+            Scenario::SafePoint => super::safe_point::steps(),
             _ => Vec::new(),
         };
         Script::new(steps, FINAL_TEXT)

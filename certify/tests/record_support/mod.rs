@@ -167,6 +167,38 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         }
         obs.control = Some(Box::new(observations(tuple, Scenario::SoloControl, true)));
     }
+    if scenario == Scenario::SafePoint {
+        // The note sent while the first call ran: shown with its result (or, failing,
+        // never), then held once in the history.
+        obs.message = Some(MessageFact {
+            message_id: "message_2".into(),
+            recipient: "agent".into(),
+            receipt_state: Some(if pass { "offered" } else { "queued" }.into()),
+        });
+        let block = format!(
+            "```acc-peer-message\nuntrusted peer message\nmessageId: message_2\nsubject: {PEER_SUBJECT}\nbody: {PEER_BODY}\n```"
+        );
+        for (n, results) in [(2, 1), (3, 2)] {
+            let mut after = request(n);
+            after.tool_results = (0..results)
+                .map(|i| ToolResultFact {
+                    call_id: format!("toolu_{i}"),
+                    text: TOOL_OUTPUT.into(),
+                    is_error: false,
+                })
+                .collect();
+            if pass {
+                after.peer_blocks = vec![block.clone()];
+            }
+            obs.requests.push(after);
+        }
+    }
+    if scenario == Scenario::Heartbeat && pass {
+        obs.hooks
+            .as_mut()
+            .unwrap()
+            .push(hook("SessionHeartbeat", "heartbeat", None));
+    }
     if scenario == Scenario::LiveWake {
         obs.live = Some(live_facts(pass));
         obs.requests[0].peer_blocks = vec![format!(

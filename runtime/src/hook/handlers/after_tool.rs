@@ -1,4 +1,5 @@
 //! `afterTool`: did the shell call the guard allowed change a peer's claimed files anyway?
+//! Then, where granted, the peer bodies that arrived during the call ([`safe_point`]).
 //!
 //! Only when `beforeTool` left fingerprints for this conversation ([`fingerprints`]): the
 //! claimed files are fingerprinted again and every one that changed, appeared or went away
@@ -9,7 +10,7 @@
 use super::super::answer::Answer;
 use super::super::failure::Failure;
 use super::super::fingerprints::{self, Change};
-use super::{Call, lifecycle};
+use super::{Call, lifecycle, safe_point};
 use crate::core::Core;
 use crate::core::bindings::binding_key;
 use crate::core::claims::ClaimRecord;
@@ -22,6 +23,16 @@ use std::time::{Duration, Instant};
 pub const WALK_BUDGET: Duration = Duration::from_secs(1);
 
 pub fn after_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let mut answer = detect(call, core)?;
+    // The detection's notes go to stderr whatever is injected; its outcome is always silent.
+    if let Some(delivered) = safe_point::deliver(call, core)? {
+        answer.outcome = delivered.outcome;
+        answer.offers = delivered.offers;
+    }
+    Ok(answer)
+}
+
+fn detect(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let key = binding_key(&call.event.session_id);
     let Some(before) = fingerprints::take_saved(&call.data_home, &key) else {
         return lifecycle::touch(call, core);

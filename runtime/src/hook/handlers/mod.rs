@@ -7,7 +7,7 @@
 //! | `turnEnd` | [`turn::turn_end`]: hold the turn open only for an unshown peer body |
 //! | `beforeTool` | [`tool::before_tool`]: the write guard, and [`confine`] for shell calls |
 //! | `sessionEnd`, `heartbeat` | [`lifecycle`] |
-//! | `afterTool` | [`after_tool`]: claimed files a shell call changed anyway |
+//! | `afterTool` | [`after_tool`]: claimed files a shell call changed anyway, then [`safe_point`] delivery |
 //! | `childStart`, `childEnd`, `other` | a heartbeat at most |
 
 pub mod after_tool;
@@ -15,6 +15,7 @@ pub mod confine;
 pub mod lifecycle;
 pub mod native;
 pub mod project;
+pub mod safe_point;
 pub mod start;
 pub mod tool;
 pub mod turn;

@@ -14,7 +14,10 @@ use acc_sdk::capabilities::Capability;
 
 /// The live session of this conversation and its grants, judged from what `sessionStart`
 /// stored (no probe).
-fn live(call: &Call, core: &mut Core) -> Result<Option<(Bound, Identity, Grants)>, Failure> {
+pub(super) fn live(
+    call: &Call,
+    core: &mut Core,
+) -> Result<Option<(Bound, Identity, Grants)>, Failure> {
     let Some(bound) = Bound::load(core, &call.event.session_id)?.filter(Bound::is_live) else {
         return Ok(None);
     };

@@ -1,0 +1,88 @@
+//! The `heartbeat` scenario: does any hook of the client fire on a timer while a session
+//! sits in a long wait, so that acc can keep the session's presence fresh without a turn?
+//!
+//! Headless, like the others: the double holds the conversation's first model request for
+//! [`HOLD`], longer than the one-minute period the clients that have such a hook use (Kimi
+//! Code's `SessionHeartbeat`). Whatever acc-hook is invoked with during the hold is
+//! captured; a `heartbeat`-kind invocation that acc answered is the pass. An idle-prompt
+//! notification (Claude Code's `Notification` with `idle_prompt`) needs an interactive
+//! session left at its prompt and is not what this scenario drives.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use acc_sdk::capabilities::Capability;
+
+use super::judge::{Verdict, is_conversation};
+use super::observations::Observations;
+use crate::doubles::{ModelDouble, Protocol, Script};
+
+/// How long the first model request is held: past a 60-second timer with margin.
+pub const HOLD: Duration = Duration::from_secs(75);
+
+/// The normalised kind a timer hook is given.
+const KIND: &str = "heartbeat";
+
+/// Starts a double that holds the conversation's first model request for `hold`.
+pub fn start_double(
+    protocol: Protocol,
+    script: Script,
+    hold: Duration,
+) -> std::io::Result<ModelDouble> {
+    let held = AtomicBool::new(false);
+    ModelDouble::start_with(
+        Box::new(move |request, script| {
+            if is_conversation(protocol, &request.method, &request.path)
+                && !held.swap(true, Ordering::SeqCst)
+            {
+                std::thread::sleep(hold);
+            }
+            protocol.respond(request, script)
+        }),
+        script,
+    )
+}
+
+/// Did a timer hook reach acc while the client waited?
+pub fn judge(obs: &Observations) -> Verdict {
+    let cap = Capability::Heartbeat;
+    let mut reasons = Vec::new();
+    if obs.adapter_sessions().next().is_none() {
+        reasons.push(format!(
+            "no session of the {} adapter reached acc's store",
+            obs.adapter
+        ));
+    }
+    match &obs.hooks {
+        None => reasons.push("acc-hook's invocations were not captured".to_owned()),
+        Some(hooks) => {
+            let beats: Vec<_> = hooks
+                .iter()
+                .filter(|h| h.kind.as_deref() == Some(KIND))
+                .collect();
+            if beats.is_empty() {
+                reasons.push(format!(
+                    "no hook fired on a timer while the client waited {} s for its model: no heartbeat-kind invocation reached acc",
+                    HOLD.as_secs()
+                ));
+            } else if !beats.iter().any(|h| h.outcome.exit_code == Some(0)) {
+                reasons.push("the heartbeat hook never exited 0".to_owned());
+            }
+        }
+    }
+    if !conversation_answered(obs) {
+        reasons.push("the client made no model request to wait on".to_owned());
+    }
+    Verdict::new(
+        cap,
+        reasons,
+        "a hook fired on the client's own timer while the session waited on its model, and acc-hook answered it (its heartbeat handler refreshes the session's presence)",
+    )
+}
+
+fn conversation_answered(obs: &Observations) -> bool {
+    !super::judge::conversation_requests(obs).is_empty()
+}
+
+#[cfg(test)]
+mod tests;
