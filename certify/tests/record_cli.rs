@@ -118,11 +118,11 @@ fn a_client_whose_hooks_never_fire_is_recorded_as_failing_everywhere_then_checke
     }
     assert!(stderr.contains("solo-control: control failed"), "{stderr}");
 
-    // Evidence: seven failing rows that validate, each explaining itself.
+    // Evidence: nine failing rows that validate, each explaining itself.
     assert_eq!(validate_adapter_dir(&world.adapter), Vec::new());
     let certification = world.certification();
     let rows = certification["evidence"].as_array().unwrap();
-    assert_eq!(rows.len(), 7);
+    assert_eq!(rows.len(), 9);
     assert!(
         rows.iter()
             .all(|r| r["result"] == "fail" && r["authorityLevel"] == "none")

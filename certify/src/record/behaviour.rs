@@ -85,6 +85,18 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "context",
             "model-visible",
         ),
+        Capability::SessionResume => (
+            "fires-at-resume",
+            "not-applicable",
+            "advisory",
+            "event-observed",
+        ),
+        Capability::StartupInjection => (
+            "shown-at-launch",
+            "not-applicable",
+            "context",
+            "model-context-observed",
+        ),
         // No scenario decides the others; a verdict for one is a recorder bug.
         Capability::LivePush => (
             "wakes-idle-session",
@@ -147,6 +159,12 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::LivePush => {
             "An idle session was woken (a notice only; the next-turn hook showed the body); a session busy in a turn (its model request held) showed the message in the turn after; a message sent mid-turn with consent off was shown by the Stop hook holding the turn open; with consent off nothing was offered; a session killed before the offer left the message queued. A wake held for approval (bypassPermissions) and a busy tool call were not exercised."
+        }
+        Capability::SessionResume => {
+            "One headless conversation was resumed by the client's own flag after it had ended (its session closed); resuming a conversation that is still running, and compaction, were not exercised."
+        }
+        Capability::StartupInjection => {
+            "Observed with the before-turn hook kept silent (ACC_CERTIFY_WITHHELD) and a peer present at start; the startup block of a resumed or compacted session was not observed."
         }
         _ => "No scenario observes this capability.",
     }

@@ -35,7 +35,8 @@ pub struct RecordArgs {
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
     /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
-    /// guard-opaque, next-turn, solo-control, coordinate. The solo control runs with every
+    /// guard-opaque, next-turn, solo-control, coordinate, live-wake, session-resume,
+    /// startup-injection. The solo control runs with every
     /// one-client scenario; coordinate runs each pair whose two clients are both recorded.
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,

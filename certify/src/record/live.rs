@@ -692,6 +692,7 @@ pub fn run_live_wake(
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
         control: None,
         live: Some(facts),
+        resume: None,
     };
     let verdicts = vec![judge(&observations)];
     let env_names: Vec<&String> = env.keys().collect();

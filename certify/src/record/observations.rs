@@ -42,6 +42,9 @@ pub struct Observations {
     /// For `live-wake`: what each phase's sender was told and what the store shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<super::live::LiveFacts>,
+    /// For `session-resume`: the store and the hooks after each of the two runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<super::resume::ResumeFacts>,
 }
 
 /// How the client process ended.

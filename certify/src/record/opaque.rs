@@ -183,6 +183,7 @@ mod tests {
             hooks: None,
             control: None,
             live: None,
+            resume: None,
         };
         (ws, obs)
     }

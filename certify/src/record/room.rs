@@ -85,9 +85,15 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
             room.message = Some(sent.message.message_id);
             room.peer = Some(peer);
         }
-        // The live runner sets up its own room (see `super::live`).
-        Scenario::Lifecycle | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
-        }
+        // Present at start, so that only a startup block can name it before the first turn.
+        Scenario::StartupInjection => room.peer = Some(attach(core, PEER, false)?),
+        // The live and resume runners set up their own rooms (see `super::live`,
+        // `super::resume`).
+        Scenario::Lifecycle
+        | Scenario::SoloControl
+        | Scenario::Coordinate
+        | Scenario::LiveWake
+        | Scenario::SessionResume => {}
     }
     Ok(room)
 }

@@ -51,12 +51,18 @@ pub enum Scenario {
     /// native delivery surface, with negative controls (see [`super::live`]). Only for
     /// clients whose adapter has native session methods.
     LiveWake,
+    /// A headless conversation, then the same conversation resumed by the client's own
+    /// resume flag (see [`super::resume`]).
+    SessionResume,
+    /// A peer is present at start; only the session-start hook may speak, so the peers line
+    /// in the first model request is its (see [`super::startup`]).
+    StartupInjection,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -65,6 +71,8 @@ impl Scenario {
         Scenario::NextTurn,
         Scenario::Coordinate,
         Scenario::LiveWake,
+        Scenario::SessionResume,
+        Scenario::StartupInjection,
     ];
 
     pub fn name(self) -> &'static str {
@@ -77,6 +85,8 @@ impl Scenario {
             Scenario::SoloControl => "solo-control",
             Scenario::Coordinate => "coordinate",
             Scenario::LiveWake => "live-wake",
+            Scenario::SessionResume => "session-resume",
+            Scenario::StartupInjection => "startup-injection",
         }
     }
 
@@ -89,6 +99,8 @@ impl Scenario {
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
             Scenario::LiveWake => &[Capability::LivePush],
+            Scenario::SessionResume => &[Capability::SessionResume],
+            Scenario::StartupInjection => &[Capability::StartupInjection],
             Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
         }
     }
@@ -124,6 +136,18 @@ impl Scenario {
                 Capability::BeforeTurnInjection,
                 Capability::LivePush,
             ],
+            Scenario::StartupInjection => &[Capability::StartupInjection],
+            _ => &[],
+        }
+    }
+
+    /// The injections named in `ACC_CERTIFY_WITHHELD` for this run: each delivery scenario
+    /// keeps the other hook that could carry acc's text silent, so what the model was shown
+    /// is attributable to the hook the verdict is about, whatever the evidence grants.
+    pub fn withheld(self) -> &'static [Capability] {
+        match self {
+            Scenario::NextTurn | Scenario::SoloControl => &[Capability::StartupInjection],
+            Scenario::StartupInjection => &[Capability::BeforeTurnInjection],
             _ => &[],
         }
     }
@@ -136,6 +160,7 @@ impl Scenario {
                 | Scenario::GuardShell
                 | Scenario::GuardOpaque
                 | Scenario::NextTurn
+                | Scenario::StartupInjection
         )
     }
 
@@ -178,6 +203,9 @@ impl Scenario {
             Scenario::GuardOpaque => super::opaque::steps(),
             _ => Vec::new(),
         };
+        if self == Scenario::SessionResume {
+            return Script::new(steps, super::resume::ANSWER);
+        }
         Script::new(steps, FINAL_TEXT)
     }
 }
