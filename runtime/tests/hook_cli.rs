@@ -85,11 +85,12 @@ fn describe(r: &mut Redactor, step: &str, run: &HookRun) -> String {
     )
 }
 
-/// Whether the shipped adapter's own evidence grants next-turn delivery to the client the
-/// hook recorded at its start (name and version as stored in the binding).
-fn evidence_grants_next_turn(
+/// Whether the shipped adapter's own evidence grants `cap` to the client the hook recorded
+/// at its start (name and version as stored in the binding).
+fn evidence_grants(
     adapter: &str,
     binding: &acc_runtime::core::bindings::HookBinding,
+    cap: acc_sdk::capabilities::Capability,
 ) -> bool {
     let adapter = acc_runtime::registry::find(adapter).unwrap();
     let primary = adapter.manifest().client.primary().to_string();
@@ -98,9 +99,7 @@ fn evidence_grants_next_turn(
         platform: acc_runtime::hook::platform::current(),
         client_name: Some(binding.client_name.clone()).filter(|n| *n != primary),
     };
-    adapter
-        .effective_capabilities(&facts)
-        .get(acc_sdk::capabilities::Capability::NextTurn)
+    adapter.effective_capabilities(&facts).get(cap)
 }
 
 /// Start, an allowed write, a peer's guarded claim and the denied write, then a peer's
@@ -111,13 +110,24 @@ fn scenario(c: Client) -> String {
     let mut r = Redactor::new(&sb);
     let mut transcript = String::new();
     let start = run(&sb, &c, c.start, &[]);
+    assert_eq!((start.code, start.stderr.as_str()), (0, ""));
+    let mut core = sb.core();
+    let key = acc_runtime::core::bindings::binding_key(&c.session_id(&sb));
+    let binding = core.binding(&key).unwrap().unwrap();
+    // The startup block (identity only: nobody else is here yet) where evidence grants it.
+    let startup = evidence_grants(
+        c.adapter,
+        &binding,
+        acc_sdk::capabilities::Capability::StartupInjection,
+    );
     assert_eq!(
-        (start.code, start.stdout.as_str(), start.stderr.as_str()),
-        (0, "", "")
+        start.stdout.contains("ACC you are:"),
+        startup,
+        "{}",
+        start.stdout
     );
     transcript += &describe(&mut r, c.start, &start);
 
-    let mut core = sb.core();
     let me = bound_owner(&mut core, &c.session_id(&sb));
     let participant = core.session(&me.session).unwrap().unwrap().participant_id;
     let allowed = run(&sb, &c, c.tool, &[]);
@@ -135,9 +145,11 @@ fn scenario(c: Client) -> String {
 
     let body = "I am rewriting hello.txt until noon; please leave it to me.";
     send(&mut core, &peer, participant.as_str(), "hello.txt", body);
-    let key = acc_runtime::core::bindings::binding_key(&c.session_id(&sb));
-    let binding = core.binding(&key).unwrap().unwrap();
-    let granted = evidence_grants_next_turn(c.adapter, &binding);
+    let granted = evidence_grants(
+        c.adapter,
+        &binding,
+        acc_sdk::capabilities::Capability::NextTurn,
+    );
     let turn = run(&sb, &c, c.turn, &[]);
     let first = inbox(&mut core, &me)[0].receipt_state;
     assert_eq!(turn.stdout.contains(body), granted, "{}", turn.stdout);

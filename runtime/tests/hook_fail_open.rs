@@ -290,10 +290,9 @@ fn the_binary_fails_open_when_another_process_holds_the_store_past_the_budget() 
             serde_json::json!({"source": "startup"}),
         ),
     );
-    assert_eq!(
-        (start.code, start.stdout.as_str(), start.stderr.as_str()),
-        (0, "", "")
-    );
+    // Claude Code's evidence grants startup context: the start answers with it.
+    assert_eq!((start.code, start.stderr.as_str()), (0, ""));
+    assert!(start.stdout.contains("SessionStart"), "{}", start.stdout);
     assert!(store_file(&sb).exists(), "the start created the store");
     let (stop, holder) = lock_store(store_file(&sb));
     let run = run_bin(

@@ -188,11 +188,12 @@ fn two_sessions_a_guarded_claim_a_denied_write_and_a_delivered_message() {
     let closed = core.session(&a.session).unwrap().unwrap();
     assert_eq!(closed.state, SessionState::Closed);
     assert_eq!(closed.extensions["endReason"], "clear");
-    assert!(
-        core.binding(&acc_runtime::core::bindings::binding_key("conv-a"))
-            .unwrap()
-            .is_none()
-    );
+    // The binding stays, naming the closed session: a resumed conversation finds its name.
+    let binding = core
+        .binding(&acc_runtime::core::bindings::binding_key("conv-a"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(binding.session_id, a.session);
     assert_eq!(core.live_claims().unwrap().len(), 1);
 }
 

@@ -421,4 +421,47 @@ fn a_run_after_the_last_one_ended_is_the_same_participant_and_a_resumed_conversa
     end("two");
     start("two");
     assert_eq!(participant("two"), format!("{ADAPTER_ID}-2"));
+    // Even when the client's name is free again: the ended session's binding remembers it.
+    end("two");
+    end("three");
+    start("two");
+    assert_eq!(participant("two"), format!("{ADAPTER_ID}-2"));
+    start("four");
+    assert_eq!(participant("four"), ADAPTER_ID, "a new conversation");
+}
+
+#[test]
+fn a_recorder_can_keep_either_injection_silent_without_losing_the_session() {
+    let sb = Sandbox::new();
+    let turn_withheld = [("ACC_CERTIFY_WITHHELD", "context.beforeTurnInjection")];
+    let turn = hook(
+        sb.settings(certified, &turn_withheld),
+        &payload("beforeTurn", "a", &sb.ws()),
+    );
+    assert_eq!((turn.code, turn.stdout.as_str()), (0, ""));
+    let mut core = sb.core();
+    bound_owner(&mut core, "a");
+    let shown = hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", "a", &sb.ws()),
+    );
+    assert!(shown.stdout.contains("ACC you are:"), "{}", shown.stdout);
+    let start_withheld = [
+        ("ACC_CERTIFY_CANDIDATES", "context.startupInjection"),
+        (
+            "ACC_CERTIFY_WITHHELD",
+            "context.startupInjection,guards.beforeWrite",
+        ),
+    ];
+    let start = hook(
+        sb.settings(certified, &start_withheld),
+        &payload("sessionStart", "b", &sb.ws()),
+    );
+    assert_eq!(start.stdout, "");
+    let b = bound_owner(&mut core, "b");
+    assert_eq!(
+        core.session(&b.session).unwrap().unwrap().enforcement,
+        Enforcement::Guarded,
+        "only context injection can be withheld"
+    );
 }

@@ -71,6 +71,29 @@ pub fn run_headless_with(
     extra_env: &BTreeMap<String, String>,
     unasked: bool,
 ) -> Result<RunOutput, ClientError> {
+    let args = headless_args(client.client, prompt, unasked);
+    run_headless_args(
+        client,
+        sandbox,
+        double_port,
+        &args,
+        timeout,
+        extra_env,
+        unasked,
+    )
+}
+
+/// [`run_headless_with`] with the client's whole argument list given (a resumed
+/// conversation's flags, say).
+pub fn run_headless_args(
+    client: &InstalledClient,
+    sandbox: &Sandbox,
+    double_port: u16,
+    args: &[String],
+    timeout: Duration,
+    extra_env: &BTreeMap<String, String>,
+    unasked: bool,
+) -> Result<RunOutput, ClientError> {
     let path = with_client_bin(
         &client.program,
         &client_path(std::env::var_os("PATH").as_deref()),
@@ -103,10 +126,7 @@ pub fn run_headless_with(
             source,
         },
     })?;
-    let mut command = watch.command(
-        &client.program,
-        &headless_args(client.client, prompt, unasked),
-    );
+    let mut command = watch.command(&client.program, args);
     command
         .env_clear()
         .envs(watch.env())

@@ -97,6 +97,18 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "advisory",
             "event-observed",
         ),
+        Capability::SessionResume => (
+            "fires-at-resume",
+            "not-applicable",
+            "advisory",
+            "event-observed",
+        ),
+        Capability::StartupInjection => (
+            "shown-at-launch",
+            "not-applicable",
+            "context",
+            "model-context-observed",
+        ),
         // No scenario decides the others; a verdict for one is a recorder bug.
         Capability::LivePush => (
             "wakes-idle-session",
@@ -165,6 +177,11 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::Heartbeat => {
             "Observed while the client waited 75 s on its first model request; an interactive session idle at its prompt (Claude Code's `Notification` `idle_prompt`) was not driven, and the store's heartbeat time was not compared."
+        Capability::SessionResume => {
+            "One headless conversation was resumed by the client's own flag after it had ended (its session closed); resuming a conversation that is still running, and compaction, were not exercised."
+        }
+        Capability::StartupInjection => {
+            "Observed with the before-turn hook kept silent (ACC_CERTIFY_WITHHELD) and a peer present at start; the startup block of a resumed or compacted session was not observed."
         }
         _ => "No scenario observes this capability.",
     }

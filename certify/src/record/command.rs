@@ -35,8 +35,9 @@ pub struct RecordArgs {
     #[arg(long, value_name = "V")]
     pub version: Option<String>,
     /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
-    /// guard-opaque, next-turn, solo-control, coordinate, live-wake. The solo control runs with
-    /// next-turn; coordinate runs each pair whose two clients are both recorded.
+    /// guard-opaque, next-turn, solo-control, coordinate, live-wake, safe-point, heartbeat,
+    /// session-resume, startup-injection. The solo control runs with next-turn; coordinate
+    /// runs each pair whose two clients are both recorded.
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,
     /// Record into a temporary directory and compare the verdicts with the committed

@@ -31,7 +31,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub(super) fn new(capability: Capability, failures: Vec<String>, success: &str) -> Verdict {
+    pub(crate) fn new(capability: Capability, failures: Vec<String>, success: &str) -> Verdict {
         if failures.is_empty() {
             Verdict {
                 capability,
@@ -77,6 +77,8 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::LiveWake => vec![super::live::judge(obs)],
         Scenario::SafePoint => vec![super::safe_point::judge(obs)],
         Scenario::Heartbeat => vec![super::heartbeat::judge(obs)],
+        Scenario::SessionResume => vec![super::resume::judge(obs)],
+        Scenario::StartupInjection => vec![super::startup::judge(obs)],
         // Their outcomes are reported beside the capabilities (`judge_control`,
         // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
         Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => Vec::new(),

@@ -693,6 +693,7 @@ pub fn run_live_wake(
         control: None,
         live: Some(facts),
         detected_writes: Vec::new(),
+        resume: None,
     };
     let verdicts = vec![judge(&observations)];
     let env_names: Vec<&String> = env.keys().collect();

@@ -13,7 +13,7 @@ const OWNER_LINE: &str = "ACC CLI (append): --session ";
 /// The line a projection with nothing but peers present shows.
 const PRESENCE_MARK: &str = "peer participant(s) present";
 /// The line that names the peers here; shown only beside a peer.
-const PEERS_MARK: &str = "ACC peers here (";
+pub const PEERS_MARK: &str = "ACC peers here (";
 
 /// Every fenced `acc-peer-message` block in `text`, fence lines included. An unterminated
 /// block runs to the end of the text.

@@ -46,6 +46,9 @@ pub struct Observations {
     /// noticed during the run (`claim.write_detected`, as `acc status` lists them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub detected_writes: Vec<String>,
+    /// For `session-resume`: the store and the hooks after each of the two runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<super::resume::ResumeFacts>,
 }
 
 /// How the client process ended.

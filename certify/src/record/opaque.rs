@@ -291,6 +291,7 @@ mod tests {
             control: None,
             live: None,
             detected_writes: Vec::new(),
+            resume: None,
         };
         (ws, obs)
     }

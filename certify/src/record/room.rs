@@ -90,12 +90,16 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
             room.agent = Some(attach(core, AGENT, false)?);
             room.peer = Some(attach(core, PEER, false)?);
         }
-        // The live runner sets up its own room (see `super::live`).
+        // Present at start, so that only a startup block can name it before the first turn.
+        Scenario::StartupInjection => room.peer = Some(attach(core, PEER, false)?),
+        // The live and resume runners set up their own rooms (see `super::live`,
+        // `super::resume`).
         Scenario::Lifecycle
         | Scenario::SoloControl
         | Scenario::Coordinate
         | Scenario::LiveWake
-        | Scenario::Heartbeat => {}
+        | Scenario::Heartbeat
+        | Scenario::SessionResume => {}
     }
     Ok(room)
 }

@@ -32,6 +32,7 @@ use crate::doubles::ModelDouble;
 /// The variables the hook runtime reads for a recording.
 pub const CANDIDATES_VAR: &str = "ACC_CERTIFY_CANDIDATES";
 pub const PARTICIPANT_VAR: &str = "ACC_PARTICIPANT";
+pub const WITHHELD_VAR: &str = "ACC_CERTIFY_WITHHELD";
 /// Where the placeholders in a bundle point.
 const PLACEHOLDERS: [(&str, &str); 5] = [
     ("workspace", "<ws>"),
@@ -73,6 +74,9 @@ pub fn run_scenario(
 ) -> Result<ScenarioRun, RecordError> {
     if scenario == Scenario::LiveWake {
         return super::live::run_live_wake(installed, tuple, settings);
+    }
+    if scenario == Scenario::SessionResume {
+        return super::resume::run_session_resume(installed, tuple, settings);
     }
     let client = installed.client;
     let client_error = |source| RecordError::Client {
@@ -194,6 +198,7 @@ pub fn run_scenario(
         control: control.map(|c| Box::new(c.clone())),
         live: None,
         detected_writes,
+        resume: None,
     };
     let verdicts = judge(scenario, &observations);
     let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));
@@ -255,6 +260,10 @@ pub fn extra_env(scenario: Scenario, capture_dir: &Path) -> BTreeMap<String, Str
     if !candidates.is_empty() {
         env.insert(CANDIDATES_VAR.to_owned(), candidates.join(","));
     }
+    let withheld = candidate_keys(scenario.withheld());
+    if !withheld.is_empty() {
+        env.insert(WITHHELD_VAR.to_owned(), withheld.join(","));
+    }
     if let Some(participant) = scenario.pinned_participant() {
         env.insert(PARTICIPANT_VAR.to_owned(), participant.to_owned());
     }
@@ -281,7 +290,7 @@ pub fn redactor(sandbox: &Sandbox, installed: &InstalledClient, binaries: &Binar
 
 /// `run.json`: how the client ran, without the prompt or any variable's value.
 #[allow(clippy::too_many_arguments)]
-fn run_record(
+pub(super) fn run_record(
     installed: &InstalledClient,
     sandbox: &Sandbox,
     double: &ModelDouble,

@@ -57,6 +57,12 @@ pub enum Scenario {
     /// The first model request is held past a minute: does a hook fire on a timer (see
     /// [`super::heartbeat`])?
     Heartbeat,
+    /// A headless conversation, then the same conversation resumed by the client's own
+    /// resume flag (see [`super::resume`]).
+    SessionResume,
+    /// A peer is present at start; only the session-start hook may speak, so the peers line
+    /// in the first model request is its (see [`super::startup`]).
+    StartupInjection,
 }
 
 impl Scenario {
@@ -73,6 +79,8 @@ impl Scenario {
         Scenario::LiveWake,
         Scenario::SafePoint,
         Scenario::Heartbeat,
+        Scenario::SessionResume,
+        Scenario::StartupInjection,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +95,8 @@ impl Scenario {
             Scenario::LiveWake => "live-wake",
             Scenario::SafePoint => "safe-point",
             Scenario::Heartbeat => "heartbeat",
+            Scenario::SessionResume => "session-resume",
+            Scenario::StartupInjection => "startup-injection",
         }
     }
 
@@ -101,6 +111,8 @@ impl Scenario {
             Scenario::LiveWake => &[Capability::LivePush],
             Scenario::SafePoint => &[Capability::SafePointInjection],
             Scenario::Heartbeat => &[Capability::Heartbeat],
+            Scenario::SessionResume => &[Capability::SessionResume],
+            Scenario::StartupInjection => &[Capability::StartupInjection],
             Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
         }
     }
@@ -137,6 +149,18 @@ impl Scenario {
                 Capability::LivePush,
             ],
             Scenario::SafePoint => &[Capability::SafePointInjection],
+            Scenario::StartupInjection => &[Capability::StartupInjection],
+            _ => &[],
+        }
+    }
+
+    /// The injections named in `ACC_CERTIFY_WITHHELD` for this run: each delivery scenario
+    /// keeps the other hook that could carry acc's text silent, so what the model was shown
+    /// is attributable to the hook the verdict is about, whatever the evidence grants.
+    pub fn withheld(self) -> &'static [Capability] {
+        match self {
+            Scenario::NextTurn | Scenario::SoloControl => &[Capability::StartupInjection],
+            Scenario::StartupInjection => &[Capability::BeforeTurnInjection],
             _ => &[],
         }
     }
@@ -150,6 +174,7 @@ impl Scenario {
                 | Scenario::GuardOpaque
                 | Scenario::NextTurn
                 | Scenario::SafePoint
+                | Scenario::StartupInjection
         )
     }
 
@@ -197,6 +222,9 @@ impl Scenario {
             Scenario::SafePoint => super::safe_point::steps(),
             _ => Vec::new(),
         };
+        if self == Scenario::SessionResume {
+            return Script::new(steps, super::resume::ANSWER);
+        }
         Script::new(steps, FINAL_TEXT)
     }
 }

@@ -14,6 +14,7 @@ use acc_certify::record::observations::{
     RunFacts, SessionFact, StreamShape, ToolResultFact,
 };
 use acc_certify::record::recording::ClientRecording;
+use acc_certify::record::resume::{ResumeFacts, ResumeRun, ResumeSession};
 use acc_certify::record::runner::{ScenarioRun, expectations};
 use acc_certify::record::scenario::{PEER_BODY, PEER_SUBJECT, PROMPT, Scenario, plan};
 use acc_certify::record::tuple::Tuple;
@@ -111,6 +112,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         control: None,
         live: None,
         detected_writes: Vec::new(),
+        resume: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
@@ -198,6 +200,14 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             .as_mut()
             .unwrap()
             .push(hook("SessionHeartbeat", "heartbeat", None));
+    if scenario == Scenario::StartupInjection && pass {
+        obs.requests[0].acc_lines = vec!["ACC peers here (address them with --to): peer".into()];
+        obs.hooks.as_mut().unwrap()[0].outcome.stdout = StreamShape::Json {
+            keys: vec!["hookSpecificOutput".into()],
+        };
+    }
+    if scenario == Scenario::SessionResume {
+        obs.resume = Some(resume_facts(pass));
     }
     if scenario == Scenario::LiveWake {
         obs.live = Some(live_facts(pass));
@@ -206,6 +216,37 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         )];
     }
     obs
+}
+
+/// A conversation resumed as its participant (or, failing, as a new one would be named).
+fn resume_facts(pass: bool) -> ResumeFacts {
+    use acc_certify::record::observations::RunFacts;
+    let session = |label: &str, participant: &str| ResumeSession {
+        label: label.into(),
+        participant_id: participant.into(),
+        state: "closed".into(),
+    };
+    let run = |carries: bool, sessions: Vec<ResumeSession>| ResumeRun {
+        run: RunFacts {
+            exit_code: Some(0),
+            timed_out: false,
+            network: Vec::new(),
+        },
+        conversation_requests: 1,
+        carries_first_answer: carries,
+        hook_kinds: vec!["sessionStart".into(), "beforeTurn".into()],
+        client_sessions: vec!["c1".into()],
+        sessions,
+    };
+    let again = if pass { "claude-code-2" } else { "claude-code" };
+    ResumeFacts {
+        held_name: "claude-code".into(),
+        first: run(false, vec![session("s1", "claude-code-2")]),
+        second: run(
+            true,
+            vec![session("s1", "claude-code-2"), session("s2", again)],
+        ),
+    }
 }
 
 /// What a passing (or failing: the wake never ran a turn) live-wake run observed.

@@ -29,6 +29,22 @@ pub fn certify_candidates(raw: Option<&str>) -> Vec<Capability> {
     out
 }
 
+/// The context injections named in `ACC_CERTIFY_WITHHELD` (comma-separated keys): a recorder
+/// keeps them silent so that what the model was shown is attributable to the other hook.
+/// Only context injection can be withheld: it decides what text is shown, never whether a
+/// write is allowed.
+pub fn certify_withheld(raw: Option<&str>) -> Vec<Capability> {
+    let mut out: Vec<Capability> = raw
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|name| Capability::parse(name.trim()))
+        .filter(|c| c.group() == CapabilityGroup::Context)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The effective capabilities of this invocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grants {
@@ -37,6 +53,8 @@ pub struct Grants {
     pub evidence: CapabilitySet,
     /// The recorder's candidates in force for this run.
     pub candidates: Vec<Capability>,
+    /// The recorder's withheld injections for this run; they win over evidence.
+    pub withheld: Vec<Capability>,
 }
 
 impl Grants {
@@ -46,11 +64,22 @@ impl Grants {
             facts,
             evidence,
             candidates,
+            withheld: Vec::new(),
         }
     }
 
+    /// The same grants with `withheld` kept silent (see [`certify_withheld`]).
+    pub fn withholding(mut self, withheld: Vec<Capability>) -> Self {
+        self.withheld = withheld;
+        self
+    }
+
     pub fn granted(&self, cap: Capability) -> bool {
-        self.evidence.get(cap) || self.candidates.contains(&cap)
+        !self.is_withheld(cap) && (self.evidence.get(cap) || self.candidates.contains(&cap))
+    }
+
+    pub fn is_withheld(&self, cap: Capability) -> bool {
+        self.withheld.contains(&cap)
     }
 
     /// Every granted capability's key, for the session's extensions.
@@ -96,5 +125,25 @@ mod tests {
             );
             assert_eq!(certifiable(cap), expected, "{cap}");
         }
+    }
+
+    #[test]
+    fn only_context_injections_can_be_withheld_and_withheld_wins_over_candidates() {
+        let withheld = certify_withheld(Some(
+            "context.beforeTurnInjection, guards.beforeWrite,delivery.nextTurn,bogus",
+        ));
+        assert_eq!(withheld, vec![Capability::BeforeTurnInjection]);
+        assert!(certify_withheld(None).is_empty());
+        let adapter = crate::registry::find("codex").expect("codex is registered");
+        let grants = Grants::resolve(
+            &adapter,
+            ClientFacts::default(),
+            vec![Capability::StartupInjection],
+        );
+        assert!(grants.granted(Capability::StartupInjection));
+        let grants = grants.withholding(vec![Capability::StartupInjection]);
+        assert!(!grants.granted(Capability::StartupInjection));
+        assert!(grants.is_withheld(Capability::StartupInjection));
+        assert!(!grants.keys().contains(&"context.startupInjection"));
     }
 }

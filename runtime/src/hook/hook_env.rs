@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 pub const PARTICIPANT_VAR: &str = "ACC_PARTICIPANT";
 /// Set by `acc-certify record` in a sandboxed client: the capabilities being certified.
 pub const CERTIFY_CANDIDATES_VAR: &str = "ACC_CERTIFY_CANDIDATES";
+/// Set by `acc-certify record` in a sandboxed client: the context injections to keep silent,
+/// so that text the model was shown can be attributed to the one hook left speaking.
+pub const CERTIFY_WITHHELD_VAR: &str = "ACC_CERTIFY_WITHHELD";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookEnv {

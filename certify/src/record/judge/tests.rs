@@ -62,6 +62,7 @@ fn base(scenario: Scenario) -> Observations {
         control: None,
         live: None,
         detected_writes: Vec::new(),
+        resume: None,
     }
 }
 

@@ -97,6 +97,7 @@ fn passing() -> Observations {
             ],
         }),
         detected_writes: Vec::new(),
+        resume: None,
     }
 }
 

@@ -25,8 +25,10 @@ pub fn refresh_if_due(core: &mut Core, bound: &Bound) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Closes the session with the client's own end reason and forgets the binding, so the
-/// next start of this conversation opens a new session.
+/// Closes the session with the client's own end reason. The binding stays, naming the closed
+/// session: a conversation the client resumes later (`--continue`, `exec resume`) starts a new
+/// session, and the binding is how it asks for the participant it was (pruning the session
+/// drops it).
 pub fn session_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let Some(bound) = Bound::load(core, &call.event.session_id)? else {
         return Ok(Answer::silent());
@@ -41,7 +43,6 @@ pub fn session_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
             .filter(|r| text::check_line("end reason", r).is_ok());
         core.close_session(&bound.owner(), reason)?;
     }
-    core.delete_binding(&bound.key)?;
     // A call that never reached its post-tool hook leaves nothing behind.
     let _ = std::fs::remove_file(super::super::fingerprints::record_path(
         &call.data_home,

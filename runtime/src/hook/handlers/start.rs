@@ -7,8 +7,8 @@ use super::super::bound_workspace;
 use super::super::client::{self, ClientProbe};
 use super::super::deadline::PROBE_CAP;
 use super::super::failure::Failure;
-use super::super::grants::{Grants, certify_candidates};
-use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, PARTICIPANT_VAR};
+use super::super::grants::{Grants, certify_candidates, certify_withheld};
+use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, CERTIFY_WITHHELD_VAR, PARTICIPANT_VAR};
 use super::super::owner_line::Identity;
 use super::super::participant;
 use super::Call;
@@ -67,7 +67,8 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
         &call.adapter,
         facts,
         certify_candidates(env.get(CERTIFY_CANDIDATES_VAR)),
-    );
+    )
+    .withholding(certify_withheld(env.get(CERTIFY_WITHHELD_VAR)));
     let enforcement = if grants.granted(Capability::BeforeWrite) {
         Enforcement::Guarded
     } else {

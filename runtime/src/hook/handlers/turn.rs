@@ -3,8 +3,8 @@
 use super::super::answer::Answer;
 use super::super::bound::Bound;
 use super::super::failure::Failure;
-use super::super::grants::{Grants, certify_candidates};
-use super::super::hook_env::CERTIFY_CANDIDATES_VAR;
+use super::super::grants::{Grants, certify_candidates, certify_withheld};
+use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, CERTIFY_WITHHELD_VAR};
 use super::super::owner_line::Identity;
 use super::project;
 use super::start;
@@ -28,7 +28,10 @@ pub(super) fn live(
         &call.adapter,
         bound.facts(call.primary(), &call.platform),
         certify_candidates(call.settings.env.get(CERTIFY_CANDIDATES_VAR)),
-    );
+    )
+    .withholding(certify_withheld(
+        call.settings.env.get(CERTIFY_WITHHELD_VAR),
+    ));
     let me = Identity {
         owner: bound.owner(),
         participant,
@@ -51,6 +54,10 @@ pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         }
     };
     super::native::publish_binding(call, core);
+    // A recorder attributing startup context keeps this hook silent; nothing is offered.
+    if grants.is_withheld(Capability::BeforeTurnInjection) {
+        return Ok(Answer::silent());
+    }
     call.deadline.check()?;
     project::turn_context(call, core, &me, &grants)
 }
