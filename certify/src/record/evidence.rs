@@ -92,7 +92,7 @@ pub fn provenance_record(
 /// invocation of the normalised kind that scenario exercises.
 fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Option<String>) {
     let kind = match scenario {
-        Scenario::Lifecycle => EventKind::SessionStart,
+        Scenario::Lifecycle | Scenario::InteractiveQuit => EventKind::SessionStart,
         Scenario::GuardWrite | Scenario::GuardShell | Scenario::GuardOpaque => {
             EventKind::BeforeTool
         }

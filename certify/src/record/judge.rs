@@ -77,7 +77,11 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::LiveWake => vec![super::live::judge(obs)],
         // Their outcomes are reported beside the capabilities (`judge_control`,
         // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
-        Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => Vec::new(),
+        // `quit::judge` for the interactive quit.
+        Scenario::SoloControl
+        | Scenario::GuardOpaque
+        | Scenario::Coordinate
+        | Scenario::InteractiveQuit => Vec::new(),
     }
 }
 

@@ -42,6 +42,9 @@ pub struct Observations {
     /// For `live-wake`: what each phase's sender was told and what the store shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<super::live::LiveFacts>,
+    /// For `interactive-quit`: what the store and the processes showed after the quit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quit: Option<super::quit::QuitFacts>,
 }
 
 /// How the client process ended.

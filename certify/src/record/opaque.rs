@@ -183,6 +183,7 @@ mod tests {
             hooks: None,
             control: None,
             live: None,
+            quit: None,
         };
         (ws, obs)
     }

@@ -86,8 +86,11 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
             room.peer = Some(peer);
         }
         // The live runner sets up its own room (see `super::live`).
-        Scenario::Lifecycle | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
-        }
+        Scenario::Lifecycle
+        | Scenario::SoloControl
+        | Scenario::Coordinate
+        | Scenario::LiveWake
+        | Scenario::InteractiveQuit => {}
     }
     Ok(room)
 }

@@ -57,6 +57,8 @@ pub struct ScenarioRun {
     pub control: Option<ControlVerdict>,
     /// For `guard-opaque`: did the kernel-enforced guard hold?
     pub kernel_guard: Option<ControlVerdict>,
+    /// For `interactive-quit`: did the session stop showing live after the quit?
+    pub quit: Option<ControlVerdict>,
     pub bundle: Bundle,
 }
 
@@ -71,6 +73,9 @@ pub fn run_scenario(
 ) -> Result<ScenarioRun, RecordError> {
     if scenario == Scenario::LiveWake {
         return super::live::run_live_wake(installed, tuple, settings);
+    }
+    if scenario == Scenario::InteractiveQuit {
+        return super::quit::run_interactive_quit(installed, tuple, settings);
     }
     let client = installed.client;
     let client_error = |source| RecordError::Client {
@@ -161,6 +166,7 @@ pub fn run_scenario(
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
         control: control.map(|c| Box::new(c.clone())),
         live: None,
+        quit: None,
     };
     let verdicts = judge(scenario, &observations);
     let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));
@@ -190,6 +196,7 @@ pub fn run_scenario(
         verdicts,
         control,
         kernel_guard,
+        quit: None,
         bundle,
     })
 }

@@ -51,12 +51,17 @@ pub enum Scenario {
     /// native delivery surface, with negative controls (see [`super::live`]). Only for
     /// clients whose adapter has native session methods.
     LiveWake,
+    /// The person quits the client's own terminal interface (Codex `/quit`); a while later
+    /// `acc status` must not show the session live (see [`super::quit`]). Decides no
+    /// capability: its outcome is reported beside them. Only for clients the recorder can
+    /// drive interactively.
+    InteractiveQuit,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -65,6 +70,7 @@ impl Scenario {
         Scenario::NextTurn,
         Scenario::Coordinate,
         Scenario::LiveWake,
+        Scenario::InteractiveQuit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -77,6 +83,7 @@ impl Scenario {
             Scenario::SoloControl => "solo-control",
             Scenario::Coordinate => "coordinate",
             Scenario::LiveWake => "live-wake",
+            Scenario::InteractiveQuit => "interactive-quit",
         }
     }
 
@@ -89,17 +96,26 @@ impl Scenario {
             Scenario::GuardShell => &[Capability::BeforeShell],
             Scenario::NextTurn => &[Capability::BeforeTurnInjection, Capability::NextTurn],
             Scenario::LiveWake => &[Capability::LivePush],
-            Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
+            Scenario::SoloControl
+            | Scenario::GuardOpaque
+            | Scenario::Coordinate
+            | Scenario::InteractiveQuit => &[],
         }
     }
 
     /// Whether the scenario can run against the client of `adapter_id`: `live-wake` needs
     /// an adapter with native session methods (the others keep `delivery.livePush` false,
-    /// with the reason in their COMPATIBILITY.md).
+    /// with the reason in their COMPATIBILITY.md); `interactive-quit` a client whose
+    /// terminal interface the recorder knows how to drive.
     pub fn applies_to(self, adapter_id: &str) -> bool {
-        self != Scenario::LiveWake
-            || acc_runtime::registry::find(adapter_id)
-                .is_some_and(|a| a.behaviour().native_session().is_some())
+        match self {
+            Scenario::LiveWake => acc_runtime::registry::find(adapter_id)
+                .is_some_and(|a| a.behaviour().native_session().is_some()),
+            Scenario::InteractiveQuit => adapter_id
+                .parse::<crate::clients::Client>()
+                .is_ok_and(|client| super::quit::driver(client).is_some()),
+            _ => true,
+        }
     }
 
     /// Runs two clients together instead of one client alone.

@@ -110,6 +110,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         ),
         control: None,
         live: None,
+        quit: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
@@ -239,6 +240,7 @@ pub fn run(observations: Observations) -> ScenarioRun {
         verdicts,
         control,
         kernel_guard: None,
+        quit: None,
         bundle,
     }
 }

@@ -61,6 +61,7 @@ fn base(scenario: Scenario) -> Observations {
         hooks: None,
         control: None,
         live: None,
+        quit: None,
     }
 }
 

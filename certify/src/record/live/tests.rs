@@ -96,6 +96,7 @@ fn passing() -> Observations {
                 killed,
             ],
         }),
+        quit: None,
     }
 }
 
