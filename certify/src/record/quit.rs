@@ -65,6 +65,10 @@ pub fn driver(client: Client) -> Option<Driver> {
             quit: "/exit",
             ready: "shift+tab to cycle",
         }),
+        Client::GeminiCli => Some(Driver {
+            quit: "/quit",
+            ready: "Type your message",
+        }),
         _ => None,
     }
 }

@@ -51,8 +51,8 @@ pub enum Scenario {
     /// native delivery surface, with negative controls (see [`super::live`]). Only for
     /// clients whose adapter has native session methods.
     LiveWake,
-    /// The person quits the client's own terminal interface (Codex `/quit`); a while later
-    /// `acc status` must not show the session live (see [`super::quit`]). Decides no
+    /// The person quits the client's own terminal interface (Codex `/quit`); afterwards
+    /// `acc status` must no longer show the session live (see [`super::quit`]). Decides no
     /// capability: its outcome is reported beside them. Only for clients the recorder can
     /// drive interactively.
     InteractiveQuit,

@@ -158,6 +158,8 @@ fn no_session_no_turn_or_no_status_is_never_a_pass() {
 #[test]
 fn only_clients_with_a_driver_get_the_scenario() {
     assert_eq!(driver(Client::Codex).map(|d| d.quit), Some("/quit"));
+    assert_eq!(driver(Client::GeminiCli).map(|d| d.quit), Some("/quit"));
+    assert_eq!(driver(Client::ClaudeCode).map(|d| d.quit), Some("/exit"));
     assert!(driver(Client::Grok).is_none());
     assert!(Scenario::InteractiveQuit.applies_to("codex"));
     assert!(!Scenario::InteractiveQuit.applies_to("grok"));
