@@ -76,6 +76,12 @@ pub enum Command {
     ///
     /// With --check, compare instead: exit 1 when the document drifted.
     Matrix(crate::matrix::command::MatrixArgs),
+    /// List, per client, the newest published version against the newest evidence.
+    ///
+    /// Asks each client's registry (npm, PyPI) through its own client. Exit 0 when every
+    /// client's newest version has evidence, 1 when a newer one is published (record it
+    /// with `record --client X --version V`), 2 when a registry could not be asked.
+    Outdated(crate::outdated::OutdatedArgs),
 }
 
 #[derive(Debug, Args)]
@@ -340,6 +346,7 @@ pub fn run(
             return crate::gate::command::execute(a, &env, out, err);
         }
         Command::Matrix(a) => return crate::matrix::command::execute(a, out, err),
+        Command::Outdated(a) => return crate::outdated::execute(a, out, err),
     };
     if json {
         let _ = writeln!(out, "{}", outcome.json);

@@ -58,6 +58,47 @@ pub struct Column {
     pub note: Option<String>,
     /// The committed guard-opaque captures of this adapter, judged again.
     pub kernel_guard: Vec<KernelGuard>,
+    /// The committed interactive-quit captures of this adapter, judged again.
+    pub interactive_quit: Vec<QuitOutcome>,
+}
+
+/// Does acc stop showing the session live once the person quits the client's terminal
+/// interface? One committed capture of the interactive-quit scenario, judged again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuitOutcome {
+    pub version: String,
+    pub platform: String,
+    pub ended: bool,
+    pub reasons: Vec<String>,
+}
+
+/// The interactive-quit captures under `root/captures/` of adapter `id`, oldest first.
+fn interactive_quit(root: &Path, id: &str) -> Vec<QuitOutcome> {
+    let Ok(entries) = std::fs::read_dir(root.join("captures")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<QuitOutcome> = entries
+        .flatten()
+        .filter_map(|e| {
+            crate::record::judge::read_observations(&e.path().join("interactive-quit")).ok()
+        })
+        .filter(|obs| obs.adapter == id)
+        .map(|obs| {
+            let verdict = crate::record::quit::judge(&obs);
+            QuitOutcome {
+                version: obs.version,
+                platform: obs.platform,
+                ended: verdict.passed,
+                reasons: verdict.reasons,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        version_order(&a.version)
+            .cmp(&version_order(&b.version))
+            .then_with(|| a.platform.cmp(&b.platform))
+    });
+    out
 }
 
 /// Does the kernel guard hold for a command no parser can read? One committed capture of
@@ -275,6 +316,7 @@ fn column(root: &Path, id: &str) -> Result<Column, MatrixError> {
         cells,
         note,
         kernel_guard: kernel_guard(root, id),
+        interactive_quit: interactive_quit(root, id),
     })
 }
 

@@ -170,6 +170,24 @@ pub fn render(matrix: &Matrix) -> String {
             out.push_str(&format!("- `{}`: no capture.\n", c.id));
         }
     }
+    out.push_str(
+        "\n## Interactive quit\n\nWhether `acc status` stops showing a session live once the person quits the client's own terminal interface, as the committed interactive-quit captures show (`lifecycle.sessionEnd` above is decided headless). Only clients whose interface the recorder drives have a capture.\n\n",
+    );
+    for c in &matrix.columns {
+        for q in &c.interactive_quit {
+            let outcome = if q.ended { "ended" } else { "not shown to end" };
+            out.push_str(&format!(
+                "- `{}` ({}, {}): {outcome}: {}\n",
+                c.id,
+                q.version,
+                q.platform,
+                escape(&q.reasons.join("; "))
+            ));
+        }
+        if c.interactive_quit.is_empty() {
+            out.push_str(&format!("- `{}`: no capture.\n", c.id));
+        }
+    }
     let uncaptured: Vec<&Column> = matrix
         .columns
         .iter()

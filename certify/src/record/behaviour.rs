@@ -177,6 +177,7 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::Heartbeat => {
             "Observed while the client waited 75 s on its first model request; an interactive session idle at its prompt (Claude Code's `Notification` `idle_prompt`) was not driven, and the store's heartbeat time was not compared."
+        }
         Capability::SessionResume => {
             "One headless conversation was resumed by the client's own flag after it had ended (its session closed); resuming a conversation that is still running, and compaction, were not exercised."
         }

@@ -51,6 +51,13 @@ pub enum Mismatch {
         committed: Option<Outcome>,
         now: Outcome,
     },
+    /// The interactive-quit outcome (is the session no longer live after the quit?)
+    /// differs from the committed capture's, judged again.
+    InteractiveQuit {
+        build: String,
+        committed: Option<bool>,
+        now: bool,
+    },
 }
 
 impl fmt::Display for Mismatch {
@@ -90,8 +97,37 @@ impl fmt::Display for Mismatch {
                     "missing: {build} kernel guard (guard-opaque) {now} now but has no committed capture"
                 ),
             },
+            Mismatch::InteractiveQuit {
+                build,
+                committed,
+                now,
+            } => {
+                let ended = |e: bool| if e { "ended" } else { "stayed live" };
+                match committed {
+                    Some(c) => write!(
+                        f,
+                        "differs: {build} interactive quit: the session {} in the committed capture but {} now",
+                        ended(*c),
+                        ended(*now)
+                    ),
+                    None => write!(
+                        f,
+                        "missing: {build} interactive quit: the session {} now but has no committed capture",
+                        ended(*now)
+                    ),
+                }
+            }
         }
     }
+}
+
+/// Compares the interactive quit's outcome now with the committed capture's.
+pub fn compare_quit(build: &str, committed: Option<bool>, now: bool) -> Option<Mismatch> {
+    (committed != Some(now)).then(|| Mismatch::InteractiveQuit {
+        build: build.to_owned(),
+        committed,
+        now,
+    })
 }
 
 /// Compares the kernel guard's outcome now with the committed capture's (`committed`,
@@ -175,6 +211,24 @@ mod tests {
         assert_eq!(
             m.to_string(),
             "missing: codex-cli 0.171.0 linux-x64 kernel guard (guard-opaque) did not hold (the script's write recorded) now but has no committed capture"
+        );
+    }
+
+    #[test]
+    fn an_interactive_quit_outcome_is_compared_with_the_committed_capture() {
+        assert_eq!(
+            compare_quit("codex-cli 0.171.0 linux-x64", Some(true), true),
+            None
+        );
+        let m = compare_quit("codex-cli 0.171.0 linux-x64", Some(true), false).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "differs: codex-cli 0.171.0 linux-x64 interactive quit: the session ended in the committed capture but stayed live now"
+        );
+        let m = compare_quit("codex-cli 0.171.0 linux-x64", None, true).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "missing: codex-cli 0.171.0 linux-x64 interactive quit: the session ended now but has no committed capture"
         );
     }
 

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use acc_sdk::certification::Certification;
 use acc_sdk::error::CERTIFICATION_FILE;
@@ -36,8 +36,8 @@ pub struct RecordArgs {
     pub version: Option<String>,
     /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
     /// guard-opaque, next-turn, solo-control, coordinate, live-wake, safe-point, heartbeat,
-    /// session-resume, startup-injection. The solo control runs with next-turn; coordinate
-    /// runs each pair whose two clients are both recorded.
+    /// session-resume, startup-injection, interactive-quit. The solo control runs with
+    /// next-turn; coordinate runs each pair whose two clients are both recorded.
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,
     /// Record into a temporary directory and compare the verdicts with the committed
@@ -182,6 +182,14 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
         Vec::new()
     };
     let observed_at = today_utc();
+    // Progress goes to stderr with the time since the start; `--json` keeps stderr quiet.
+    let started = Instant::now();
+    let quiet = args.json;
+    let say = |err: &mut dyn Write, line: &str| {
+        if !quiet {
+            let _ = writeln!(err, "acc-certify: [{}] {line}", elapsed(started.elapsed()));
+        }
+    };
     // `--check` writes nothing into the repository: its bundles go to a directory removed
     // at the end.
     let scratch = tempfile::tempdir().map_err(|e| RecordError::Write {
@@ -230,7 +238,7 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
             .collect();
         drop(sender);
         for line in lines {
-            let _ = writeln!(err, "acc-certify: {line}");
+            say(err, &line);
         }
         handles
             .into_iter()
@@ -273,9 +281,7 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
     };
     let mut pair_outcomes = Vec::new();
     for pair in pairs {
-        let outcome = job.record(pair, &mut |line: &str| {
-            let _ = writeln!(err, "acc-certify: {line}");
-        })?;
+        let outcome = job.record(pair, &mut |line: &str| say(err, line))?;
         if let PairOutcome::Unavailable { message, .. } = &outcome {
             let _ = writeln!(
                 err,
@@ -300,6 +306,12 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
         Exit::Ok
     };
     Ok((outcomes, pair_outcomes, exit))
+}
+
+/// `m:ss` since the run started.
+pub fn elapsed(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}", s / 60, s % 60)
 }
 
 /// What every client's recording shares.
@@ -335,12 +347,16 @@ impl Job<'_> {
             self.scenarios,
             self.settings,
             self.observed_at,
-            &mut |tuple, run| progress(&summary::progress_line(tuple, run)),
+            &mut |tuple, scenario, run| match run {
+                Some(run) => progress(&summary::progress_line(tuple, run)),
+                None => progress(&summary::start_line(tuple, scenario)),
+            },
         )?;
         let items = persist_bundles(&recording, self.bundles_root)?;
         if self.check {
             let mut mismatches = check_against(&adapter_dir, &recording, self.scenarios)?;
             mismatches.extend(check_kernel_guard(self.repo, &recording));
+            mismatches.extend(check_quit(self.repo, &recording));
             return Ok(ClientOutcome::Recorded {
                 recording: Box::new(recording),
                 evidence: None,
@@ -371,6 +387,25 @@ fn check_kernel_guard(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch>
                     .ok()
                     .map(|obs| crate::record::opaque::outcome(&obs));
             crate::record::check::compare_kernel_guard(&build, committed, now)
+        })
+        .collect()
+}
+
+/// The interactive-quit outcome of `recording` against the committed capture's, judged
+/// again.
+fn check_quit(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch> {
+    let t = &recording.tuple;
+    let build = format!("{} {} {}", t.client, t.version, t.platform);
+    recording
+        .runs
+        .iter()
+        .filter_map(|run| {
+            let now = run.quit.as_ref()?.passed;
+            let committed =
+                crate::record::judge::read_observations(&repo.join(t.bundle_path(run.scenario)))
+                    .ok()
+                    .map(|obs| crate::record::quit::judge(&obs).passed);
+            crate::record::check::compare_quit(&build, committed, now)
         })
         .collect()
 }
@@ -443,6 +478,12 @@ mod tests {
     fn fs_setup(repo: &Path) {
         std::fs::create_dir_all(repo.join("adapters")).unwrap();
         std::fs::write(repo.join("Cargo.toml"), "").unwrap();
+    }
+
+    #[test]
+    fn elapsed_time_reads_minutes_and_seconds() {
+        assert_eq!(elapsed(Duration::from_millis(4_999)), "0:04");
+        assert_eq!(elapsed(Duration::from_secs(185)), "3:05");
     }
 
     #[test]

@@ -92,9 +92,10 @@ pub fn provenance_record(
 /// invocation of the normalised kind that scenario exercises.
 fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Option<String>) {
     let kind = match scenario {
-        Scenario::Lifecycle | Scenario::SessionResume | Scenario::StartupInjection => {
-            EventKind::SessionStart
-        }
+        Scenario::Lifecycle
+        | Scenario::SessionResume
+        | Scenario::StartupInjection
+        | Scenario::InteractiveQuit => EventKind::SessionStart,
         Scenario::GuardWrite | Scenario::GuardShell | Scenario::GuardOpaque => {
             EventKind::BeforeTool
         }

@@ -81,7 +81,11 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::StartupInjection => vec![super::startup::judge(obs)],
         // Their outcomes are reported beside the capabilities (`judge_control`,
         // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
-        Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => Vec::new(),
+        // `quit::judge` for the interactive quit.
+        Scenario::SoloControl
+        | Scenario::GuardOpaque
+        | Scenario::Coordinate
+        | Scenario::InteractiveQuit => Vec::new(),
     }
 }
 

@@ -261,12 +261,12 @@ fn verdict(failures: Vec<String>) -> Verdict {
 }
 
 /// A tmux server of the recorder's own, killed when dropped.
-struct Tmux {
-    socket: String,
+pub(super) struct Tmux {
+    pub(super) socket: String,
 }
 
 impl Tmux {
-    fn start(cwd: &Path, launcher: &Path) -> Result<Tmux, RecordError> {
+    pub(super) fn start(cwd: &Path, launcher: &Path) -> Result<Tmux, RecordError> {
         let socket = format!(
             "acc-certify-live-{}-{}",
             std::process::id(),
@@ -303,7 +303,7 @@ impl Tmux {
         Ok(tmux)
     }
 
-    fn pane(&self) -> String {
+    pub(super) fn pane(&self) -> String {
         Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p", "-t", "live"])
             .output()
@@ -320,11 +320,11 @@ impl Drop for Tmux {
     }
 }
 
-fn shell_quote(text: &str) -> String {
+pub(super) fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-fn write_err(what: &str, e: impl std::fmt::Display) -> RecordError {
+pub(super) fn write_err(what: &str, e: impl std::fmt::Display) -> RecordError {
     RecordError::Write {
         message: format!("{what}: {e}"),
     }
@@ -332,7 +332,7 @@ fn write_err(what: &str, e: impl std::fmt::Display) -> RecordError {
 
 /// The client's first-run answers for an interactive session in `workspace`, merged into
 /// `~/.claude.json` (the installer may have written it).
-fn write_interactive_config(sandbox: &Sandbox) -> Result<(), RecordError> {
+pub(super) fn write_interactive_config(sandbox: &Sandbox) -> Result<(), RecordError> {
     let path = sandbox.home().join(".claude.json");
     let mut config: Value = std::fs::read(&path)
         .ok()
@@ -367,7 +367,7 @@ fn set_policy(sandbox: &Sandbox, adapter: &str, policy: &str) -> Result<(), Reco
     install_record::save(&path, &record).map_err(|e| write_err("the install record", e.message))
 }
 
-fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
+pub(super) fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
     let end = Instant::now() + limit;
     loop {
         if let Some(v) = f() {
@@ -694,6 +694,7 @@ pub fn run_live_wake(
         live: Some(facts),
         detected_writes: Vec::new(),
         resume: None,
+        quit: None,
     };
     let verdicts = vec![judge(&observations)];
     let env_names: Vec<&String> = env.keys().collect();
@@ -724,6 +725,7 @@ pub fn run_live_wake(
         verdicts,
         control: None,
         kernel_guard: None,
+        quit: None,
         bundle,
     })
 }

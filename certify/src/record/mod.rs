@@ -31,6 +31,7 @@ pub mod model_text;
 pub mod observations;
 pub mod observe;
 pub mod opaque;
+pub mod quit;
 pub mod recording;
 pub mod redact;
 pub mod resume;

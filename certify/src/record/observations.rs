@@ -49,6 +49,9 @@ pub struct Observations {
     /// For `session-resume`: the store and the hooks after each of the two runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<super::resume::ResumeFacts>,
+    /// For `interactive-quit`: what the store and the processes showed after the quit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quit: Option<super::quit::QuitFacts>,
 }
 
 /// How the client process ended.

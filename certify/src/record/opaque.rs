@@ -292,6 +292,7 @@ mod tests {
             live: None,
             detected_writes: Vec::new(),
             resume: None,
+            quit: None,
         };
         (ws, obs)
     }

@@ -52,14 +52,15 @@ pub fn certification_name(adapter_dir: &Path) -> Result<String, RecordError> {
     Ok(manifest.client.primary().to_owned())
 }
 
-/// Runs `scenarios` (in plan order) against `installed`; `progress` hears about each one.
+/// Runs `scenarios` (in plan order) against `installed`; `progress` hears about each one
+/// as it starts (`None`) and once it is judged.
 pub fn record_client(
     installed: &InstalledClient,
     certification_name: &str,
     scenarios: &[Scenario],
     settings: &RunSettings,
     observed_at: &str,
-    progress: &mut dyn FnMut(&Tuple, &ScenarioRun),
+    progress: &mut dyn FnMut(&Tuple, Scenario, Option<&ScenarioRun>),
 ) -> Result<ClientRecording, RecordError> {
     let tuple = Tuple {
         adapter: installed.client.id().to_owned(),
@@ -78,8 +79,9 @@ pub fn record_client(
             .find(|r| r.scenario == Scenario::SoloControl)
             .map(|r| &r.observations)
             .filter(|_| scenario == Scenario::NextTurn);
+        progress(&tuple, scenario, None);
         let run = run_scenario(installed, &tuple, scenario, settings, control)?;
-        progress(&tuple, &run);
+        progress(&tuple, scenario, Some(&run));
         runs.push(run);
     }
     Ok(ClientRecording {

@@ -345,6 +345,8 @@ pub fn run_session_resume(
         control: None,
         live: None,
         resume: Some(facts),
+        detected_writes: Vec::new(),
+        quit: None,
     };
     let verdicts = super::judge::judge(scenario, &observations);
     let mut run = run_record(
@@ -393,6 +395,7 @@ pub fn run_session_resume(
         control: None,
         kernel_guard: None,
         bundle,
+        quit: None,
     })
 }
 

@@ -99,7 +99,8 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
         | Scenario::Coordinate
         | Scenario::LiveWake
         | Scenario::Heartbeat
-        | Scenario::SessionResume => {}
+        | Scenario::SessionResume
+        | Scenario::InteractiveQuit => {}
     }
     Ok(room)
 }

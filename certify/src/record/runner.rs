@@ -60,6 +60,8 @@ pub struct ScenarioRun {
     pub control: Option<ControlVerdict>,
     /// For `guard-opaque`: did the kernel-enforced guard hold?
     pub kernel_guard: Option<ControlVerdict>,
+    /// For `interactive-quit`: did the session stop showing live after the quit?
+    pub quit: Option<ControlVerdict>,
     pub bundle: Bundle,
 }
 
@@ -77,6 +79,9 @@ pub fn run_scenario(
     }
     if scenario == Scenario::SessionResume {
         return super::resume::run_session_resume(installed, tuple, settings);
+    }
+    if scenario == Scenario::InteractiveQuit {
+        return super::quit::run_interactive_quit(installed, tuple, settings);
     }
     let client = installed.client;
     let client_error = |source| RecordError::Client {
@@ -199,6 +204,7 @@ pub fn run_scenario(
         live: None,
         detected_writes,
         resume: None,
+        quit: None,
     };
     let verdicts = judge(scenario, &observations);
     let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));
@@ -228,6 +234,7 @@ pub fn run_scenario(
         verdicts,
         control,
         kernel_guard,
+        quit: None,
         bundle,
     })
 }

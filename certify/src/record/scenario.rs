@@ -63,12 +63,17 @@ pub enum Scenario {
     /// A peer is present at start; only the session-start hook may speak, so the peers line
     /// in the first model request is its (see [`super::startup`]).
     StartupInjection,
+    /// The person quits the client's own terminal interface (Codex `/quit`); afterwards
+    /// `acc status` must no longer show the session live (see [`super::quit`]). Decides no
+    /// capability: its outcome is reported beside them. Only for clients the recorder can
+    /// drive interactively.
+    InteractiveQuit,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 10] = [
+    pub const ALL: [Scenario; 13] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -81,6 +86,7 @@ impl Scenario {
         Scenario::Heartbeat,
         Scenario::SessionResume,
         Scenario::StartupInjection,
+        Scenario::InteractiveQuit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -97,6 +103,7 @@ impl Scenario {
             Scenario::Heartbeat => "heartbeat",
             Scenario::SessionResume => "session-resume",
             Scenario::StartupInjection => "startup-injection",
+            Scenario::InteractiveQuit => "interactive-quit",
         }
     }
 
@@ -113,17 +120,26 @@ impl Scenario {
             Scenario::Heartbeat => &[Capability::Heartbeat],
             Scenario::SessionResume => &[Capability::SessionResume],
             Scenario::StartupInjection => &[Capability::StartupInjection],
-            Scenario::SoloControl | Scenario::GuardOpaque | Scenario::Coordinate => &[],
+            Scenario::SoloControl
+            | Scenario::GuardOpaque
+            | Scenario::Coordinate
+            | Scenario::InteractiveQuit => &[],
         }
     }
 
     /// Whether the scenario can run against the client of `adapter_id`: `live-wake` needs
     /// an adapter with native session methods (the others keep `delivery.livePush` false,
-    /// with the reason in their COMPATIBILITY.md).
+    /// with the reason in their COMPATIBILITY.md); `interactive-quit` a client whose
+    /// terminal interface the recorder knows how to drive.
     pub fn applies_to(self, adapter_id: &str) -> bool {
-        self != Scenario::LiveWake
-            || acc_runtime::registry::find(adapter_id)
-                .is_some_and(|a| a.behaviour().native_session().is_some())
+        match self {
+            Scenario::LiveWake => acc_runtime::registry::find(adapter_id)
+                .is_some_and(|a| a.behaviour().native_session().is_some()),
+            Scenario::InteractiveQuit => adapter_id
+                .parse::<crate::clients::Client>()
+                .is_ok_and(|client| super::quit::driver(client).is_some()),
+            _ => true,
+        }
     }
 
     /// Runs two clients together instead of one client alone.

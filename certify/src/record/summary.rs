@@ -26,9 +26,22 @@ pub enum ClientOutcome {
     },
 }
 
+/// `<client> <version> <platform> <scenario>: running`, as a scenario starts.
+pub fn start_line(tuple: &Tuple, scenario: super::scenario::Scenario) -> String {
+    format!(
+        "{} {} {} {scenario}: running",
+        tuple.client, tuple.version, tuple.platform
+    )
+}
+
 /// `<client> <version> <platform> <scenario>: <capability> <result>, ...`
 pub fn progress_line(tuple: &Tuple, run: &ScenarioRun) -> String {
     let verdicts: Vec<String> = match (&run.control, &run.kernel_guard) {
+        _ if run.quit.is_some() => run
+            .quit
+            .iter()
+            .map(|q| quit_outcome(q.passed).to_owned())
+            .collect(),
         (Some(control), _) => vec![format!(
             "control {}",
             if control.passed { "passed" } else { "failed" }
@@ -51,6 +64,14 @@ pub fn progress_line(tuple: &Tuple, run: &ScenarioRun) -> String {
         run.scenario,
         verdicts.join(", ")
     )
+}
+
+fn quit_outcome(passed: bool) -> &'static str {
+    if passed {
+        "not live after the quit"
+    } else {
+        "not shown to end after the quit"
+    }
 }
 
 /// The stdout summary.
@@ -94,6 +115,13 @@ pub fn human(outcomes: &[ClientOutcome], check: bool) -> String {
                     out.push_str(&format!(
                         "  kernel guard {held}: {}\n",
                         guard.reasons.join("; ")
+                    ));
+                }
+                for quit in recording.runs.iter().filter_map(|r| r.quit.as_ref()) {
+                    out.push_str(&format!(
+                        "  interactive quit: {}: {}\n",
+                        quit_outcome(quit.passed),
+                        quit.reasons.join("; ")
                     ));
                 }
                 if let Some(path) = evidence {
@@ -142,6 +170,9 @@ pub fn json(outcomes: &[ClientOutcome], check: bool) -> Value {
                         });
                         if let Some(guard) = &run.kernel_guard {
                             entry["kernelGuard"] = json!(guard);
+                        }
+                        if let Some(quit) = &run.quit {
+                            entry["interactiveQuit"] = json!(quit);
                         }
                         entry
                     })

@@ -113,6 +113,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         live: None,
         detected_writes: Vec::new(),
         resume: None,
+        quit: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
@@ -200,6 +201,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             .as_mut()
             .unwrap()
             .push(hook("SessionHeartbeat", "heartbeat", None));
+    }
     if scenario == Scenario::StartupInjection && pass {
         obs.requests[0].acc_lines = vec!["ACC peers here (address them with --to): peer".into()];
         obs.hooks.as_mut().unwrap()[0].outcome.stdout = StreamShape::Json {
@@ -313,6 +315,7 @@ pub fn run(observations: Observations) -> ScenarioRun {
         verdicts,
         control,
         kernel_guard: None,
+        quit: None,
         bundle,
     }
 }

@@ -62,6 +62,9 @@ fn observed(hooks: Option<Vec<HookFact>>) -> Observations {
         hooks,
         control: None,
         live: None,
+        detected_writes: Vec::new(),
+        resume: None,
+        quit: None,
     }
 }
 

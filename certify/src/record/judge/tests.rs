@@ -63,6 +63,7 @@ fn base(scenario: Scenario) -> Observations {
         live: None,
         detected_writes: Vec::new(),
         resume: None,
+        quit: None,
     }
 }
 

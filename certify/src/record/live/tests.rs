@@ -98,6 +98,7 @@ fn passing() -> Observations {
         }),
         detected_writes: Vec::new(),
         resume: None,
+        quit: None,
     }
 }
 

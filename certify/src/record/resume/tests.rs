@@ -65,6 +65,8 @@ fn resumed() -> Observations {
                 "c1",
             ),
         }),
+        detected_writes: Vec::new(),
+        quit: None,
     }
 }
 

@@ -57,6 +57,9 @@ fn observed(requests: Vec<RequestFact>, receipt: Option<&str>) -> Observations {
         hooks: None,
         control: None,
         live: None,
+        detected_writes: Vec::new(),
+        resume: None,
+        quit: None,
     }
 }
 

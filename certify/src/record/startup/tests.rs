@@ -68,6 +68,8 @@ fn shown() -> Observations {
         control: None,
         live: None,
         resume: None,
+        detected_writes: Vec::new(),
+        quit: None,
     }
 }
 

@@ -1,0 +1,623 @@
+//! `interactive-quit`: after the person quits the client's own terminal interface, acc must
+//! stop showing the session live.
+//!
+//! The client starts under tmux with acc's hooks installed (and, for Codex, trusted in the
+//! sandbox's `config.toml`, as a person trusts them: no bypass flag). The recorder types one
+//! prompt, the double answers, then it types the client's quit command. It waits while the
+//! store still shows the session open (up to [`QUIT_LIMIT`]), then reads `acc status --json
+//! --all` with the real binary, as a person would, and whether the shared host the session
+//! ran under (Codex's detached app-server, `client.hostPid`) is still alive.
+//!
+//! Judged from outcomes only, and beside the capabilities: `lifecycle.sessionEnd` is decided
+//! headless by `lifecycle`; this is whether liveness follows the process the person ran.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use acc_runtime::core::Core;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::bundle::Bundle;
+use super::error::RecordError;
+use super::hook_capture;
+use super::install::install_adapter;
+use super::judge::ControlVerdict;
+use super::live::{Tmux, poll, shell_quote, write_err, write_interactive_config};
+use super::observations::{OBSERVATIONS_SCHEMA, Observations, RunFacts};
+use super::observe::request_facts;
+use super::room;
+use super::runner::{RunSettings, ScenarioRun, expectations, extra_env, redactor};
+use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
+use super::tuple::Tuple;
+use crate::clients::config_files::merge_toml_file;
+use crate::clients::environment::{client_path, headless_env};
+use crate::clients::network::{NetworkWatch, WatchError};
+use crate::clients::{Client, InstalledClient, Sandbox};
+use crate::doubles::{ModelDouble, Script};
+
+/// How long the recorder waits after the quit for the store to stop showing the session
+/// open. Codex 0.171.0's app-server ran `SessionEnd` about 55 s after `/quit` (it unloads
+/// the thread once no terminal is attached) and was still running 90 s after it.
+pub const QUIT_LIMIT: Duration = Duration::from_secs(150);
+
+/// How the recorder drives one client's terminal interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Driver {
+    /// What the person types to leave.
+    pub quit: &'static str,
+    /// Text the interface shows once it takes input.
+    pub ready: &'static str,
+}
+
+/// The clients whose terminal interface the recorder knows how to drive.
+pub fn driver(client: Client) -> Option<Driver> {
+    match client {
+        Client::Codex => Some(Driver {
+            quit: "/quit",
+            ready: "Ask Codex",
+        }),
+        Client::ClaudeCode => Some(Driver {
+            quit: "/exit",
+            ready: "shift+tab to cycle",
+        }),
+        Client::GeminiCli => Some(Driver {
+            quit: "/quit",
+            ready: "Type your message",
+        }),
+        _ => None,
+    }
+}
+
+/// What the run observed after the quit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuitFacts {
+    /// What the recorder typed to leave.
+    pub quit_command: String,
+    /// The client's hooks had opened a session and the turn ran before the quit.
+    pub session_opened: bool,
+    pub turn_ran: bool,
+    /// The quit was typed (not when the session never opened).
+    pub quit_typed: bool,
+    /// The client's terminal process was gone within the wait.
+    pub client_exited: bool,
+    /// The session ran under a shared host (`client.hostPid`) rather than its own process.
+    pub shared_host: bool,
+    /// That host still ran when `acc status` was read.
+    pub host_alive_at_status: Option<bool>,
+    /// `acc status --json --all`'s exit code.
+    pub status_exit: Option<i32>,
+    /// The adapter's sessions as `acc status --json --all` showed them.
+    pub status: Vec<StatusFact>,
+}
+
+/// One session as `acc status` showed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StatusFact {
+    /// `open` or `closed`.
+    pub state: String,
+    /// `online`, `stale` or `offline`.
+    pub presence: String,
+}
+
+impl StatusFact {
+    fn live(&self) -> bool {
+        self.state == "open" && self.presence != "offline"
+    }
+}
+
+/// Did the session stop showing live after the quit? Every failed outcome is a reason; no
+/// reason names a time, so a rerun gives the same words. A capture that left 127.0.0.1 is
+/// no evidence: it fails, and what was observed is still said after the network reason.
+pub fn judge(obs: &Observations) -> ControlVerdict {
+    let Some(facts) = &obs.quit else {
+        return ControlVerdict {
+            passed: false,
+            reasons: vec!["no interactive quit facts were observed".to_owned()],
+        };
+    };
+    let quit = &facts.quit_command;
+    let mut failures = Vec::new();
+    if !facts.session_opened {
+        failures.push("the client's hooks opened no session in the interactive run".to_owned());
+    } else if !facts.turn_ran {
+        failures.push("the interactive session ran no turn with the model double".to_owned());
+    }
+    if facts.quit_typed && !facts.client_exited {
+        failures.push(format!(
+            "the client's terminal interface did not exit after {quit}"
+        ));
+    }
+    // Without a quit there was nothing to read status about.
+    if facts.quit_typed {
+        if facts.status_exit != Some(0) {
+            failures.push("acc status --json could not be read".to_owned());
+        } else if facts.status.is_empty() {
+            failures.push("acc status showed no session of the adapter".to_owned());
+        } else if facts.status.iter().any(StatusFact::live) {
+            failures.push(format!(
+                "after {quit} the session was still shown open and live by acc status"
+            ));
+        }
+    }
+    let ended = failures.is_empty();
+    let observed = if ended {
+        let ended_by_hook = obs
+            .hooks
+            .as_ref()
+            .is_some_and(|h| h.iter().any(|f| f.kind.as_deref() == Some("sessionEnd")));
+        let how = match (ended_by_hook, facts.host_alive_at_status) {
+            (true, Some(true)) => {
+                "the client's own session-end hook closed it while its shared host still ran"
+            }
+            (true, _) => "the client's own session-end hook closed it",
+            (false, _) => "acc found the client gone",
+        };
+        vec![format!(
+            "after {quit} acc status showed the session no longer live: {how}"
+        )]
+    } else {
+        failures
+    };
+    match obs.run.network_problem() {
+        None => ControlVerdict {
+            passed: ended,
+            reasons: observed,
+        },
+        Some(problem) => ControlVerdict {
+            passed: false,
+            reasons: std::iter::once(problem)
+                .chain(
+                    observed
+                        .into_iter()
+                        .map(|r| format!("observed all the same: {r}")),
+                )
+                .collect(),
+        },
+    }
+}
+
+/// Codex runs a user's hook only once it is trusted: the hashes come from the client's own
+/// `app-server` (`hooks/list`, run under the network watch) and go into the sandbox's
+/// `config.toml`. Also answers the start-up model notice the way a person keeps the
+/// configured model, and the folder-trust question the way a person trusts their checkout.
+fn prepare_codex(
+    installed: &InstalledClient,
+    sandbox: &Sandbox,
+    env: &BTreeMap<String, String>,
+    watch: &NetworkWatch,
+) -> Result<(), RecordError> {
+    let workspace = sandbox.workspace();
+    let mut child = watch
+        .command(&installed.program, &["app-server".to_owned()])
+        .env_clear()
+        .envs(env)
+        .current_dir(&workspace)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| write_err("starting codex app-server", e))?;
+    let mut stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "acc-certify", "version": env!("CARGO_PKG_VERSION")}}}),
+        json!({"jsonrpc": "2.0", "method": "initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [workspace.display().to_string()]}}),
+    ];
+    if let Some(stdin) = stdin.as_mut() {
+        for request in &requests {
+            let _ = writeln!(stdin, "{request}");
+        }
+    }
+    let (tx, rx) = mpsc::channel();
+    if let Some(stdout) = stdout {
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Ok(value) = serde_json::from_str::<Value>(&line)
+                    && value["id"] == 2
+                {
+                    let _ = tx.send(value);
+                    return;
+                }
+            }
+        });
+    }
+    let answer = rx.recv_timeout(Duration::from_secs(30));
+    // Stdio mode ends with its input.
+    drop(stdin);
+    let ended = poll(Duration::from_secs(5), || child.try_wait().ok().flatten());
+    if ended.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let answer = answer.map_err(|_| write_err("codex app-server hooks/list", "no answer"))?;
+    let mut state = toml::Table::new();
+    for group in answer["result"]["data"].as_array().into_iter().flatten() {
+        for hook in group["hooks"].as_array().into_iter().flatten() {
+            if let (Some(key), Some(hash)) = (hook["key"].as_str(), hook["currentHash"].as_str()) {
+                let mut entry = toml::Table::new();
+                entry.insert("trusted_hash".into(), hash.into());
+                state.insert(key.to_owned(), entry.into());
+            }
+        }
+    }
+    if state.is_empty() {
+        return Err(write_err(
+            "codex app-server hooks/list",
+            "it listed none of acc's hooks",
+        ));
+    }
+    let mut hooks = toml::Table::new();
+    hooks.insert("state".into(), state.into());
+    let mut patch = toml::Table::new();
+    patch.insert("hooks".into(), hooks.into());
+    let notice: toml::Table = format!(
+        "[model_migrations]\n\"{}\" = \"gpt-6-sol\"\n",
+        crate::clients::base_config::CODEX_MODEL
+    )
+    .parse()
+    .map_err(|e| write_err("the Codex notice table", e))?;
+    patch.insert("notice".into(), notice.into());
+    // The workspace is a git checkout: Codex asks once whether to trust the folder.
+    let mut project = toml::Table::new();
+    project.insert("trust_level".into(), "trusted".into());
+    let mut projects = toml::Table::new();
+    projects.insert(workspace.display().to_string(), project.into());
+    patch.insert("projects".into(), projects.into());
+    // The start-up tips fetch an announcement from GitHub; a recording stays offline.
+    let mut tui = toml::Table::new();
+    tui.insert("show_tooltips".into(), false.into());
+    patch.insert("tui".into(), tui.into());
+    let config = sandbox.home().join(".codex/config.toml");
+    merge_toml_file(&config, &patch).map_err(|e| write_err("trusting acc's hooks", e))
+}
+
+/// The pids whose `/proc/<pid>/stat` session id is `sid`, with their command names.
+fn session_members(sid: u32) -> Vec<(u32, String)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (head, rest) = stat.rsplit_once(')')?;
+            let comm = head.split_once('(')?.1.to_owned();
+            // After the command: state, ppid, pgrp, session.
+            let session: u32 = rest.split_whitespace().nth(3)?.parse().ok()?;
+            (session == sid).then_some((pid, comm))
+        })
+        .collect()
+}
+
+/// The client's own terminal processes: everything in the pane's session but the pane's
+/// shell and the network watch. A daemon the client detaches (`setsid`) is not among them.
+fn client_processes(pane_pid: u32) -> Vec<u32> {
+    session_members(pane_pid)
+        .into_iter()
+        .filter(|(pid, comm)| {
+            *pid != pane_pid
+                && !matches!(comm.as_str(), "sh" | "bash" | "strace" | "sleep" | "touch")
+        })
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Processes the client left running in the sandbox (Codex's daemon), found by the
+/// sandbox's own `HOME` in their environment.
+fn sandbox_processes(home: &Path) -> Vec<u32> {
+    let marker = format!("HOME={}", home.display());
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == marker.as_bytes()))
+        })
+        .collect()
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.trim_start().starts_with(['Z', 'X']))
+        })
+        .is_some_and(|zombie| !zombie)
+}
+
+fn send_keys(tmux: &Tmux, text: &str) {
+    let _ = Command::new("tmux")
+        .args(["-L", &tmux.socket, "send-keys", "-t", "live", "-l", text])
+        .status();
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = Command::new("tmux")
+        .args(["-L", &tmux.socket, "send-keys", "-t", "live", "Enter"])
+        .status();
+}
+
+fn pane_pid(tmux: &Tmux) -> Option<u32> {
+    let out = Command::new("tmux")
+        .args(["-L", &tmux.socket, "display-message", "-p", "-t", "live"])
+        .arg("#{pane_pid}")
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// The adapter session's shared host, from what its start hook stored.
+fn adapter_session_host(core: &mut Core) -> Option<(bool, Option<u32>)> {
+    let status = core.status(None, true).ok()?;
+    for listed in status.sessions {
+        let Ok(Some(record)) = core.session(&listed.session_id) else {
+            continue;
+        };
+        if record.harness != room::RECORDER_HARNESS {
+            let host = record
+                .extensions
+                .get("client")
+                .and_then(|c| c.get("hostPid"))
+                .and_then(Value::as_u64)
+                .and_then(|p| u32::try_from(p).ok());
+            return Some((record.state.as_str() == "open", host));
+        }
+    }
+    None
+}
+
+/// `acc status --json --all`, run as the person would in the workspace.
+fn read_status(
+    acc: &Path,
+    env: &BTreeMap<String, String>,
+    workspace: &Path,
+) -> (Option<i32>, Vec<StatusFact>) {
+    let out = Command::new(acc)
+        .env_clear()
+        .envs(env)
+        .current_dir(workspace)
+        .args(["status", "--json", "--all"])
+        .output();
+    let Ok(out) = out else {
+        return (None, Vec::new());
+    };
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let data = if value.get("data").is_some() {
+        &value["data"]
+    } else {
+        &value
+    };
+    let mut facts: Vec<StatusFact> = data["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["harness"].as_str() != Some(room::RECORDER_HARNESS))
+        .map(|s| StatusFact {
+            state: s["state"].as_str().unwrap_or_default().to_owned(),
+            presence: s["presence"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect();
+    facts.sort_by(|a, b| (&a.state, &a.presence).cmp(&(&b.state, &b.presence)));
+    (out.status.code(), facts)
+}
+
+/// Runs `interactive-quit` against `installed`.
+pub fn run_interactive_quit(
+    installed: &InstalledClient,
+    tuple: &Tuple,
+    settings: &RunSettings,
+) -> Result<ScenarioRun, RecordError> {
+    let scenario = Scenario::InteractiveQuit;
+    let client = installed.client;
+    let client_error = |source| RecordError::Client {
+        client: client.id().to_owned(),
+        source,
+    };
+    let drive = driver(client).ok_or_else(|| {
+        write_err(
+            "interactive-quit",
+            format!("the recorder cannot drive {client}'s terminal interface"),
+        )
+    })?;
+    let sandbox = Sandbox::new(client).map_err(client_error)?;
+    let workspace = sandbox.workspace();
+    let script = Script::new(Vec::new(), FINAL_TEXT).map_err(|e| RecordError::Double {
+        message: e.to_string(),
+    })?;
+    let mut double =
+        ModelDouble::start(client.protocol(), script).map_err(|e| RecordError::Double {
+            message: e.to_string(),
+        })?;
+    sandbox
+        .write_base_config(double.port())
+        .map_err(client_error)?;
+    let installed_files = install_adapter(client.id(), &sandbox, &settings.binaries)?;
+    if client == Client::ClaudeCode {
+        write_interactive_config(&sandbox)?;
+    }
+    let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
+
+    let capture_dir = sandbox.root().join("hook-capture");
+    std::fs::create_dir_all(&capture_dir)
+        .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
+    let extra = extra_env(scenario, &capture_dir);
+    let path = client_path(std::env::var_os("PATH").as_deref());
+    let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
+    env.insert("TERM".to_owned(), "xterm-256color".to_owned());
+    // Watched like every recorded run, the client's own setup calls included.
+    let watch = NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default())
+        .map_err(|e| RecordError::Write {
+            message: match e {
+                WatchError::NoStrace => {
+                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
+                }
+                WatchError::Proxy(source) => {
+                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
+                }
+            },
+        })?;
+    env.extend(watch.env());
+    if client == Client::Codex {
+        prepare_codex(installed, &sandbox, &env, &watch)?;
+    }
+    let launcher = sandbox.root().join("launch.sh");
+    let mut script = String::from("exec env -i");
+    for (k, v) in &env {
+        script.push_str(&format!(" {}={}", k, shell_quote(v)));
+    }
+    let watched = watch.command(&installed.program, &[]);
+    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
+        script.push(' ');
+        script.push_str(&shell_quote(&word.to_string_lossy()));
+    }
+    script.push('\n');
+    std::fs::write(&launcher, script).map_err(|e| write_err("writing the launcher", e))?;
+
+    let started = Instant::now();
+    let tmux = Tmux::start(&workspace, &launcher)?;
+    let limit = Duration::from_secs(settings.timeout.as_secs().clamp(30, 120));
+    let pane_pid = pane_pid(&tmux);
+    // A client that exits (or never starts) ends every wait at once.
+    let exited = launcher.with_extension("exited");
+    poll(limit, || {
+        (exited.exists() || tmux.pane().contains(drive.ready)).then_some(())
+    });
+    send_keys(&tmux, PROMPT);
+    let turn_ran = poll(limit, || {
+        if exited.exists() {
+            return Some(false);
+        }
+        (!double.requests().is_empty() && tmux.pane().contains(FINAL_TEXT)).then_some(true)
+    })
+    .unwrap_or(false);
+    let host = adapter_session_host(&mut core)
+        .or_else(|| poll(Duration::from_secs(10), || adapter_session_host(&mut core)));
+    // Let the turn's end hooks finish before the person leaves.
+    std::thread::sleep(Duration::from_secs(3));
+    let session_opened = host.is_some();
+    let mut facts = QuitFacts {
+        quit_command: drive.quit.to_owned(),
+        session_opened,
+        turn_ran,
+        quit_typed: session_opened,
+        client_exited: false,
+        shared_host: host.is_some_and(|(_, h)| h.is_some()),
+        host_alive_at_status: None,
+        status_exit: None,
+        status: Vec::new(),
+    };
+    let mut pane = tmux.pane();
+    let mut closed_after = None;
+    if session_opened {
+        let client = pane_pid.map(client_processes).unwrap_or_default();
+        send_keys(&tmux, drive.quit);
+        let quit_at = Instant::now();
+        // Exited once none of them runs (an unreaped zombie has exited too).
+        facts.client_exited = !client.is_empty()
+            && poll(Duration::from_secs(30), || {
+                (!client.iter().any(|pid| alive(*pid))).then_some(())
+            })
+            .is_some();
+        pane = tmux.pane();
+        // Until the store no longer shows the session open, or the limit.
+        closed_after = poll(QUIT_LIMIT.saturating_sub(quit_at.elapsed()), || {
+            adapter_session_host(&mut core)
+                .is_some_and(|(open, _)| !open)
+                .then(|| quit_at.elapsed())
+        });
+        let mut status_env = sandbox.env();
+        status_env.insert("PATH".to_owned(), path.clone());
+        let (exit, status) = read_status(&settings.binaries.acc, &status_env, &workspace);
+        facts.host_alive_at_status = host.and_then(|(_, h)| h).map(alive);
+        facts.status_exit = exit;
+        facts.status = status;
+    }
+    // The client's daemons are the recorder's to end, by pid.
+    for pid in sandbox_processes(&sandbox.home()) {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    drop(tmux);
+    let duration = started.elapsed();
+    double.stop();
+
+    let redactor = redactor(&sandbox, installed, &settings.binaries);
+    let requests: Vec<_> = double
+        .requests()
+        .iter()
+        .map(|r| redactor.request(r))
+        .collect();
+    let hooks = hook_capture::read(&capture_dir, &redactor);
+    let sessions = room::sessions(&mut core)?;
+    let observations = Observations {
+        schema_version: OBSERVATIONS_SCHEMA,
+        scenario,
+        adapter: tuple.adapter.clone(),
+        client: tuple.client.clone(),
+        version: tuple.version.clone(),
+        platform: tuple.platform.clone(),
+        protocol: client.protocol().id().to_owned(),
+        run: RunFacts {
+            exit_code: None,
+            timed_out: !session_opened,
+            network: watch.finish(),
+        },
+        expect: expectations(scenario),
+        sessions,
+        message: None,
+        files: Vec::new(),
+        requests: request_facts(client.protocol(), &requests),
+        hooks: hooks.as_ref().map(|h| h.facts.clone()),
+        control: None,
+        live: None,
+        quit: Some(facts),
+        detected_writes: Vec::new(),
+        resume: None,
+    };
+    let verdict = judge(&observations);
+    let env_names: Vec<&String> = env.keys().collect();
+    let run = json!({
+        "client": client.id(),
+        "version": installed.version,
+        "versionOutput": installed.version_output,
+        "command": [redactor.text(&installed.program.display().to_string())],
+        "interactive": format!("tmux new-session (200x50); typed: <prompt>, then {}", drive.quit),
+        "cwd": "<ws>",
+        "envNames": env_names,
+        "protocol": client.protocol().id(),
+        "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
+        "hookTrust": if client == Client::Codex { "config.toml [hooks.state] from codex app-server hooks/list" } else { "not needed" },
+        "statusReadAfterQuitWithinMs": QUIT_LIMIT.as_millis() as u64,
+        // Measured, never judged: how long the store showed the session open after the quit.
+        "closedAfterQuitMs": closed_after.map(|d| d.as_millis() as u64),
+        "durationMs": duration.as_millis() as u64,
+    });
+    let bundle = Bundle {
+        requests,
+        stdout: redactor.text(&pane),
+        stderr: String::new(),
+        hooks: hooks.map(|h| h.raw),
+        observations: observations.clone(),
+        run,
+    };
+    Ok(ScenarioRun {
+        scenario,
+        observations,
+        verdicts: Vec::new(),
+        control: None,
+        kernel_guard: None,
+        quit: Some(verdict),
+        bundle,
+    })
+}
+
+#[cfg(test)]
+mod tests;
