@@ -267,10 +267,13 @@ pub(super) struct Tmux {
 
 impl Tmux {
     pub(super) fn start(cwd: &Path, launcher: &Path) -> Result<Tmux, RecordError> {
+        // Clients are recorded in parallel: each server needs a name no other thread takes
+        // (a shared name let one client's clean-up kill another's session).
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let socket = format!(
             "acc-certify-live-{}-{}",
             std::process::id(),
-            Instant::now().elapsed().as_nanos()
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
         let tmux = Tmux { socket };
         let status = Command::new("tmux")
