@@ -13,6 +13,7 @@ use super::sse;
 
 const WRITE_TOOL: &str = "Write";
 const SHELL_TOOL: &str = "Bash";
+const READ_TOOL: &str = "Read";
 
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
@@ -93,9 +94,17 @@ fn plan(body: &Value, script: &Script) -> Planned {
             Step::Shell { command } if offered.contains(&SHELL_TOOL) => {
                 tool_use(index, SHELL_TOOL, json!({"command": command}))
             }
+            Step::ReadFile { path } if offered.contains(&READ_TOOL) => {
+                let mut input = serde_json::Map::new();
+                input.insert(
+                    path_key(body, READ_TOOL).to_owned(),
+                    json!(path.to_string_lossy()),
+                );
+                tool_use(index, READ_TOOL, Value::Object(input))
+            }
             // A request without the needed tool is a side call (title, summary, ...), not
             // the agent loop: a short text keeps it from derailing the run.
-            Step::WriteFile { .. } | Step::Shell { .. } => {
+            Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
                 text("ok", format!("side_call_text step={index}"))
             }
         },
@@ -105,9 +114,14 @@ fn plan(body: &Value, script: &Script) -> Planned {
 /// The path argument of the offered `Write` tool: Claude Code's is `file_path`; Kimi Code,
 /// which speaks the same protocol, names it `path`.
 fn write_path_key(body: &Value) -> &'static str {
+    path_key(body, WRITE_TOOL)
+}
+
+/// The path argument of the offered tool `name` (`Write` and `Read` name it alike).
+fn path_key(body: &Value, name: &str) -> &'static str {
     let properties = array_field(body, "tools")
         .iter()
-        .find(|tool| str_field(tool, "name") == WRITE_TOOL)
+        .find(|tool| str_field(tool, "name") == name)
         .and_then(|tool| tool["input_schema"]["properties"].as_object());
     match properties {
         Some(properties)

@@ -17,6 +17,9 @@ use super::{openai, shell};
 const WRITE_TOOLS: [&str; 2] = ["write", "write_file"];
 /// Tool names for running a shell command, in preference order; each takes `{command}`.
 const SHELL_TOOLS: [&str; 2] = ["run_terminal_command", "bash"];
+/// Tool names for reading a file; Grok's `read_file` takes `{target_file}`, others
+/// `{file_path}` (see [`read_path_key`]).
+const READ_TOOLS: [&str; 2] = ["read_file", "read"];
 
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
@@ -87,7 +90,33 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
                 Some(tool) => call(index, tool, shell_arguments(command)),
                 None => side_call(index),
             },
+            Step::ReadFile { path } => match offered(body, &READ_TOOLS) {
+                Some(tool) => {
+                    let mut arguments = serde_json::Map::new();
+                    arguments.insert(
+                        read_path_key(body, tool).to_owned(),
+                        json!(path.to_string_lossy()),
+                    );
+                    call(index, tool, Value::Object(arguments))
+                }
+                None => side_call(index),
+            },
         },
+    }
+}
+
+/// The path argument of the offered read tool `name`: `target_file` where its schema has
+/// one (Grok), else `file_path`.
+fn read_path_key(body: &Value, name: &str) -> &'static str {
+    let has_target = array_field(body, "tools")
+        .iter()
+        .find(|tool| str_field(&tool["function"], "name") == name)
+        .and_then(|tool| tool["function"]["parameters"]["properties"].as_object())
+        .is_some_and(|properties| properties.contains_key("target_file"));
+    if has_target {
+        "target_file"
+    } else {
+        "file_path"
     }
 }
 

@@ -14,6 +14,7 @@ use super::sse;
 
 const WRITE_TOOL: &str = "write_file";
 const SHELL_TOOL: &str = "run_shell_command";
+const READ_TOOL: &str = "read_file";
 
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
@@ -113,7 +114,11 @@ fn generate(body: &Value, model: &str, script: &Script) -> (Value, String) {
                     call(SHELL_TOOL, json!({"command": command})),
                     format!("functionCall:{SHELL_TOOL} step={index}"),
                 ),
-                Step::WriteFile { .. } | Step::Shell { .. } => {
+                Step::ReadFile { path } if offers(body, READ_TOOL) => (
+                    call(READ_TOOL, json!({"file_path": path.to_string_lossy()})),
+                    format!("functionCall:{READ_TOOL} step={index}"),
+                ),
+                Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
                     (text("ok"), format!("side_call_text step={index}"))
                 }
             },

@@ -113,7 +113,9 @@ fn plan(body: &Value, script: &Script) -> (Value, String) {
                 function_call(index, SHELL_TOOL, json!({"cmd": command})),
                 format!("function_call:{SHELL_TOOL} step={index}"),
             ),
-            Step::WriteFile { .. } | Step::Shell { .. } => {
+            // Codex offers no file-reading tool (it reads through its shell, which is
+            // `guards.beforeShell`'s): the read step is answered like a side call.
+            Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
                 (message("ok"), format!("side_call_text step={index}"))
             }
         },

@@ -25,6 +25,8 @@ pub enum Step {
     /// Answer with text only. This ends the client's turn: a later step is reached only by a
     /// request that carries more tool results than this step's index.
     Text(String),
+    /// Ask the client's file-reading tool to read `path` (absolute, like `WriteFile`'s).
+    ReadFile { path: PathBuf },
 }
 
 impl Step {
@@ -39,6 +41,10 @@ impl Step {
         Step::Shell {
             command: command.into(),
         }
+    }
+
+    pub fn read_file(path: impl Into<PathBuf>) -> Step {
+        Step::ReadFile { path: path.into() }
     }
 
     pub fn text(text: impl Into<String>) -> Step {

@@ -32,7 +32,13 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
     } else {
         client_limitations(client)
     };
-    limitations.push(capability_limitation(verdict.capability).to_owned());
+    limitations.push(match (verdict.capability, client) {
+        // Codex offers no file-reading tool, so no matcher was widened for it.
+        (Capability::BeforeRead, Client::Codex) => {
+            "The model double asked for two reads of planted files; Codex offers no file-reading tool (it reads through its shell, which guards.beforeShell covers), so no read-tool call was made and no refusal could be tried.".to_owned()
+        }
+        (capability, _) => capability_limitation(capability).to_owned(),
+    });
     if !verdict.passed() {
         limitations.extend(
             verdict
@@ -109,6 +115,12 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "context",
             "model-context-observed",
         ),
+        Capability::BeforeRead => (
+            "not-applicable",
+            "denied-before-read",
+            "blocking",
+            "tool-denied-before-read",
+        ),
         // No scenario decides the others; a verdict for one is a recorder bug.
         Capability::LivePush => (
             "wakes-idle-session",
@@ -183,6 +195,9 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::StartupInjection => {
             "Observed with the before-turn hook kept silent (ACC_CERTIFY_WITHHELD) and a peer present at start; the startup block of a resumed or compacted session was not observed."
+        }
+        Capability::BeforeRead => {
+            "One read-tool call of a planted file was refused by a recorder-only deny (ACC_CERTIFY_DENY_READ) through acc's pre-tool matcher widened to the read tool for this capture; acc's own install hooks no read tool and acc refuses no read. Other read tools (search, listing, the shell) were not exercised."
         }
         _ => "No scenario observes this capability.",
     }

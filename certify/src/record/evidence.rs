@@ -96,9 +96,10 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
         | Scenario::SessionResume
         | Scenario::StartupInjection
         | Scenario::InteractiveQuit => EventKind::SessionStart,
-        Scenario::GuardWrite | Scenario::GuardShell | Scenario::GuardOpaque => {
-            EventKind::BeforeTool
-        }
+        Scenario::GuardWrite
+        | Scenario::GuardShell
+        | Scenario::GuardOpaque
+        | Scenario::BeforeRead => EventKind::BeforeTool,
         Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
             EventKind::BeforeTurn
         }

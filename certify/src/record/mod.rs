@@ -13,6 +13,7 @@
 //! `--check` records into a scratch directory and compares the verdicts with the committed
 //! evidence ([`check`]).
 
+pub mod before_read;
 pub mod behaviour;
 pub mod bundle;
 pub mod canonical;

@@ -100,7 +100,8 @@ pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
         | Scenario::LiveWake
         | Scenario::Heartbeat
         | Scenario::SessionResume
-        | Scenario::InteractiveQuit => {}
+        | Scenario::InteractiveQuit
+        | Scenario::BeforeRead => {}
     }
     Ok(room)
 }

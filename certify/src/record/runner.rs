@@ -11,6 +11,7 @@ use std::time::Duration;
 use acc_sdk::capabilities::Capability;
 use serde_json::{Value, json};
 
+use super::before_read;
 use super::bundle::Bundle;
 use super::error::RecordError;
 use super::heartbeat;
@@ -94,6 +95,14 @@ pub fn run_scenario(
     std::fs::create_dir_all(workspace.join("src")).map_err(|e| RecordError::Write {
         message: format!("creating {}/src: {e}", workspace.display()),
     })?;
+    if scenario == Scenario::BeforeRead {
+        before_read::seed(&workspace).map_err(|e| RecordError::Write {
+            message: format!(
+                "planting the before-read files in {}: {e}",
+                workspace.display()
+            ),
+        })?;
+    }
     if scenario == Scenario::GuardOpaque {
         opaque::seed(&workspace).map_err(|e| RecordError::Write {
             message: format!("seeding {}/{}: {e}", workspace.display(), opaque::SEEDED),
@@ -137,6 +146,12 @@ pub fn run_scenario(
         .write_base_config(double.port())
         .map_err(client_error)?;
     let installed_files = install_adapter(client.id(), &sandbox, &settings.binaries)?;
+    if scenario == Scenario::BeforeRead {
+        before_read::widen(client, &installed_files).map_err(|e| RecordError::Install {
+            adapter: client.id().to_owned(),
+            message: e.to_string(),
+        })?;
+    }
 
     let capture_dir = sandbox.root().join("hook-capture");
     std::fs::create_dir_all(&capture_dir).map_err(|e| RecordError::Write {
@@ -270,6 +285,12 @@ pub fn extra_env(scenario: Scenario, capture_dir: &Path) -> BTreeMap<String, Str
     let withheld = candidate_keys(scenario.withheld());
     if !withheld.is_empty() {
         env.insert(WITHHELD_VAR.to_owned(), withheld.join(","));
+    }
+    if scenario == Scenario::BeforeRead {
+        env.insert(
+            before_read::DENY_READ_VAR.to_owned(),
+            before_read::REFUSED.to_owned(),
+        );
     }
     if let Some(participant) = scenario.pinned_participant() {
         env.insert(PARTICIPANT_VAR.to_owned(), participant.to_owned());

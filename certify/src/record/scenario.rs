@@ -68,12 +68,15 @@ pub enum Scenario {
     /// capability: its outcome is reported beside them. Only for clients the recorder can
     /// drive interactively.
     InteractiveQuit,
+    /// Two planted files; the recorder has acc-hook refuse the read of one: is the read
+    /// refused before it happens, while the other still reads (see [`super::before_read`])?
+    BeforeRead,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 13] = [
+    pub const ALL: [Scenario; 14] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -87,6 +90,7 @@ impl Scenario {
         Scenario::SessionResume,
         Scenario::StartupInjection,
         Scenario::InteractiveQuit,
+        Scenario::BeforeRead,
     ];
 
     pub fn name(self) -> &'static str {
@@ -104,6 +108,7 @@ impl Scenario {
             Scenario::SessionResume => "session-resume",
             Scenario::StartupInjection => "startup-injection",
             Scenario::InteractiveQuit => "interactive-quit",
+            Scenario::BeforeRead => "before-read",
         }
     }
 
@@ -120,6 +125,7 @@ impl Scenario {
             Scenario::Heartbeat => &[Capability::Heartbeat],
             Scenario::SessionResume => &[Capability::SessionResume],
             Scenario::StartupInjection => &[Capability::StartupInjection],
+            Scenario::BeforeRead => &[Capability::BeforeRead],
             Scenario::SoloControl
             | Scenario::GuardOpaque
             | Scenario::Coordinate
@@ -218,6 +224,9 @@ impl Scenario {
         if self == Scenario::GuardOpaque {
             return Some(super::opaque::REFUSAL.to_owned());
         }
+        if self == Scenario::BeforeRead {
+            return Some(super::before_read::REFUSAL.to_owned());
+        }
         self.claimed_target()
             .map(|target| format!("file:{target} is claimed by {PEER}"))
     }
@@ -236,6 +245,7 @@ impl Scenario {
             ],
             Scenario::GuardOpaque => super::opaque::steps(),
             Scenario::SafePoint => super::safe_point::steps(),
+            Scenario::BeforeRead => super::before_read::steps(workspace),
             _ => Vec::new(),
         };
         if self == Scenario::SessionResume {

@@ -208,6 +208,26 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             keys: vec!["hookSpecificOutput".into()],
         };
     }
+    if scenario == Scenario::BeforeRead {
+        // Passing: acc's refusal, then the control file; failing: the refused file read.
+        use acc_certify::record::before_read::{CONTROL_MARKER, REFUSAL, REFUSED_MARKER};
+        let first = if pass { REFUSAL } else { REFUSED_MARKER };
+        let mut last = request(3);
+        last.tool_results = [first, CONTROL_MARKER]
+            .iter()
+            .enumerate()
+            .map(|(i, text)| ToolResultFact {
+                call_id: format!("toolu_{i}"),
+                text: (*text).into(),
+                is_error: false,
+            })
+            .collect();
+        obs.requests.push(last);
+        obs.hooks
+            .as_mut()
+            .unwrap()
+            .push(hook("PreToolUse", "beforeTool", Some("Read")));
+    }
     if scenario == Scenario::SessionResume {
         obs.resume = Some(resume_facts(pass));
     }

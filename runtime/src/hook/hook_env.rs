@@ -12,6 +12,9 @@ pub const CERTIFY_CANDIDATES_VAR: &str = "ACC_CERTIFY_CANDIDATES";
 /// Set by `acc-certify record` in a sandboxed client: the context injections to keep silent,
 /// so that text the model was shown can be attributed to the one hook left speaking.
 pub const CERTIFY_WITHHELD_VAR: &str = "ACC_CERTIFY_WITHHELD";
+/// Set by `acc-certify record` in a sandboxed client: the one planted file whose read
+/// `beforeTool` refuses ([`super::certify_read`]).
+pub const CERTIFY_DENY_READ_VAR: &str = "ACC_CERTIFY_DENY_READ";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookEnv {

@@ -20,6 +20,7 @@ pub mod authority_guard;
 pub mod bound;
 pub mod bound_workspace;
 pub mod capture;
+pub mod certify_read;
 pub mod client;
 pub mod deadline;
 pub mod deny_events;
