@@ -41,10 +41,10 @@ use super::hook_capture;
 use super::install::install_adapter_with;
 use super::judge::Verdict;
 use super::model_text::block_names_message;
-use super::observations::{OBSERVATIONS_SCHEMA, Observations, RunFacts};
+use super::observations::{Observations, RunFacts};
 use super::observe::request_facts;
 use super::room;
-use super::runner::{RunSettings, ScenarioRun, expectations, extra_env, redactor};
+use super::runner::{RunSettings, ScenarioRun, extra_env, redactor};
 use super::scenario::{AGENT, PEER, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::{DUMMY_KEY, client_path, headless_env};
@@ -675,29 +675,20 @@ pub fn run_live_wake(
     let hooks = hook_capture::read(&capture_dir, &redactor);
     let sessions = room::sessions(&mut core)?;
     let observations = Observations {
-        schema_version: OBSERVATIONS_SCHEMA,
-        scenario,
-        adapter: tuple.adapter.clone(),
-        client: tuple.client.clone(),
-        version: tuple.version.clone(),
-        platform: tuple.platform.clone(),
-        protocol: client.protocol().id().to_owned(),
-        run: RunFacts {
-            exit_code: None,
-            timed_out: agent.is_none(),
-            network: watch.finish(),
-        },
-        expect: expectations(scenario),
         sessions,
-        message: None,
-        files: Vec::new(),
         requests: request_facts(client.protocol(), &requests),
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
-        control: None,
         live: Some(facts),
-        detected_writes: Vec::new(),
-        resume: None,
-        quit: None,
+        ..Observations::new(
+            scenario,
+            tuple,
+            client.protocol(),
+            RunFacts {
+                exit_code: None,
+                timed_out: agent.is_none(),
+                network: watch.finish(),
+            },
+        )
     };
     let verdicts = vec![judge(&observations)];
     let env_names: Vec<&String> = env.keys().collect();

@@ -214,6 +214,38 @@ impl StreamShape {
 }
 
 impl Observations {
+    /// What every scenario's observations start from: the build, the protocol, how the run
+    /// ended and what the scenario expected; nothing observed yet, for the runner to fill in
+    /// (`Observations { sessions, ..Observations::new(…) }`).
+    pub fn new(
+        scenario: Scenario,
+        tuple: &super::tuple::Tuple,
+        protocol: crate::doubles::Protocol,
+        run: RunFacts,
+    ) -> Observations {
+        Observations {
+            schema_version: OBSERVATIONS_SCHEMA,
+            scenario,
+            adapter: tuple.adapter.clone(),
+            client: tuple.client.clone(),
+            version: tuple.version.clone(),
+            platform: tuple.platform.clone(),
+            protocol: protocol.id().to_owned(),
+            run,
+            expect: super::runner::expectations(scenario),
+            sessions: Vec::new(),
+            message: None,
+            files: Vec::new(),
+            requests: Vec::new(),
+            hooks: None,
+            control: None,
+            live: None,
+            detected_writes: Vec::new(),
+            resume: None,
+            quit: None,
+        }
+    }
+
     pub fn file(&self, path: &str) -> Option<&FileFact> {
         self.files.iter().find(|f| f.path == path)
     }

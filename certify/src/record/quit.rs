@@ -28,10 +28,10 @@ use super::hook_capture;
 use super::install::install_adapter;
 use super::judge::ControlVerdict;
 use super::live::{Tmux, poll, shell_quote, write_err, write_interactive_config};
-use super::observations::{OBSERVATIONS_SCHEMA, Observations, RunFacts};
+use super::observations::{Observations, RunFacts};
 use super::observe::request_facts;
 use super::room;
-use super::runner::{RunSettings, ScenarioRun, expectations, extra_env, redactor};
+use super::runner::{RunSettings, ScenarioRun, extra_env, redactor};
 use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
 use super::tuple::Tuple;
 use crate::clients::config_files::merge_toml_file;
@@ -558,29 +558,20 @@ pub fn run_interactive_quit(
     let hooks = hook_capture::read(&capture_dir, &redactor);
     let sessions = room::sessions(&mut core)?;
     let observations = Observations {
-        schema_version: OBSERVATIONS_SCHEMA,
-        scenario,
-        adapter: tuple.adapter.clone(),
-        client: tuple.client.clone(),
-        version: tuple.version.clone(),
-        platform: tuple.platform.clone(),
-        protocol: client.protocol().id().to_owned(),
-        run: RunFacts {
-            exit_code: None,
-            timed_out: !session_opened,
-            network: watch.finish(),
-        },
-        expect: expectations(scenario),
         sessions,
-        message: None,
-        files: Vec::new(),
         requests: request_facts(client.protocol(), &requests),
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
-        control: None,
-        live: None,
         quit: Some(facts),
-        detected_writes: Vec::new(),
-        resume: None,
+        ..Observations::new(
+            scenario,
+            tuple,
+            client.protocol(),
+            RunFacts {
+                exit_code: None,
+                timed_out: !session_opened,
+                network: watch.finish(),
+            },
+        )
     };
     let verdict = judge(&observations);
     let env_names: Vec<&String> = env.keys().collect();

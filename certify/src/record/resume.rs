@@ -23,11 +23,11 @@ use super::error::RecordError;
 use super::hook_capture::{self, CAPTURE_FILE};
 use super::install::install_adapter;
 use super::judge::{Verdict, is_conversation};
-use super::observations::{OBSERVATIONS_SCHEMA, Observations, RunFacts, SessionFact};
+use super::observations::{Observations, RunFacts, SessionFact};
 use super::observe::request_facts;
 use super::redact::Redactor;
 use super::room::{self, Room};
-use super::runner::{RunSettings, ScenarioRun, expectations, extra_env, redactor, run_record};
+use super::runner::{RunSettings, ScenarioRun, extra_env, redactor, run_record};
 use super::scenario::{PROMPT, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::headless_args;
@@ -324,29 +324,20 @@ pub fn run_session_resume(
     let mut network = first.network.clone();
     network.extend(second.network.iter().cloned());
     let observations = Observations {
-        schema_version: OBSERVATIONS_SCHEMA,
-        scenario,
-        adapter: tuple.adapter.clone(),
-        client: tuple.client.clone(),
-        version: tuple.version.clone(),
-        platform: tuple.platform.clone(),
-        protocol: protocol.id().to_owned(),
-        run: RunFacts {
-            exit_code: second.exit_code(),
-            timed_out: first.timed_out || second.timed_out,
-            network,
-        },
-        expect: expectations(scenario),
         sessions,
-        message: None,
-        files: Vec::new(),
         requests: request_facts(protocol, &requests),
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
-        control: None,
-        live: None,
         resume: Some(facts),
-        detected_writes: Vec::new(),
-        quit: None,
+        ..Observations::new(
+            scenario,
+            tuple,
+            protocol,
+            RunFacts {
+                exit_code: second.exit_code(),
+                timed_out: first.timed_out || second.timed_out,
+                network,
+            },
+        )
     };
     let verdicts = super::judge::judge(scenario, &observations);
     let mut run = run_record(

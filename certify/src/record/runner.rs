@@ -18,7 +18,7 @@ use super::heartbeat;
 use super::hook_capture::{self, CAPTURE_DIR_VAR};
 use super::install::{Binaries, install_adapter};
 use super::judge::{ControlVerdict, Verdict, judge, judge_control};
-use super::observations::{Expectations, OBSERVATIONS_SCHEMA, Observations, RunFacts};
+use super::observations::{Expectations, Observations, RunFacts};
 use super::observe::{file_facts, request_facts};
 use super::opaque;
 use super::redact::Redactor;
@@ -197,29 +197,23 @@ pub fn run_scenario(
         files = file_facts(&workspace, &[target, FREE_FILE]);
     }
     let observations = Observations {
-        schema_version: OBSERVATIONS_SCHEMA,
-        scenario,
-        adapter: tuple.adapter.clone(),
-        client: tuple.client.clone(),
-        version: tuple.version.clone(),
-        platform: tuple.platform.clone(),
-        protocol: client.protocol().id().to_owned(),
-        run: RunFacts {
-            exit_code: output.exit_code(),
-            timed_out: output.timed_out,
-            network: output.network.clone(),
-        },
-        expect: expectations(scenario),
         sessions,
         message,
         files,
         requests: request_facts(client.protocol(), &requests),
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
         control: control.map(|c| Box::new(c.clone())),
-        live: None,
         detected_writes,
-        resume: None,
-        quit: None,
+        ..Observations::new(
+            scenario,
+            tuple,
+            client.protocol(),
+            RunFacts {
+                exit_code: output.exit_code(),
+                timed_out: output.timed_out,
+                network: output.network.clone(),
+            },
+        )
     };
     let verdicts = judge(scenario, &observations);
     let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));

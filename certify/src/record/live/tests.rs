@@ -1,6 +1,7 @@
 //! The live-wake judge on synthetic observations: the pass, and each way it fails.
 
 use super::*;
+use crate::record::observations::OBSERVATIONS_SCHEMA;
 use crate::record::observations::RequestFact;
 use crate::record::runner::expectations;
 

@@ -1,6 +1,7 @@
 //! The interactive-quit judge on synthetic observations: its pass and every fail path.
 
 use super::*;
+use crate::record::observations::OBSERVATIONS_SCHEMA;
 use crate::record::observations::{HookFact, OutcomeShape, StreamShape};
 use crate::record::runner::expectations;
 

@@ -1,6 +1,7 @@
 //! The session-resume judge on synthetic observations.
 
 use super::*;
+use crate::record::observations::OBSERVATIONS_SCHEMA;
 use crate::record::runner::expectations;
 
 fn session(label: &str, participant: &str, state: &str) -> ResumeSession {
