@@ -72,17 +72,35 @@ pub struct QuitOutcome {
     pub reasons: Vec<String>,
 }
 
-/// The interactive-quit captures under `root/captures/` of adapter `id`, oldest first.
-fn interactive_quit(root: &Path, id: &str) -> Vec<QuitOutcome> {
+/// The committed captures of `scenario` under `root/captures/` for adapter `id`, oldest
+/// version first.
+fn committed_captures(
+    root: &Path,
+    id: &str,
+    scenario: crate::record::scenario::Scenario,
+) -> Vec<crate::record::observations::Observations> {
     let Ok(entries) = std::fs::read_dir(root.join("captures")) else {
         return Vec::new();
     };
-    let mut out: Vec<QuitOutcome> = entries
+    let mut out: Vec<_> = entries
         .flatten()
         .filter_map(|e| {
-            crate::record::judge::read_observations(&e.path().join("interactive-quit")).ok()
+            crate::record::judge::read_observations(&e.path().join(scenario.name())).ok()
         })
         .filter(|obs| obs.adapter == id)
+        .collect();
+    out.sort_by(|a, b| {
+        version_order(&a.version)
+            .cmp(&version_order(&b.version))
+            .then_with(|| a.platform.cmp(&b.platform))
+    });
+    out
+}
+
+/// The interactive-quit captures of adapter `id`, oldest first.
+fn interactive_quit(root: &Path, id: &str) -> Vec<QuitOutcome> {
+    committed_captures(root, id, crate::record::scenario::Scenario::InteractiveQuit)
+        .into_iter()
         .map(|obs| {
             let verdict = crate::record::quit::judge(&obs);
             QuitOutcome {
@@ -92,13 +110,7 @@ fn interactive_quit(root: &Path, id: &str) -> Vec<QuitOutcome> {
                 reasons: verdict.reasons,
             }
         })
-        .collect();
-    out.sort_by(|a, b| {
-        version_order(&a.version)
-            .cmp(&version_order(&b.version))
-            .then_with(|| a.platform.cmp(&b.platform))
-    });
-    out
+        .collect()
 }
 
 /// Does the kernel guard hold for a command no parser can read? One committed capture of
@@ -115,17 +127,10 @@ pub struct KernelGuard {
     pub reasons: Vec<String>,
 }
 
-/// The guard-opaque captures under `root/captures/` of adapter `id`, oldest version first.
+/// The guard-opaque captures of adapter `id`, oldest version first.
 fn kernel_guard(root: &Path, id: &str) -> Vec<KernelGuard> {
-    let Ok(entries) = std::fs::read_dir(root.join("captures")) else {
-        return Vec::new();
-    };
-    let mut out: Vec<KernelGuard> = entries
-        .flatten()
-        .filter_map(|e| {
-            crate::record::judge::read_observations(&e.path().join("guard-opaque")).ok()
-        })
-        .filter(|obs| obs.adapter == id)
+    committed_captures(root, id, crate::record::scenario::Scenario::GuardOpaque)
+        .into_iter()
         .map(|obs| {
             let verdict = crate::record::opaque::judge(&obs);
             let claim_kept = crate::record::opaque::claim_kept(&obs);
@@ -139,13 +144,7 @@ fn kernel_guard(root: &Path, id: &str) -> Vec<KernelGuard> {
                 reasons: verdict.reasons,
             }
         })
-        .collect();
-    out.sort_by(|a, b| {
-        version_order(&a.version)
-            .cmp(&version_order(&b.version))
-            .then_with(|| a.platform.cmp(&b.platform))
-    });
-    out
+        .collect()
 }
 
 /// Every adapter's column, in registry order.
