@@ -14,6 +14,8 @@ use super::sse;
 const WRITE_TOOL: &str = "Write";
 const SHELL_TOOL: &str = "Bash";
 const READ_TOOL: &str = "Read";
+/// Claude Code's and Kimi Code's subagent tool.
+const SUBAGENT_TOOL: &str = "Agent";
 
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
@@ -102,11 +104,19 @@ fn plan(body: &Value, script: &Script) -> Planned {
                 );
                 tool_use(index, READ_TOOL, Value::Object(input))
             }
+            // In the foreground, so that the tool's result is the subagent's answer; no
+            // `subagent_type`, so each client starts its default (general-purpose, coder).
+            Step::Subagent { task } if offered.contains(&SUBAGENT_TOOL) => tool_use(
+                index,
+                SUBAGENT_TOOL,
+                json!({"description": "acc-certify child task", "prompt": task, "run_in_background": false}),
+            ),
             // A request without the needed tool is a side call (title, summary, ...), not
             // the agent loop: a short text keeps it from derailing the run.
-            Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
-                text("ok", format!("side_call_text step={index}"))
-            }
+            Step::WriteFile { .. }
+            | Step::Shell { .. }
+            | Step::ReadFile { .. }
+            | Step::Subagent { .. } => text("ok", format!("side_call_text step={index}")),
         },
     }
 }

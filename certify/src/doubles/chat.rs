@@ -21,6 +21,10 @@ const SHELL_TOOLS: [&str; 2] = ["run_terminal_command", "bash"];
 /// `{file_path}` (see [`read_path_key`]).
 const READ_TOOLS: [&str; 2] = ["read_file", "read"];
 
+/// Grok's subagent tool; `background` defaults to true, which would hand back an id
+/// instead of the subagent's answer.
+const SUBAGENT_TOOL: &str = "spawn_subagent";
+
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
     let path = request.path.trim_end_matches('/');
@@ -99,6 +103,14 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
                     );
                     call(index, tool, Value::Object(arguments))
                 }
+                None => side_call(index),
+            },
+            Step::Subagent { task } => match offered(body, &[SUBAGENT_TOOL]) {
+                Some(tool) => call(
+                    index,
+                    tool,
+                    json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "background": false}),
+                ),
                 None => side_call(index),
             },
         },

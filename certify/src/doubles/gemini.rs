@@ -15,6 +15,8 @@ use super::sse;
 const WRITE_TOOL: &str = "write_file";
 const SHELL_TOOL: &str = "run_shell_command";
 const READ_TOOL: &str = "read_file";
+/// Gemini CLI runs its subagents as this tool (no hook marks their start or end).
+const SUBAGENT_TOOL: &str = "invoke_agent";
 
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
@@ -118,9 +120,19 @@ fn generate(body: &Value, model: &str, script: &Script) -> (Value, String) {
                     call(READ_TOOL, json!({"file_path": path.to_string_lossy()})),
                     format!("functionCall:{READ_TOOL} step={index}"),
                 ),
-                Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
-                    (text("ok"), format!("side_call_text step={index}"))
-                }
+                // `generalist` is the built-in subagent with every tool (the others only
+                // read).
+                Step::Subagent { task } if offers(body, SUBAGENT_TOOL) => (
+                    call(
+                        SUBAGENT_TOOL,
+                        json!({"agent_name": "generalist", "prompt": task}),
+                    ),
+                    format!("functionCall:{SUBAGENT_TOOL} step={index}"),
+                ),
+                Step::WriteFile { .. }
+                | Step::Shell { .. }
+                | Step::ReadFile { .. }
+                | Step::Subagent { .. } => (text("ok"), format!("side_call_text step={index}")),
             },
         }
     };

@@ -23,6 +23,7 @@ pub mod agent;
 pub mod analysis;
 pub mod anthropic;
 pub mod chat;
+pub mod delegation;
 pub mod exchange;
 pub mod gemini;
 pub mod http;
@@ -41,6 +42,7 @@ use serde_json::Value;
 
 pub use agent::Agent;
 pub use analysis::ToolResult;
+pub use delegation::Delegation;
 pub use exchange::{DoubleRequest, Reply};
 pub use log::LoggedRequest;
 pub use script::{RequestView, Script, ScriptError, Step, Turn};

@@ -115,9 +115,12 @@ fn plan(body: &Value, script: &Script) -> (Value, String) {
             ),
             // Codex offers no file-reading tool (it reads through its shell, which is
             // `guards.beforeShell`'s): the read step is answered like a side call.
-            Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
-                (message("ok"), format!("side_call_text step={index}"))
-            }
+            // Codex offers no subagent tool in its default configuration: answered like a
+            // side call too.
+            Step::WriteFile { .. }
+            | Step::Shell { .. }
+            | Step::ReadFile { .. }
+            | Step::Subagent { .. } => (message("ok"), format!("side_call_text step={index}")),
         },
     }
 }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::agent::Agent;
 use super::analysis::ToolResult;
+use super::delegation::Delegation;
 
 /// One model turn the double plays.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,8 @@ pub enum Step {
     Text(String),
     /// Ask the client's file-reading tool to read `path` (absolute, like `WriteFile`'s).
     ReadFile { path: PathBuf },
+    /// Ask the client's subagent tool to run `task` as a subagent and wait for its answer.
+    Subagent { task: String },
 }
 
 impl Step {
@@ -49,6 +52,10 @@ impl Step {
 
     pub fn text(text: impl Into<String>) -> Step {
         Step::Text(text.into())
+    }
+
+    pub fn subagent(task: impl Into<String>) -> Step {
+        Step::Subagent { task: task.into() }
     }
 }
 
@@ -109,6 +116,7 @@ pub struct RequestView<'a> {
 enum Steps {
     Fixed(Vec<Step>),
     Computed(Agent),
+    Delegated(Delegation),
 }
 
 /// An ordered list of steps and the text that closes the conversation after the last one.
@@ -146,6 +154,14 @@ impl Script {
         }
     }
 
+    /// A script whose parent delegates to a subagent (see [`Delegation`]).
+    pub fn delegated(delegation: Delegation, final_text: impl Into<String>) -> Script {
+        Script {
+            steps: Steps::Delegated(delegation),
+            final_text: final_text.into(),
+        }
+    }
+
     /// A script with no tool step: every request gets `text`.
     pub fn text_only(text: impl Into<String>) -> Script {
         Script {
@@ -159,11 +175,11 @@ impl Script {
         Script::new(vec![Step::write_file(path, content)], DEFAULT_FINAL_TEXT)
     }
 
-    /// The fixed steps; empty for a computed script.
+    /// The fixed steps; empty for a computed or delegated script.
     pub fn steps(&self) -> &[Step] {
         match &self.steps {
             Steps::Fixed(steps) => steps,
-            Steps::Computed(_) => &[],
+            Steps::Computed(_) | Steps::Delegated(_) => &[],
         }
     }
 
@@ -174,7 +190,7 @@ impl Script {
     /// Whether the steps depend on the request's text (so a protocol must build a
     /// [`RequestView`] with it).
     pub fn is_computed(&self) -> bool {
-        matches!(self.steps, Steps::Computed(_))
+        matches!(self.steps, Steps::Computed(_) | Steps::Delegated(_))
     }
 
     /// The answer for a request that already carries `tool_results_seen` tool results, for
@@ -190,6 +206,7 @@ impl Script {
         match &self.steps {
             Steps::Fixed(steps) => self.pick(steps, seen),
             Steps::Computed(agent) => self.pick(&agent.steps(request), seen),
+            Steps::Delegated(delegation) => self.pick(&delegation.steps(request), seen),
         }
     }
 

@@ -105,6 +105,7 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
         }
         Scenario::SafePoint => EventKind::AfterTool,
         Scenario::Heartbeat => EventKind::Heartbeat,
+        Scenario::ChildSessions => EventKind::ChildStart,
     };
     let Some(fact) = obs
         .hooks

@@ -80,6 +80,7 @@ pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
         Scenario::SessionResume => vec![super::resume::judge(obs)],
         Scenario::StartupInjection => vec![super::startup::judge(obs)],
         Scenario::BeforeRead => vec![super::before_read::judge(obs)],
+        Scenario::ChildSessions => vec![super::child_sessions::judge(obs)],
         // Their outcomes are reported beside the capabilities (`judge_control`,
         // `opaque::judge`); the pair scenario is judged by `coordinate::judge`.
         // `quit::judge` for the interactive quit.

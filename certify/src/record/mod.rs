@@ -18,6 +18,7 @@ pub mod behaviour;
 pub mod bundle;
 pub mod canonical;
 pub mod check;
+pub mod child_sessions;
 pub mod command;
 pub mod coordinate;
 pub mod error;

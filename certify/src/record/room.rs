@@ -60,7 +60,10 @@ fn attach(core: &mut Core, participant: &str, guarded: bool) -> Result<Owner, Ac
 pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
     let mut room = Room::default();
     match scenario {
-        Scenario::GuardWrite | Scenario::GuardShell | Scenario::GuardOpaque => {
+        Scenario::GuardWrite
+        | Scenario::GuardShell
+        | Scenario::GuardOpaque
+        | Scenario::ChildSessions => {
             let peer = attach(core, PEER, true)?;
             let mut claim = ClaimRequest::new(Resource::parse(CLAIMED_RESOURCE)?);
             claim.enforcement = Enforcement::Guarded;

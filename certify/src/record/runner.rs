@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::before_read;
 use super::bundle::Bundle;
+use super::child_sessions;
 use super::error::RecordError;
 use super::heartbeat;
 use super::hook_capture::{self, CAPTURE_DIR_VAR};
@@ -103,6 +104,15 @@ pub fn run_scenario(
             ),
         })?;
     }
+    if scenario == Scenario::ChildSessions {
+        child_sessions::seed(&workspace).map_err(|e| RecordError::Write {
+            message: format!(
+                "seeding {}/{}: {e}",
+                workspace.display(),
+                child_sessions::CLAIMED
+            ),
+        })?;
+    }
     if scenario == Scenario::GuardOpaque {
         opaque::seed(&workspace).map_err(|e| RecordError::Write {
             message: format!("seeding {}/{}: {e}", workspace.display(), opaque::SEEDED),
@@ -152,6 +162,12 @@ pub fn run_scenario(
             message: e.to_string(),
         })?;
     }
+    if scenario == Scenario::ChildSessions {
+        child_sessions::wire(client, &installed_files).map_err(|e| RecordError::Install {
+            adapter: client.id().to_owned(),
+            message: e.to_string(),
+        })?;
+    }
 
     let capture_dir = sandbox.root().join("hook-capture");
     std::fs::create_dir_all(&capture_dir).map_err(|e| RecordError::Write {
@@ -190,8 +206,27 @@ pub fn run_scenario(
             room::detected_writes(&mut core)?,
         )
     };
+    let children = if scenario == Scenario::ChildSessions {
+        let (delegations, child_requests) = child_sessions::request_facts(
+            client.protocol(),
+            &child_sessions::delegation(&workspace),
+            &double.requests(),
+        );
+        let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
+        let (sessions, refusals) = child_sessions::store_facts(&mut core)?;
+        Some(child_sessions::ChildFacts {
+            delegations,
+            child_requests,
+            sessions,
+            refusals,
+        })
+    } else {
+        None
+    };
     let mut files = Vec::new();
-    if scenario == Scenario::GuardOpaque {
+    if scenario == Scenario::ChildSessions {
+        files = child_sessions::file_facts(&workspace);
+    } else if scenario == Scenario::GuardOpaque {
         files = opaque::file_facts(&workspace);
     } else if let Some(target) = scenario.claimed_target() {
         files = file_facts(&workspace, &[target, FREE_FILE]);
@@ -204,6 +239,7 @@ pub fn run_scenario(
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
         control: control.map(|c| Box::new(c.clone())),
         detected_writes,
+        children,
         ..Observations::new(
             scenario,
             tuple,

@@ -71,12 +71,16 @@ pub enum Scenario {
     /// Two planted files; the recorder has acc-hook refuse the read of one: is the read
     /// refused before it happens, while the other still reads (see [`super::before_read`])?
     BeforeRead,
+    /// A peer's guarded claim; the model asks for a subagent, which writes the claimed file
+    /// and an unclaimed one: is the subagent a child session, refused as itself (see
+    /// [`super::child_sessions`])?
+    ChildSessions,
 }
 
 impl Scenario {
     /// In the order a run records them. The control runs before `next-turn`, whose verdicts
     /// depend on it.
-    pub const ALL: [Scenario; 14] = [
+    pub const ALL: [Scenario; 15] = [
         Scenario::Lifecycle,
         Scenario::GuardWrite,
         Scenario::GuardShell,
@@ -91,6 +95,7 @@ impl Scenario {
         Scenario::StartupInjection,
         Scenario::InteractiveQuit,
         Scenario::BeforeRead,
+        Scenario::ChildSessions,
     ];
 
     pub fn name(self) -> &'static str {
@@ -109,6 +114,7 @@ impl Scenario {
             Scenario::StartupInjection => "startup-injection",
             Scenario::InteractiveQuit => "interactive-quit",
             Scenario::BeforeRead => "before-read",
+            Scenario::ChildSessions => "child-sessions",
         }
     }
 
@@ -126,6 +132,7 @@ impl Scenario {
             Scenario::SessionResume => &[Capability::SessionResume],
             Scenario::StartupInjection => &[Capability::StartupInjection],
             Scenario::BeforeRead => &[Capability::BeforeRead],
+            Scenario::ChildSessions => &[Capability::ChildSessions],
             Scenario::SoloControl
             | Scenario::GuardOpaque
             | Scenario::Coordinate
@@ -172,6 +179,7 @@ impl Scenario {
             ],
             Scenario::SafePoint => &[Capability::SafePointInjection],
             Scenario::StartupInjection => &[Capability::StartupInjection],
+            Scenario::ChildSessions => &[Capability::ChildSessions],
             _ => &[],
         }
     }
@@ -197,6 +205,7 @@ impl Scenario {
                 | Scenario::NextTurn
                 | Scenario::SafePoint
                 | Scenario::StartupInjection
+                | Scenario::ChildSessions
         )
     }
 
@@ -206,6 +215,7 @@ impl Scenario {
             Scenario::GuardWrite => Some("src/x"),
             Scenario::GuardShell => Some("src/y"),
             Scenario::GuardOpaque => Some(super::opaque::SEEDED),
+            Scenario::ChildSessions => Some(super::child_sessions::CLAIMED),
             _ => None,
         }
     }
@@ -248,6 +258,9 @@ impl Scenario {
             Scenario::BeforeRead => super::before_read::steps(workspace),
             _ => Vec::new(),
         };
+        if self == Scenario::ChildSessions {
+            return Ok(super::child_sessions::script(workspace));
+        }
         if self == Scenario::SessionResume {
             return Script::new(steps, super::resume::ANSWER);
         }

@@ -114,6 +114,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         detected_writes: Vec::new(),
         resume: None,
         quit: None,
+        children: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
@@ -227,6 +228,36 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             .as_mut()
             .unwrap()
             .push(hook("PreToolUse", "beforeTool", Some("Read")));
+    }
+    if scenario == Scenario::ChildSessions && pass {
+        // Passing: the subagent's session is a child of the client's, refused as itself.
+        use acc_certify::record::child_sessions::{
+            CLAIMED, ChildFacts, LinkedSession, RefusalFact, seeded_digest,
+        };
+        obs.files[0] = FileFact {
+            path: CLAIMED.into(),
+            exists: true,
+            sha256: Some(seeded_digest()),
+        };
+        let session = |label: &str, parent: Option<&str>| LinkedSession {
+            label: label.into(),
+            participant_id: "claude-code-abc123".into(),
+            harness: "claude-code".into(),
+            state: "closed".into(),
+            parent: parent.map(str::to_owned),
+        };
+        obs.children = Some(ChildFacts {
+            delegations: vec!["tool_use:Agent step=0".into()],
+            child_requests: 3,
+            sessions: vec![session("main", None), session("child-1", Some("main"))],
+            refusals: vec![RefusalFact {
+                target: CLAIMED.into(),
+                by: "child-1".into(),
+            }],
+        });
+        let hooks = obs.hooks.as_mut().unwrap();
+        hooks.push(hook("SubagentStart", "childStart", None));
+        hooks.push(hook("SubagentStop", "childEnd", None));
     }
     if scenario == Scenario::SessionResume {
         obs.resume = Some(resume_facts(pass));
