@@ -42,10 +42,7 @@ fn guard_until(call: &Call) -> Instant {
 const ANSWER_RESERVE: Duration = Duration::from_millis(500);
 
 pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    // A conversation acc never started is not coordinated: nothing to guard it against.
-    let Some(bound) = Bound::for_event(core, call.event)? else {
-        return Ok(Answer::silent());
-    };
+    let bound = Bound::for_event(core, call.event)?;
     let tool = call.event.tool.as_ref();
     if let Some(reason) = authority_guard::deny_reason(call) {
         return Ok(Answer::of(
@@ -57,6 +54,9 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
             call.adapter.behaviour().deny_outcome(call.event, reason),
         ));
     }
+    let Some(bound) = bound else {
+        return unattached(call, core);
+    };
     let mut answer = Answer::silent();
     // A child session is judged as its family's root (its parent's claims are its own), and
     // a refusal names the child that tried.
@@ -78,7 +78,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         if !matches!(confined, Some(Some(_))) {
             let cwd = Path::new(&call.event.cwd);
             if let Some(denial) = verdict::judge_call(core, me, cwd, targets, guard_until(call))? {
-                deny_events::record(call, core, actor, &deny_events::of_denial(&denial));
+                deny_events::record(call, core, Some(actor), &deny_events::of_denial(&denial));
                 // Decided: a heartbeat write now could only delay the deny.
                 let outcome = call
                     .adapter
@@ -127,6 +127,30 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         }
     }
     Ok(answer)
+}
+
+/// A conversation acc has no session for (its start hook never ran, failed, or was installed
+/// after it began; a subagent thread acc cannot place): it owns nothing, so every guarded
+/// claim in the workspace is a peer's, and a write into one is refused like anyone's. It is
+/// not confined or fingerprinted (there is no session to tell), and the refusal is recorded
+/// for the claim's owner as an unattached conversation's.
+fn unattached(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let Some(targets) = call.event.tool.as_ref().map(|t| &t.targets) else {
+        return Ok(Answer::silent());
+    };
+    let nobody = SessionId::from_store(String::new());
+    let cwd = Path::new(&call.event.cwd);
+    let Some(denial) = verdict::judge_call(core, &nobody, cwd, targets, guard_until(call))? else {
+        return Ok(Answer::silent());
+    };
+    deny_events::record(call, core, None, &deny_events::of_denial(&denial));
+    let reason = format!(
+        "{} (acc has no session for this conversation: restart the client so its session-start hook runs, or ask the user)",
+        denial.reason
+    );
+    Ok(Answer::of(
+        call.adapter.behaviour().deny_outcome(call.event, &reason),
+    ))
 }
 
 /// The most the fingerprints before a shell call may take of the hook's budget.
