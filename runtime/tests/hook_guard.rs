@@ -169,10 +169,44 @@ fn advisory_claims_own_claims_and_expired_claims_never_deny() {
 }
 
 #[test]
-fn without_a_binding_nothing_is_guarded() {
+fn a_conversation_acc_never_started_is_still_refused_a_peers_guarded_claim() {
     let sb = Sandbox::new();
-    peer_claims(&sb, "file:src/**", true);
-    assert_allowed(&write(&sb, "never-started", &sb.ws(), &["src/a.rs"]));
+    let peer = peer_claims(&sb, "file:src/**", true);
+    let owner = {
+        let mut core = sb.core();
+        let key = acc_runtime::core::bindings::binding_key("peer-conv");
+        core.put_binding(&key, &peer, "test", None, None).unwrap();
+        peer
+    };
+    let denied = write(&sb, "never-started", &sb.ws(), &["src/a.rs"]);
+    assert_eq!(denied.code, 2, "{denied:?}");
+    assert!(
+        denied.stderr.starts_with(&format!(
+            "file:src/a.rs is claimed by peer (session {})",
+            owner.session
+        )) && denied
+            .stderr
+            .contains("acc has no session for this conversation"),
+        "{denied:?}"
+    );
+    // Outside every claim, and reads, it is not coordinated: nothing to refuse.
+    assert_allowed(&write(&sb, "never-started", &sb.ws(), &["docs/a.md"]));
+    // The owner is told, without a session to name.
+    let refused = sb
+        .core()
+        .refused_writes(None, acc_runtime::ids::EventSeq(0))
+        .unwrap();
+    assert_eq!(refused.total, 1);
+    assert_eq!(refused.listed[0].by_session_id, "");
+    let turn = hook(
+        sb.settings(certified, &[]),
+        &payload("beforeTurn", "peer-conv", &sb.ws()),
+    );
+    assert!(
+        turn.stdout
+            .contains("a conversation acc has no session for into"),
+        "{turn:?}"
+    );
 }
 
 #[test]

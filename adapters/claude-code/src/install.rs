@@ -29,6 +29,9 @@ impl HookFileClient for Install {
         HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
+        // A subagent (the Agent tool) as a child session of the conversation that ran it.
+        HookSpec::new("SubagentStart", TIMEOUT_SECONDS),
+        HookSpec::new("SubagentStop", TIMEOUT_SECONDS),
     ];
     const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
 
@@ -81,7 +84,9 @@ mod tests {
                 "PreToolUse",
                 "PostToolUse",
                 "Stop",
-                "SessionEnd"
+                "SessionEnd",
+                "SubagentStart",
+                "SubagentStop"
             ]
         );
         assert!(hs.iter().all(|h| h.timeout == 10 && h.name.is_none()));
@@ -118,7 +123,7 @@ mod tests {
             doctor(&Install, &ctx)
                 .diagnostics
                 .iter()
-                .any(|d| d.message.contains("6 acc hook(s)"))
+                .any(|d| d.message.contains("8 acc hook(s)"))
         );
         uninstall(&Install, &ctx, &[]).unwrap();
         let settings = std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap();

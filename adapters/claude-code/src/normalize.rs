@@ -1,6 +1,6 @@
 //! Claude Code payload -> normalised event. Reads only: `hook_event_name`, `session_id`,
-//! `cwd`, `model`, `permission_mode`, `agent_id` (presence only), `reason` on
-//! `SessionEnd`, and `tool_name` with the target fields of `tool_input`.
+//! `cwd`, `model`, `permission_mode`, `agent_id`, `reason` on `SessionEnd`, and `tool_name`
+//! with the target fields of `tool_input`.
 
 use acc_sdk::event::{NormalizeError, NormalizedEvent};
 use acc_sdk::{envelope, payload};
@@ -25,8 +25,12 @@ pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
         .has_tool()
         .then(|| envelope::required_tool(tools::tool_call(obj, &cwd), "tool_name", event.name()))
         .transpose()?;
-    // A subagent's hooks carry the parent conversation's session id plus an `agent_id`.
-    let parent_session_id = payload::text(obj, "agent_id").map(|_| session_id.clone());
+    // A subagent's hooks carry the parent conversation's session id plus an `agent_id`: the
+    // subagent is its own conversation, child of the parent's.
+    let (session_id, parent_session_id) = match payload::text(obj, "agent_id") {
+        Some(agent) => (child_session_id(&session_id, agent)?, Some(session_id)),
+        None => (session_id, None),
+    };
     Ok(NormalizedEvent {
         kind: event.kind(),
         session_id,
@@ -39,4 +43,15 @@ pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
             .then(|| payload::optional_text(obj, &["reason"]))
             .flatten(),
     })
+}
+
+/// The conversation id of subagent `agent` of conversation `parent`. Ids with control
+/// characters, or too long together, are refused like any session id.
+fn child_session_id(parent: &str, agent: &str) -> Result<String, NormalizeError> {
+    let mut obj = serde_json::Map::new();
+    obj.insert(
+        "session_id".into(),
+        Value::String(format!("{parent}/subagent/{agent}")),
+    );
+    payload::session_id(&obj, &["session_id"])
 }

@@ -189,8 +189,31 @@ fn session_end_keeps_the_reason_and_subagents_name_their_parent() {
     );
     let child = normalize(&with(base("SubagentStart"), "agent_id", json!("agent-9"))).unwrap();
     assert_eq!(
-        (child.kind, child.parent_session_id.as_deref()),
-        (EventKind::ChildStart, Some("s-1"))
+        (
+            child.kind,
+            child.session_id.as_str(),
+            child.parent_session_id.as_deref()
+        ),
+        (EventKind::ChildStart, "s-1/subagent/agent-9", Some("s-1"))
+    );
+    let write = with(
+        with(base("PreToolUse"), "tool_name", json!("Write")),
+        "tool_input",
+        json!({"file_path": "/w/src/a.rs", "content": "x"}),
+    );
+    let inside = normalize(&with(write, "agent_id", json!("agent-9"))).unwrap();
+    assert_eq!(
+        (
+            inside.session_id.as_str(),
+            inside.parent_session_id.as_deref()
+        ),
+        ("s-1/subagent/agent-9", Some("s-1")),
+        "a subagent's call is the child's, never the parent conversation's own"
+    );
+    let hostile = normalize(&with(base("SubagentStop"), "agent_id", json!("a\nb")));
+    assert!(
+        hostile.is_err(),
+        "a control character in agent_id is refused"
     );
     let start = normalize(&with(
         base("SessionStart"),

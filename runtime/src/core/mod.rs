@@ -7,6 +7,7 @@
 
 pub mod attention;
 pub mod bindings;
+pub mod children;
 pub mod claims;
 pub mod decisions;
 pub mod delivery;

@@ -94,34 +94,41 @@ impl WriteNotices {
 impl Core {
     /// Records that `by` was refused a write into `refusal`'s claim. Needs no live owner:
     /// a closed or stale session is refused too, and that is recorded as well.
-    pub fn record_refused_write(&mut self, by: &SessionId, refusal: &Refusal) -> Result<EventSeq> {
+    pub fn record_refused_write(
+        &mut self,
+        by: Option<&SessionId>,
+        refusal: &Refusal,
+    ) -> Result<EventSeq> {
         self.record_write_notice(by, refusal, EventType::ClaimWriteRefused)
     }
 
     /// Records that a file under `refusal`'s claim (its `target`) changed while `by`'s
     /// allowed shell call ran.
     pub fn record_detected_write(&mut self, by: &SessionId, refusal: &Refusal) -> Result<EventSeq> {
-        self.record_write_notice(by, refusal, EventType::ClaimWriteDetected)
+        self.record_write_notice(Some(by), refusal, EventType::ClaimWriteDetected)
     }
 
     fn record_write_notice(
         &mut self,
-        by: &SessionId,
+        by: Option<&SessionId>,
         refusal: &Refusal,
         kind: EventType,
     ) -> Result<EventSeq> {
         let now = self.ports.now();
         let ids = self.ports.ids.clone();
         self.store.write(|tx| {
-            let participant: Option<String> = tx
-                .prepare_cached("SELECT participant_id FROM sessions WHERE session_id = ?1")?
-                .query_row(params![by.as_str()], |r| r.get(0))
-                .optional()?;
+            let participant: Option<String> = match by {
+                Some(by) => tx
+                    .prepare_cached("SELECT participant_id FROM sessions WHERE session_id = ?1")?
+                    .query_row(params![by.as_str()], |r| r.get(0))
+                    .optional()?,
+                None => None,
+            };
             events::append(
                 tx,
                 ids.as_ref(),
                 now,
-                Some(by),
+                by,
                 kind,
                 json!({
                     "claimId": refusal.claim_id.as_str(),
@@ -285,10 +292,10 @@ mod tests {
         let bob = k.attach("bob");
         let carol = k.attach("carol");
         k.core
-            .record_refused_write(&bob.session, &refusal(&alice, "file:src/a.rs"))
+            .record_refused_write(Some(&bob.session), &refusal(&alice, "file:src/a.rs"))
             .unwrap();
         k.core
-            .record_refused_write(&bob.session, &refusal(&carol, "file:src/c.rs"))
+            .record_refused_write(Some(&bob.session), &refusal(&carol, "file:src/c.rs"))
             .unwrap();
         let mine = k.core.unshown_refused_writes(&alice).unwrap();
         assert_eq!(mine.total, 1);
@@ -311,7 +318,7 @@ mod tests {
             1
         );
         k.core
-            .record_refused_write(&bob.session, &refusal(&alice, "file:src/b.rs"))
+            .record_refused_write(Some(&bob.session), &refusal(&alice, "file:src/b.rs"))
             .unwrap();
         let again = k.core.unshown_refused_writes(&alice).unwrap();
         assert_eq!(again.total, 1);

@@ -403,7 +403,7 @@ mod tests {
         let held = k.core.live_claims().unwrap()[0].clone();
         k.core
             .record_refused_write(
-                &b.session,
+                Some(&b.session),
                 &crate::core::refusals::Refusal {
                     claim_id: held.claim_id.clone(),
                     claim_resource: held.resource.as_str().to_string(),

@@ -590,7 +590,7 @@ pub(crate) fn close_in_tx(
             "endReason": end_reason,
         }),
     )?;
-    Ok(())
+    super::children::close_children_in_tx(tx, ports, now, &row.session_id)
 }
 
 /// The `cause` of a `session.closed` event acc writes for a client that ended without saying

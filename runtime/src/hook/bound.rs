@@ -7,6 +7,7 @@ use crate::core::bindings::{HookBinding, binding_key};
 use crate::core::model::SessionState;
 use crate::core::sessions::SessionRecord;
 use crate::error::Result;
+use acc_sdk::event::NormalizedEvent;
 use acc_sdk::resolution::ClientFacts;
 
 /// A binding and the session it names (absent when the session was pruned).
@@ -32,6 +33,26 @@ impl Bound {
         }))
     }
 
+    /// The binding a call of `event` acts under: its conversation's own, or, for a subagent
+    /// acc did not open as a child session (not granted, or its start never seen), its parent
+    /// conversation's, exactly as before child sessions existed.
+    pub fn for_event(core: &mut Core, event: &NormalizedEvent) -> Result<Option<Bound>> {
+        if let Some(own) = Bound::load(core, &event.session_id)? {
+            return Ok(Some(own));
+        }
+        match &event.parent_session_id {
+            Some(parent) => Bound::load(core, parent),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether this binding names a child session (a subagent of another conversation).
+    pub fn is_child(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|s| s.parent_session_id.is_some())
+    }
+
     pub fn owner(&self) -> Owner {
         Owner::new(
             self.binding.session_id.clone(),
@@ -55,4 +76,13 @@ impl Bound {
             client_name: Some(self.binding.client_name.clone()).filter(|n| n != primary),
         }
     }
+}
+
+/// The client conversation whose workspace pin a call of `event` uses: a subagent acts in
+/// the workspace its parent conversation attached in, whatever its own `cwd` says.
+pub fn pin_conversation(event: &NormalizedEvent) -> &str {
+    event
+        .parent_session_id
+        .as_deref()
+        .unwrap_or(&event.session_id)
 }

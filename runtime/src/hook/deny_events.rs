@@ -34,8 +34,8 @@ pub fn of_denial(denial: &Denial) -> Refusal {
     }
 }
 
-/// Records the refusal, best effort.
-pub fn record(call: &Call, core: &mut Core, by: &SessionId, refusal: &Refusal) {
+/// Records the refusal, best effort; `by` is `None` for a conversation acc has no session for.
+pub fn record(call: &Call, core: &mut Core, by: Option<&SessionId>, refusal: &Refusal) {
     let wait = RECORD_WAIT.min(call.deadline.remaining() / 4);
     let recorded = core
         .set_busy_timeout(wait)
@@ -96,9 +96,13 @@ pub fn notices_text(notices: &WriteNotices) -> String {
 fn who(r: &RefusedWrite) -> String {
     match &r.by_participant_id {
         Some(p) => format!("{p} (session {})", r.by_session_id),
+        None if r.by_session_id.is_empty() => UNATTACHED.to_string(),
         None => format!("session {}", r.by_session_id),
     }
 }
+
+/// Who a refusal names when the writer's conversation had no acc session.
+pub const UNATTACHED: &str = "a conversation acc has no session for";
 
 /// A header and one line per listed notice: `- <time> <who> into <claim> (<resource>): target
 /// <target>`, the target escaped (a peer chose the path).

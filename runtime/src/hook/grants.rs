@@ -2,9 +2,10 @@
 //! plus what a recorder is certifying in its sandbox.
 //!
 //! `acc-certify record` cannot capture a behaviour the runtime refuses to show, so it names
-//! the capabilities it is certifying in `ACC_CERTIFY_CANDIDATES`. Only next-turn delivery and
-//! context injection can be granted that way: they decide what text is shown, never whether
-//! a write is allowed.
+//! the capabilities it is certifying in `ACC_CERTIFY_CANDIDATES`. Only next-turn delivery,
+//! context injection and child sessions can be granted that way: they decide what text is
+//! shown and which session a subagent's calls act as, never whether a write is allowed (a
+//! child is judged as its family, exactly as its parent would be).
 
 use acc_sdk::capabilities::{Capability, CapabilityGroup, CapabilitySet};
 use acc_sdk::define::Adapter;
@@ -12,7 +13,9 @@ use acc_sdk::resolution::ClientFacts;
 
 /// Whether a recorder may grant `cap` for its run.
 pub fn certifiable(cap: Capability) -> bool {
-    cap == Capability::NextTurn || cap.group() == CapabilityGroup::Context
+    cap == Capability::NextTurn
+        || cap == Capability::ChildSessions
+        || cap.group() == CapabilityGroup::Context
 }
 
 /// The capabilities named in `ACC_CERTIFY_CANDIDATES` (comma-separated keys such as
@@ -105,7 +108,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_delivery_and_context_candidates_count() {
+    fn only_delivery_context_and_child_candidates_count() {
         let got = certify_candidates(Some(
             "delivery.nextTurn, guards.beforeWrite,context.startupInjection,bogus,,delivery.livePush,delivery.nextTurn",
         ));
@@ -122,6 +125,7 @@ mod tests {
                     | Capability::StartupInjection
                     | Capability::BeforeTurnInjection
                     | Capability::SafePointInjection
+                    | Capability::ChildSessions
             );
             assert_eq!(certifiable(cap), expected, "{cap}");
         }

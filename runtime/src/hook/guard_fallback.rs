@@ -49,7 +49,7 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
     let Some(tool) = call.event.tool.as_ref() else {
         return Err(failure);
     };
-    let key = binding_key(&call.event.session_id);
+    let key = binding_key(super::bound::pin_conversation(call.event));
     let Ok(Some(pinned)) = pin::read_pinned(&call.data_home, &key) else {
         return Err(failure);
     };

@@ -25,7 +25,8 @@ pub fn refresh_if_due(core: &mut Core, bound: &Bound) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Closes the session with the client's own end reason. The binding stays, naming the closed
+/// Closes the session with the client's own end reason (and its children with it). Only the
+/// conversation's own binding: a subagent's end is never its parent's. The binding stays, naming the closed
 /// session: a conversation the client resumes later (`--continue`, `exec resume`) starts a new
 /// session, and the binding is how it asks for the participant it was (pruning the session
 /// drops it).
@@ -52,7 +53,7 @@ pub fn session_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 }
 
 pub fn heartbeat(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    if let Some(bound) = Bound::load(core, &call.event.session_id)?.filter(Bound::is_live) {
+    if let Some(bound) = Bound::for_event(core, call.event)?.filter(Bound::is_live) {
         core.heartbeat(&bound.owner())?;
     }
     Ok(Answer::silent())
@@ -60,7 +61,7 @@ pub fn heartbeat(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 
 /// `afterTool`, `childStart`, `childEnd`, `other`: a heartbeat at most.
 pub fn touch(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    if let Some(bound) = Bound::load(core, &call.event.session_id)? {
+    if let Some(bound) = Bound::for_event(core, call.event)? {
         refresh_if_due(core, &bound)?;
     }
     Ok(Answer::silent())

@@ -8,9 +8,11 @@
 //! | `beforeTool` | [`tool::before_tool`]: the write guard, and [`confine`] for shell calls |
 //! | `sessionEnd`, `heartbeat` | [`lifecycle`] |
 //! | `afterTool` | [`after_tool`]: claimed files a shell call changed anyway, then [`safe_point`] delivery |
-//! | `childStart`, `childEnd`, `other` | a heartbeat at most |
+//! | `childStart`, `childEnd` | [`child`]: a subagent as a child session, where granted |
+//! | `other` | a heartbeat at most |
 
 pub mod after_tool;
+pub mod child;
 pub mod confine;
 pub mod lifecycle;
 pub mod native;
@@ -64,7 +66,7 @@ impl Call<'_> {
     pub fn open_core(&self, mode: OpenMode) -> Result<Core, Failure> {
         let resolved = bound_workspace::resolve(
             &self.data_home,
-            &self.event.session_id,
+            super::bound::pin_conversation(self.event),
             Path::new(&self.event.cwd),
             self.settings.env.env(),
         )?;
@@ -93,6 +95,9 @@ impl Call<'_> {
 fn open_mode(call: &Call) -> OpenMode {
     match call.event.kind {
         EventKind::SessionStart | EventKind::BeforeTurn => OpenMode::ReadWrite,
+        EventKind::ChildStart | EventKind::ChildEnd if call.event.parent_session_id.is_some() => {
+            OpenMode::ReadWrite
+        }
         EventKind::AfterTool
             if super::fingerprints::pending(
                 &call.data_home,
@@ -122,9 +127,9 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         EventKind::SessionEnd => lifecycle::session_end(call, &mut core)?,
         EventKind::Heartbeat => lifecycle::heartbeat(call, &mut core)?,
         EventKind::AfterTool => after_tool::after_tool(call, &mut core)?,
-        EventKind::ChildStart | EventKind::ChildEnd | EventKind::Other => {
-            lifecycle::touch(call, &mut core)?
-        }
+        EventKind::ChildStart => child::child_start(call, &mut core)?,
+        EventKind::ChildEnd => child::child_end(call, &mut core)?,
+        EventKind::Other => lifecycle::touch(call, &mut core)?,
     };
     answer.notes.append(&mut call.faults.borrow_mut());
     Ok(Handled {

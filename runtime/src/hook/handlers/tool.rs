@@ -18,6 +18,7 @@ use super::super::fingerprints;
 use super::super::verdict;
 use super::{Call, confine, lifecycle};
 use crate::core::Core;
+use crate::ids::SessionId;
 use crate::store::guard_snapshot::{self, SnapshotText};
 use acc_sdk::adapter::OwnerLine;
 use acc_sdk::event::{Targets, ToolClass};
@@ -41,10 +42,7 @@ fn guard_until(call: &Call) -> Instant {
 const ANSWER_RESERVE: Duration = Duration::from_millis(500);
 
 pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    // A conversation acc never started is not coordinated: nothing to guard it against.
-    let Some(bound) = Bound::load(core, &call.event.session_id)? else {
-        return Ok(Answer::silent());
-    };
+    let bound = Bound::for_event(core, call.event)?;
     let tool = call.event.tool.as_ref();
     if let Some(reason) = authority_guard::deny_reason(call) {
         return Ok(Answer::of(
@@ -56,8 +54,19 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
             call.adapter.behaviour().deny_outcome(call.event, reason),
         ));
     }
+    let Some(bound) = bound else {
+        return unattached(call, core);
+    };
     let mut answer = Answer::silent();
-    let me = &bound.binding.session_id;
+    // A child session is judged as its family's root (its parent's claims are its own), and
+    // a refusal names the child that tried.
+    let actor = &bound.binding.session_id;
+    let root = if bound.is_child() {
+        core.session_root(actor)?
+    } else {
+        actor.clone()
+    };
+    let me = &root;
     let mut confined: Option<Option<HookOutcome>> = None;
     if let Some(targets) = tool.map(|t| &t.targets) {
         let unreadable = matches!(targets, Targets::Unreadable { .. });
@@ -69,7 +78,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         if !matches!(confined, Some(Some(_))) {
             let cwd = Path::new(&call.event.cwd);
             if let Some(denial) = verdict::judge_call(core, me, cwd, targets, guard_until(call))? {
-                deny_events::record(call, core, me, &deny_events::of_denial(&denial));
+                deny_events::record(call, core, Some(actor), &deny_events::of_denial(&denial));
                 // Decided: a heartbeat write now could only delay the deny.
                 let outcome = call
                     .adapter
@@ -92,7 +101,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         answer = Answer::of(outcome.clone());
     }
     if tool.is_some_and(|t| t.class == ToolClass::Shell) {
-        remember_claimed_files(call, core, &bound);
+        remember_claimed_files(call, core, &bound, me);
     }
     call.deadline.check()?;
     if !bound.is_live() {
@@ -120,14 +129,37 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     Ok(answer)
 }
 
+/// A conversation acc has no session for (its start hook never ran, failed, or was installed
+/// after it began; a subagent thread acc cannot place): it owns nothing, so every guarded
+/// claim in the workspace is a peer's, and a write into one is refused like anyone's. It is
+/// not confined or fingerprinted (there is no session to tell), and the refusal is recorded
+/// for the claim's owner as an unattached conversation's.
+fn unattached(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let Some(targets) = call.event.tool.as_ref().map(|t| &t.targets) else {
+        return Ok(Answer::silent());
+    };
+    let nobody = SessionId::from_store(String::new());
+    let cwd = Path::new(&call.event.cwd);
+    let Some(denial) = verdict::judge_call(core, &nobody, cwd, targets, guard_until(call))? else {
+        return Ok(Answer::silent());
+    };
+    deny_events::record(call, core, None, &deny_events::of_denial(&denial));
+    let reason = format!(
+        "{} (acc has no session for this conversation: restart the client so its session-start hook runs, or ask the user)",
+        denial.reason
+    );
+    Ok(Answer::of(
+        call.adapter.behaviour().deny_outcome(call.event, &reason),
+    ))
+}
+
 /// The most the fingerprints before a shell call may take of the hook's budget.
 const FINGERPRINT_BUDGET: Duration = Duration::from_secs(1);
 
 /// Before an allowed shell call: fingerprints of the files under peers' guarded claims, kept
 /// for the post-tool hook, which tells whether the call changed them anyway. Best effort: a
 /// failure is a stderr note, never a deny.
-fn remember_claimed_files(call: &Call, core: &mut Core, bound: &Bound) {
-    let me = &bound.binding.session_id;
+fn remember_claimed_files(call: &Call, core: &mut Core, bound: &Bound, me: &SessionId) {
     let key = crate::core::bindings::binding_key(&call.event.session_id);
     let snapshot = snapshot_text(core);
     let now_ms = call.settings.ports.now();

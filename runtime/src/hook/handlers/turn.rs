@@ -18,7 +18,11 @@ pub(super) fn live(
     call: &Call,
     core: &mut Core,
 ) -> Result<Option<(Bound, Identity, Grants)>, Failure> {
-    let Some(bound) = Bound::load(core, &call.event.session_id)?.filter(Bound::is_live) else {
+    // A child session takes no delivery: its parent's turns show what the family is sent.
+    let Some(bound) = Bound::load(core, &call.event.session_id)?
+        .filter(Bound::is_live)
+        .filter(|b| !b.is_child())
+    else {
         return Ok(None);
     };
     let Some(participant) = bound.session.as_ref().map(|s| s.participant_id.clone()) else {
@@ -42,6 +46,11 @@ pub(super) fn live(
 /// Heartbeat (starting the session first when the conversation has none), then the turn's
 /// context. A solo session with nothing else to show sees its identity lines alone.
 pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    if call.event.parent_session_id.is_some()
+        && let Some(answer) = super::child::subagent_turn(call, core)?
+    {
+        return Ok(answer);
+    }
     let (me, grants) = match live(call, core)? {
         Some((_, me, grants)) => {
             core.heartbeat(&me.owner)?;

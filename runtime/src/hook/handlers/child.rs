@@ -1,0 +1,113 @@
+//! `childStart`, `childEnd`: a subagent as a child session of its conversation's session.
+//!
+//! Only where `lifecycle.childSessions` is granted. Then the child start opens a session
+//! linked to the parent's, acting as the parent's participant, and binds the subagent's
+//! conversation id to it: the subagent's tool calls act as the child (its refusals name it),
+//! judged as its family (see [`crate::core::children`]). The child end closes it; the parent's
+//! end closes whatever children are left. Without the grant a subagent's calls act as its
+//! parent conversation, and these events only refresh its presence.
+
+use super::super::answer::Answer;
+use super::super::bound::Bound;
+use super::super::failure::Failure;
+use super::super::fingerprints;
+use super::super::grants::{Grants, certify_candidates};
+use super::super::hook_env::CERTIFY_CANDIDATES_VAR;
+use super::{Call, lifecycle};
+use crate::core::bindings::binding_key;
+use crate::core::model::Lifecycle;
+use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession};
+use crate::core::{Core, Owner};
+use acc_sdk::capabilities::Capability;
+
+/// Opens the child session of this subagent, once.
+pub fn child_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let Some(parent) = live_parent(call, core)? else {
+        return lifecycle::touch(call, core);
+    };
+    if !granted(call, &parent) {
+        return lifecycle::touch(call, core);
+    }
+    open_child(call, core, &parent)?;
+    Ok(Answer::silent())
+}
+
+/// A subagent's own start or turn (clients whose subagent threads fire them): never a
+/// conversation of its own (no identity lines, no delivery of its family's messages), a
+/// child session where granted. `None` when the event is no subagent's of a live session.
+pub fn subagent_turn(call: &Call, core: &mut Core) -> Result<Option<Answer>, Failure> {
+    let Some(parent) = live_parent(call, core)? else {
+        return Ok(None);
+    };
+    if granted(call, &parent) {
+        open_child(call, core, &parent)?;
+    }
+    lifecycle::touch(call, core)?;
+    Ok(Some(Answer::silent()))
+}
+
+/// Closes this subagent's child session.
+pub fn child_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let Some(child) = Bound::load(core, &call.event.session_id)?.filter(Bound::is_child) else {
+        return lifecycle::touch(call, core);
+    };
+    if child.is_live() {
+        core.end_child_session(&child.owner())?;
+    }
+    // A call that never reached its post-tool hook leaves nothing behind.
+    let _ = std::fs::remove_file(fingerprints::record_path(&call.data_home, &child.key));
+    Ok(Answer::silent())
+}
+
+/// The live session of the conversation that runs this subagent.
+fn live_parent(call: &Call, core: &mut Core) -> Result<Option<Bound>, Failure> {
+    let Some(parent) = call.event.parent_session_id.as_deref() else {
+        return Ok(None);
+    };
+    Ok(Bound::load(core, parent)?.filter(Bound::is_live))
+}
+
+/// The grant is the parent's: the same client, judged from what its start stored.
+fn granted(call: &Call, parent: &Bound) -> bool {
+    Grants::resolve(
+        &call.adapter,
+        parent.facts(call.primary(), &call.platform),
+        certify_candidates(call.settings.env.get(CERTIFY_CANDIDATES_VAR)),
+    )
+    .granted(Capability::ChildSessions)
+}
+
+/// The child session bound to this subagent's conversation id: the live one it has, or a new
+/// one linked to `parent`'s.
+pub fn open_child(call: &Call, core: &mut Core, parent: &Bound) -> Result<Owner, Failure> {
+    if let Some(own) = Bound::load(core, &call.event.session_id)?.filter(Bound::is_live) {
+        return Ok(own.owner());
+    }
+    let session = parent
+        .session
+        .as_ref()
+        .expect("a live binding has its session");
+    let mut req = OpenSession::new(
+        session.participant_id.clone(),
+        call.adapter.id(),
+        HOOK_CADENCE_MS,
+    );
+    req.parent_session = Some(parent.binding.session_id.clone());
+    // The subagent runs in its parent's process: it lives and dies with it.
+    req.pid = session.pid;
+    req.checkout_root = session.checkout_root.clone();
+    req.branch = session.branch.clone();
+    req.enforcement = session.enforcement;
+    req.lifecycle = Lifecycle::Managed;
+    req.extensions = session.extensions.clone();
+    let opened = core.open_session(req)?;
+    let owner = Owner::new(opened.session_id, opened.generation);
+    core.put_binding(
+        &binding_key(&call.event.session_id),
+        &owner,
+        &parent.binding.client_name,
+        parent.binding.client_version.as_deref(),
+        parent.binding.client_pid,
+    )?;
+    Ok(owner)
+}
