@@ -64,6 +64,7 @@ fn ended() -> Observations {
         }),
         detected_writes: Vec::new(),
         resume: None,
+        children: None,
     }
 }
 
