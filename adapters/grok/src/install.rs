@@ -55,6 +55,9 @@ impl HookFileClient for Install {
         HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
+        // A subagent (spawn_subagent) as a child session of the conversation that ran it.
+        HookSpec::new("SubagentStart", TIMEOUT_SECONDS),
+        HookSpec::new("SubagentStop", TIMEOUT_SECONDS),
     ];
     const WIRING: &'static dyn HookWiring = &OwnedJsonHooks;
 
@@ -141,7 +144,9 @@ mod tests {
                 "PreToolUse",
                 "PostToolUse",
                 "Stop",
-                "SessionEnd"
+                "SessionEnd",
+                "SubagentStart",
+                "SubagentStop"
             ]
         );
         assert!(is_acc(

@@ -37,6 +37,16 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
         (Capability::BeforeRead, Client::Codex) => {
             "The model double asked for two reads of planted files; Codex offers no file-reading tool (it reads through its shell, which guards.beforeShell covers), so no read-tool call was made and no refusal could be tried.".to_owned()
         }
+        // What each failing client's capture showed, beyond the judge's reasons.
+        (Capability::ChildSessions, Client::KimiCode) => {
+            "Kimi Code fired SubagentStart and SubagentStop (registered by the recorder in the sandbox; acc's installer does not), naming only the agent type, and its hooks inside the subagent carried the parent's session_id and nothing naming the subagent: acc cannot tell the subagent's tool calls from its parent's.".to_owned()
+        }
+        (Capability::ChildSessions, Client::GeminiCli) => {
+            "Gemini CLI ran the subagent (invoke_agent, generalist) with no hook marking its start or end, and the subagent's tool hooks carried the parent's session_id: acc cannot tell the subagent's tool calls from its parent's.".to_owned()
+        }
+        (Capability::ChildSessions, Client::Codex) => {
+            "Codex offered the model no subagent tool (spawn_agent) in the recorder's configuration, so no subagent ran; its multi-agent tools were not enabled for this capture.".to_owned()
+        }
         (capability, _) => capability_limitation(capability).to_owned(),
     });
     if !verdict.passed() {
@@ -121,6 +131,12 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "blocking",
             "tool-denied-before-read",
         ),
+        Capability::ChildSessions => (
+            "not-applicable",
+            "fires-at-subagent-start-and-stop",
+            "advisory",
+            "event-observed",
+        ),
         // No scenario decides the others; a verdict for one is a recorder bug.
         Capability::LivePush => (
             "wakes-idle-session",
@@ -198,6 +214,9 @@ fn capability_limitation(capability: Capability) -> &'static str {
         }
         Capability::BeforeRead => {
             "One read-tool call of a planted file was refused by a recorder-only deny (ACC_CERTIFY_DENY_READ) through acc's pre-tool matcher widened to the read tool for this capture; acc's own install hooks no read tool and acc refuses no read. Other read tools (search, listing, the shell) were not exercised."
+        }
+        Capability::ChildSessions => {
+            "One foreground subagent of the client's default type, asked for through its own subagent tool, wrote a peer's claimed file and an unclaimed one; background, nested and concurrent subagents were not exercised."
         }
         _ => "No scenario observes this capability.",
     }
