@@ -45,7 +45,7 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "Gemini CLI ran the subagent (invoke_agent, generalist) with no hook marking its start or end, and the subagent's tool hooks carried the parent's session_id: acc cannot tell the subagent's tool calls from its parent's.".to_owned()
         }
         (Capability::ChildSessions, Client::Codex) => {
-            "Codex offered the model no subagent tool (spawn_agent) in the recorder's configuration, so no subagent ran; its multi-agent tools were not enabled for this capture.".to_owned()
+            "Codex offered its sub-agent tools only as a deferred namespace (`multi_agent_v1`, reached through `tool_search`), and the double asks only for tools offered upfront, so no subagent was spawned and its SubagentStart/SubagentStop (registered by the recorder in the sandbox; acc's installer does not) never fired.".to_owned()
         }
         (capability, _) => capability_limitation(capability).to_owned(),
     });
