@@ -87,6 +87,63 @@ mod tests {
         }
     }
 
+    /// Hooks resolve grants from the table each adapter's build script compiled; it must
+    /// hold exactly the full file's rows and so resolve every case the same way.
+    #[test]
+    fn each_compiled_evidence_table_resolves_what_the_full_certification_resolves() {
+        use acc_sdk::capabilities::Capability;
+        use acc_sdk::resolution::{ClientFacts, capability_evidence};
+        let mut cases = 0;
+        for adapter in all() {
+            let full = adapter.certification();
+            assert_eq!(
+                adapter.declaration().evidence(),
+                &full.table(),
+                "{}",
+                adapter.id()
+            );
+            let mut versions: Vec<Option<String>> =
+                vec![None, Some("unreadable".into()), Some("0.0.1".into())];
+            let mut platforms = vec!["linux-x64".to_owned(), "darwin-arm64".to_owned()];
+            for row in &full.evidence {
+                versions.push(Some(row.version.clone()));
+                versions.push(Some(format!("{}-rc.1", row.version)));
+                versions.push(Some(format!("{}9", row.version)));
+                platforms.push(row.platform.clone());
+            }
+            let mut clients: Vec<Option<String>> = vec![None, Some("not-a-client".into())];
+            clients.extend(
+                adapter
+                    .manifest()
+                    .client
+                    .client_names()
+                    .into_iter()
+                    .map(|c| Some(c.to_owned())),
+            );
+            for client_name in &clients {
+                for client_version in &versions {
+                    for platform in &platforms {
+                        let facts = ClientFacts {
+                            client_version: client_version.clone(),
+                            platform: platform.clone(),
+                            client_name: client_name.clone(),
+                        };
+                        for cap in Capability::ALL {
+                            let want = capability_evidence(adapter.manifest(), full, &facts, cap);
+                            let got = adapter.capability_evidence(&facts, cap);
+                            assert_eq!(got, want, "{} {cap} {facts:?}", adapter.id());
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            cases > 10_000,
+            "the grid reaches every shipped row: {cases}"
+        );
+    }
+
     #[test]
     fn each_adapter_declares_its_own_client() {
         let primaries: Vec<(String, String)> = all()

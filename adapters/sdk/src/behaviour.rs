@@ -1,8 +1,9 @@
 //! The parts of an adapter crate's entry point that are the same for every shipped client,
 //! generated so that only what differs is written in the adapter.
 //!
-//! [`shipped_adapter!`](macro@crate::shipped_adapter) embeds the crate's `adapter.json`
-//! and `certification.json` and joins them with the behaviour.
+//! [`shipped_adapter!`](macro@crate::shipped_adapter) embeds the crate's `adapter.json`,
+//! `certification.json` and the evidence table its build script generated from it
+//! ([`crate::certification::compile`]), and joins them with the behaviour.
 //! [`delegate_behaviour!`](macro@crate::delegate_behaviour) writes, inside
 //! `impl AdapterBehaviour`, the methods every client delegates the same way: installation
 //! to a
@@ -18,16 +19,21 @@ pub mod __private {
 
 /// Defines `pub fn define()` and `pub fn adapter()` for the adapter crate it is invoked in,
 /// from the `adapter.json` and `certification.json` at the crate's root:
-/// `acc_sdk::shipped_adapter!(ID, Behaviour);`.
+/// `acc_sdk::shipped_adapter!(ID, Behaviour);`. The crate's `build.rs` must call
+/// [`build_script`](crate::certification::compile::build_script), which validates the
+/// evidence and writes the table included here.
 #[macro_export]
 macro_rules! shipped_adapter {
     ($id:expr, $behaviour:expr $(,)?) => {
-        /// Joins the embedded manifest and evidence with the behaviour through
-        /// `define_adapter`, which refuses any capability the evidence does not back.
+        /// Joins the embedded manifest and evidence with the behaviour, refusing any
+        /// capability the evidence does not back.
         pub fn define()
         -> ::core::result::Result<$crate::define::Adapter, $crate::error::DefineError> {
-            $crate::define::Adapter::from_embedded(
+            static EVIDENCE: &[$crate::certification::EvidenceEntry] =
+                include!(concat!(env!("OUT_DIR"), "/evidence_table.rs"));
+            $crate::define::Adapter::from_compiled(
                 include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/adapter.json")),
+                EVIDENCE,
                 include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/certification.json")),
                 ::std::boxed::Box::new($behaviour),
             )

@@ -6,14 +6,19 @@
 //! directory-level [`validate_adapter_dir`] adds what needs the files themselves: raw-byte
 //! digests, native captures and fixtures nobody references.
 
+pub mod compile;
 pub mod digest;
 mod directory;
+mod lazy;
 pub mod lexical;
 pub mod native_capture;
 pub mod provenance;
 pub mod selection;
+pub mod table;
 
 pub use directory::validate_adapter_dir;
+pub use lazy::LazyCertification;
+pub use table::{EvidenceEntry, EvidenceRows, EvidenceTable, RowFacts};
 
 use std::collections::HashSet;
 

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::adapter::AdapterBehaviour;
 use crate::capabilities::{Capability, CapabilitySet};
-use crate::certification::Certification;
+use crate::certification::{Certification, EvidenceRows, EvidenceTable, LazyCertification};
 use crate::error::{CERTIFICATION_FILE, DefineError, MANIFEST_FILE, Problem, ProblemCode};
 use crate::identity::{ProcessTable, ResolvedClient};
 use crate::manifest::{self, Manifest};
@@ -29,7 +29,9 @@ use crate::resolution::{self, ClientFacts, Verdict};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Declaration {
     manifest: Manifest,
-    certification: Certification,
+    /// What grant resolution and the checks read; the full file only on demand.
+    evidence: EvidenceTable,
+    certification: LazyCertification,
     native_delivery: Option<NativeDelivery>,
 }
 
@@ -63,13 +65,40 @@ impl Declaration {
         certification_json: &Value,
         behaviour: Option<&dyn AdapterBehaviour>,
     ) -> Result<Declaration, Vec<Problem>> {
+        let evidence = Certification::from_value(certification_json)
+            .map(|c| (c.table(), LazyCertification::parsed(c)));
+        Self::check_evidence(manifest_json, evidence, behaviour)
+    }
+
+    /// [`Declaration::check`] for a shipped adapter: `evidence` is the table its build script
+    /// generated from `certification_json` after validating it with the same rules, so only
+    /// the checks against the manifest and the behaviour run here.
+    pub fn check_compiled(
+        manifest_json: &Value,
+        evidence: EvidenceTable,
+        certification_json: &'static str,
+        behaviour: Option<&dyn AdapterBehaviour>,
+    ) -> Result<Declaration, Vec<Problem>> {
+        let lazy = LazyCertification::embedded(certification_json);
+        Self::check_evidence(manifest_json, Ok((evidence, lazy)), behaviour)
+    }
+
+    fn check_evidence(
+        manifest_json: &Value,
+        evidence: Result<(EvidenceTable, LazyCertification), Vec<Problem>>,
+        behaviour: Option<&dyn AdapterBehaviour>,
+    ) -> Result<Declaration, Vec<Problem>> {
         let mut problems = Vec::new();
         let head = manifest::read_head(manifest_json)
             .map_err(|p| problems.extend(p))
             .ok();
-        let certification = Certification::from_value(certification_json)
-            .map_err(|p| problems.extend(p))
-            .ok();
+        let (certification, lazy) = match evidence {
+            Ok((table, lazy)) => (Some(table), Some(lazy)),
+            Err(p) => {
+                problems.extend(p);
+                (None, None)
+            }
+        };
         let primary = head.as_ref().map(|h| {
             h.certification_name
                 .clone()
@@ -90,7 +119,7 @@ impl Declaration {
             _ => None,
         };
         if let (Some(cert), Some(clients), Some(primary)) = (&certification, &clients, &primary) {
-            for (i, row) in cert.evidence.iter().enumerate() {
+            for (i, row) in cert.entries().iter().enumerate() {
                 if Capability::parse(&row.capability).is_none() {
                     problems.push(Problem::new(
                         ProblemCode::UnknownCertifiedCapability,
@@ -99,7 +128,7 @@ impl Declaration {
                         format!("unknown certified capability: {}", row.capability),
                     ));
                 }
-                if !clients.contains(&row.client) {
+                if !clients.iter().any(|c| *c == row.client) {
                     problems.push(Problem::new(
                         ProblemCode::EvidenceClientMismatch,
                         CERTIFICATION_FILE,
@@ -148,16 +177,19 @@ impl Declaration {
                 &mut problems,
             );
         }
-        match (head, certification, variants, capabilities) {
-            (Some(head), Some(certification), Some(variants), Some(capabilities))
-                if problems.is_empty() =>
-            {
-                Ok(Declaration {
-                    manifest: Manifest::assemble(head, variants, capabilities),
-                    certification,
-                    native_delivery,
-                })
-            }
+        match (head, certification, lazy, variants, capabilities) {
+            (
+                Some(head),
+                Some(evidence),
+                Some(certification),
+                Some(variants),
+                Some(capabilities),
+            ) if problems.is_empty() => Ok(Declaration {
+                manifest: Manifest::assemble(head, variants, capabilities),
+                evidence,
+                certification,
+                native_delivery,
+            }),
             _ => Err(problems),
         }
     }
@@ -166,8 +198,14 @@ impl Declaration {
         &self.manifest
     }
 
+    /// The whole evidence file, parsed on the first call (a hook never needs it).
     pub fn certification(&self) -> &Certification {
-        &self.certification
+        self.certification.get()
+    }
+
+    /// What resolution reads of the evidence.
+    pub fn evidence(&self) -> &EvidenceTable {
+        &self.evidence
     }
 
     pub fn native_delivery(&self) -> Option<&NativeDelivery> {
@@ -179,16 +217,16 @@ impl Declaration {
     }
 
     pub fn capability_evidence(&self, facts: &ClientFacts, cap: Capability) -> Verdict {
-        resolution::capability_evidence(&self.manifest, &self.certification, facts, cap)
+        resolution::capability_evidence(&self.manifest, &self.evidence, facts, cap)
     }
 
     pub fn effective_capabilities(&self, facts: &ClientFacts) -> CapabilitySet {
-        resolution::effective_capabilities(&self.manifest, &self.certification, facts)
+        resolution::effective_capabilities(&self.manifest, &self.evidence, facts)
     }
 
     /// Every capability's verdict, in canonical order.
     pub fn explain(&self, facts: &ClientFacts) -> Vec<(Capability, Verdict)> {
-        resolution::explain_capabilities(&self.manifest, &self.certification, facts)
+        resolution::explain_capabilities(&self.manifest, &self.evidence, facts)
     }
 
     pub fn evaluate_version_contract(
@@ -236,7 +274,7 @@ impl Declaration {
 fn check_declared(
     caps: &CapabilitySet,
     behaviour: Option<&dyn AdapterBehaviour>,
-    certification: Option<&Certification>,
+    certification: Option<&EvidenceTable>,
     primary: Option<&str>,
     problems: &mut Vec<Problem>,
 ) {
@@ -251,7 +289,7 @@ fn check_declared(
             ));
         }
         if let (Some(cert), Some(primary)) = (certification, primary)
-            && !cert.rows(primary, cap.key()).any(|r| r.passed())
+            && !cert.rows_of(primary, cap.key()).any(|r| r.passed)
         {
             problems.push(Problem::new(
                 ProblemCode::CapabilityRequiresEvidence,
@@ -307,6 +345,32 @@ impl Adapter {
         define_adapter(&manifest, &certification, behaviour)
     }
 
+    /// For shipped adapters ([`shipped_adapter!`](macro@crate::shipped_adapter)): `evidence`
+    /// is the table the crate's build script generated from `certification_json`, so the
+    /// file is neither parsed nor validated again unless someone asks for all of it. Every
+    /// declared capability is still checked against the evidence.
+    pub fn from_compiled(
+        adapter_json: &str,
+        evidence: &'static [crate::certification::EvidenceEntry],
+        certification_json: &'static str,
+        behaviour: Box<dyn AdapterBehaviour>,
+    ) -> Result<Adapter, DefineError> {
+        let manifest =
+            manifest::parse_json(MANIFEST_FILE, adapter_json.as_bytes()).map_err(DefineError)?;
+        match Declaration::check_compiled(
+            &manifest,
+            EvidenceTable::compiled(evidence),
+            certification_json,
+            Some(behaviour.as_ref()),
+        ) {
+            Ok(declaration) => Ok(Adapter {
+                declaration,
+                behaviour,
+            }),
+            Err(mut problems) => Err(DefineError(problems.remove(0))),
+        }
+    }
+
     pub fn id(&self) -> &str {
         self.declaration.manifest.id.as_str()
     }
@@ -315,8 +379,9 @@ impl Adapter {
         &self.declaration.manifest
     }
 
+    /// The whole evidence file, parsed on the first call.
     pub fn certification(&self) -> &Certification {
-        &self.declaration.certification
+        self.declaration.certification()
     }
 
     pub fn declaration(&self) -> &Declaration {

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::capabilities::{Capability, CapabilitySet};
-use crate::certification::{Certification, EvidenceRow};
+use crate::certification::{EvidenceRows, RowFacts};
 use crate::manifest::Manifest;
 use crate::version::version_order;
 
@@ -89,10 +89,11 @@ impl Verdict {
     }
 }
 
-/// The verdict on `capability` for the client described by `facts`.
-pub fn capability_evidence(
+/// The verdict on `capability` for the client described by `facts`, from the full
+/// certification or the compiled table alike.
+pub fn capability_evidence<E: EvidenceRows + ?Sized>(
     manifest: &Manifest,
-    certification: &Certification,
+    certification: &E,
     facts: &ClientFacts,
     capability: Capability,
 ) -> Verdict {
@@ -107,20 +108,20 @@ pub fn capability_evidence(
         return Verdict::refused(Reason::Unobserved, None);
     }
     // A variant's own line only: the primary's rows never stand in for it.
-    let named: Vec<&EvidenceRow> = certification.rows(client, capability.key()).collect();
+    let named: Vec<RowFacts> = certification.rows_of(client, capability.key()).collect();
     if named.is_empty() {
         return Verdict::refused(Reason::Unobserved, None);
     }
     let client_triple = facts.client_version.as_deref().and_then(version_order);
-    let reachable: Vec<&EvidenceRow> = match client_triple {
+    let reachable: Vec<RowFacts> = match client_triple {
         None => named.clone(),
         Some(t) => named
             .iter()
             .copied()
-            .filter(|r| version_order(&r.version).is_some_and(|rv| rv <= t))
+            .filter(|r| version_order(r.version).is_some_and(|rv| rv <= t))
             .collect(),
     };
-    let on_platform: Vec<&EvidenceRow> = reachable
+    let on_platform: Vec<RowFacts> = reachable
         .iter()
         .copied()
         .filter(|r| r.platform == facts.platform)
@@ -133,31 +134,28 @@ pub fn capability_evidence(
 
     let Some(newest) = first_extreme(&usable, |a, b| a > b) else {
         let earliest = first_extreme(&named, |a, b| a < b);
-        return Verdict::refused(
-            Reason::OlderThanEvidence,
-            earliest.map(|r| r.version.as_str()),
-        );
+        return Verdict::refused(Reason::OlderThanEvidence, earliest.map(|r| r.version));
     };
-    let top = version_order(&newest.version);
+    let top = version_order(newest.version);
     let granted = usable
         .iter()
-        .filter(|r| version_order(&r.version) == top)
-        .all(|r| r.passed());
+        .filter(|r| version_order(r.version) == top)
+        .all(|r| r.passed);
     Verdict {
         granted,
         reason: (!granted).then_some(Reason::RecordedFailure),
-        version: Some(newest.version.clone()),
+        version: Some(newest.version.to_owned()),
     }
 }
 
 /// The first row whose triple beats every later one under `better` (ties keep the first).
 fn first_extreme<'a>(
-    rows: &[&'a EvidenceRow],
+    rows: &[RowFacts<'a>],
     better: impl Fn(&crate::version::VersionTriple, &crate::version::VersionTriple) -> bool,
-) -> Option<&'a EvidenceRow> {
-    let mut best: Option<(&EvidenceRow, crate::version::VersionTriple)> = None;
-    for row in rows {
-        let Some(t) = version_order(&row.version) else {
+) -> Option<RowFacts<'a>> {
+    let mut best: Option<(RowFacts, crate::version::VersionTriple)> = None;
+    for &row in rows {
+        let Some(t) = version_order(row.version) else {
             continue;
         };
         match &best {
@@ -169,9 +167,9 @@ fn first_extreme<'a>(
 }
 
 /// Every capability's verdict, in canonical order.
-pub fn explain_capabilities(
+pub fn explain_capabilities<E: EvidenceRows + ?Sized>(
     manifest: &Manifest,
-    certification: &Certification,
+    certification: &E,
     facts: &ClientFacts,
 ) -> Vec<(Capability, Verdict)> {
     Capability::ALL
@@ -181,9 +179,9 @@ pub fn explain_capabilities(
 }
 
 /// The full fourteen-boolean shape for the running client.
-pub fn effective_capabilities(
+pub fn effective_capabilities<E: EvidenceRows + ?Sized>(
     manifest: &Manifest,
-    certification: &Certification,
+    certification: &E,
     facts: &ClientFacts,
 ) -> CapabilitySet {
     let mut set = CapabilitySet::none();

@@ -326,6 +326,89 @@ fn embedded_json_goes_through_define_adapter() {
     assert_eq!(e.code(), ProblemCode::CapabilityRequiresEvidence);
 }
 
+/// What a shipped adapter's build script would embed for `cert`: its table and its text.
+fn compiled(cert: &Value) -> (&'static [crate::certification::EvidenceEntry], &'static str) {
+    let table = Certification::from_value(cert).unwrap().table();
+    (
+        Box::leak(table.entries().to_vec().into_boxed_slice()),
+        Box::leak(cert.to_string().into_boxed_str()),
+    )
+}
+
+#[test]
+fn a_compiled_table_defines_what_the_full_file_defines() {
+    let caps = [Capability::BeforeWrite, Capability::NextTurn];
+    let m = manifest_json("example", "example", &caps);
+    let mut rows = rows_for(&caps);
+    rows["evidence"].as_array_mut().unwrap().push(evidence_row(
+        C,
+        "1.4.0",
+        "linux-x64",
+        Capability::NextTurn,
+        false,
+    ));
+    let (table, text) = compiled(&rows);
+    let a = Adapter::from_compiled(
+        &m.to_string(),
+        table,
+        text,
+        TestBehaviour::new().backing_all().boxed(),
+    )
+    .unwrap();
+    let full = define(&m, &rows, TestBehaviour::new().backing_all()).unwrap();
+    assert_eq!(a.declaration(), full.declaration());
+    assert_eq!(a.certification(), full.certification());
+    assert_eq!(a.certification().evidence.len(), 3);
+    let facts = ClientFacts {
+        client_version: Some("1.5.0".into()),
+        platform: "linux-x64".into(),
+        client_name: None,
+    };
+    assert_eq!(
+        a.declaration().explain(&facts),
+        full.declaration().explain(&facts)
+    );
+    assert!(!a.capability_evidence(&facts, Capability::NextTurn).granted);
+}
+
+#[test]
+fn a_compiled_table_still_refuses_what_the_evidence_does_not_back() {
+    let b = || TestBehaviour::new().backing_all().boxed();
+    let m = manifest_json("example", "example", &[Capability::BeforeWrite]).to_string();
+    let failing = certification_json(vec![evidence_row(
+        C,
+        "1.0.0",
+        "linux-x64",
+        Capability::BeforeWrite,
+        false,
+    )]);
+    for cert in [failing, certification_json(vec![])] {
+        let (table, text) = compiled(&cert);
+        let e = Adapter::from_compiled(&m, table, text, b()).unwrap_err();
+        assert_eq!(e.code(), ProblemCode::CapabilityRequiresEvidence, "{cert}");
+    }
+    let other = certification_json(vec![evidence_row(
+        "other-cli",
+        "1.0.0",
+        "linux-x64",
+        Capability::BeforeWrite,
+        true,
+    )]);
+    let (table, text) = compiled(&other);
+    let e = Adapter::from_compiled(&m, table, text, b()).unwrap_err();
+    assert_eq!(e.code(), ProblemCode::EvidenceClientMismatch);
+    let mut unknown = evidence_row(C, "1.0.0", "linux-x64", Capability::BeforeWrite, true);
+    unknown["capability"] = json!("guards.beforeDelete");
+    let (table, text) = compiled(&certification_json(vec![
+        evidence_row(C, "1.0.0", "linux-x64", Capability::BeforeWrite, true),
+        unknown,
+    ]));
+    let e = Adapter::from_compiled(&m, table, text, b()).unwrap_err();
+    assert_eq!(e.code(), ProblemCode::UnknownCertifiedCapability);
+    let e = Adapter::from_compiled("{", table, text, b()).unwrap_err();
+    assert_eq!(e.code(), ProblemCode::InvalidJson);
+}
+
 #[test]
 fn a_directory_loads_without_behaviour() {
     let dir = tempfile::tempdir().unwrap();

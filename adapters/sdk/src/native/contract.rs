@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{ActivationKind, Anchor, KnownBad, NativeDelivery, OfferKind, PolicySource};
 use crate::capabilities::Capability;
-use crate::certification::Certification;
+use crate::certification::EvidenceRows;
 use crate::error::{MANIFEST_FILE, Problem, ProblemCode};
 use crate::text_forms::is_contract_id;
 use crate::version::{is_stable, version_order};
@@ -41,9 +41,9 @@ impl Checks {
 
 /// Validates `nativeDelivery` against the evidence. `clients` is the primary followed by
 /// every declared variant.
-pub fn validate_native_delivery(
+pub fn validate_native_delivery<E: EvidenceRows + ?Sized>(
     value: &Value,
-    certification: &Certification,
+    certification: &E,
     primary: &str,
     clients: &[&str],
 ) -> Result<NativeDelivery, Vec<Problem>> {
@@ -145,10 +145,10 @@ pub fn validate_native_delivery(
     }
 }
 
-fn check_anchors(
+fn check_anchors<E: EvidenceRows + ?Sized>(
     c: &mut Checks,
     obj: &Map<String, Value>,
-    certification: &Certification,
+    certification: &E,
     primary: &str,
     clients: &[&str],
     minimum: Option<&str>,
@@ -267,8 +267,8 @@ fn check_anchors(
             continue;
         };
         let evidenced = certification
-            .rows(owner, Capability::LivePush.key())
-            .any(|r| r.passed() && r.version == version);
+            .rows_of(owner, Capability::LivePush.key())
+            .any(|r| r.passed && r.version == version);
         if !evidenced {
             c.push(
                 ProblemCode::NativeAnchorUnevidenced,
@@ -316,9 +316,9 @@ fn check_anchors(
                 format!("nativeDelivery minimum {min} must be the first passing capture: no anchor matches it"),
             );
         } else if let Some(earlier) = certification
-            .rows(primary, Capability::LivePush.key())
-            .filter(|r| r.passed() && version_order(&r.version) < version_order(min))
-            .map(|r| r.version.as_str())
+            .rows_of(primary, Capability::LivePush.key())
+            .filter(|r| r.passed && version_order(r.version) < version_order(min))
+            .map(|r| r.version)
             .min_by_key(|v| version_order(v))
         {
             c.push(

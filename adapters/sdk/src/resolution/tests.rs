@@ -1,4 +1,5 @@
 use super::*;
+use crate::certification::Certification;
 use serde_json::{Value, json};
 
 const CAP: Capability = Capability::BeforeWrite;
@@ -248,6 +249,8 @@ fn resolution_table() {
     for (name, declared, rows, facts, want) in cases {
         let got = capability_evidence(&manifest(declared), &cert(&rows), &facts, CAP);
         assert_eq!(got, want, "{name}");
+        let compact = capability_evidence(&manifest(declared), &cert(&rows).table(), &facts, CAP);
+        assert_eq!(compact, want, "{name}, from the compact table");
     }
 }
 
