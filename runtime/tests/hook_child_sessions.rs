@@ -189,3 +189,43 @@ fn a_subagent_never_started_is_guarded_as_its_parent_and_in_its_workspace() {
     let refused = sb.core().refused_writes(None, EventSeq(0)).unwrap();
     assert_eq!(refused.listed[0].by_session_id, parent.session.as_str());
 }
+
+#[test]
+fn a_subagent_named_alone_after_its_start_acts_as_the_child_in_its_parents_workspace() {
+    // Grok: the start names the parent, every later hook inside the subagent only the child.
+    let (sb, parent, _peer) = room(granted);
+    hook(sb.settings(granted, &[]), &child_payload("childStart", &sb));
+    let child = bound_owner(&mut sb.core(), CHILD);
+    let elsewhere = tempfile::tempdir().unwrap();
+    for event in ["sessionStart", "beforeTurn"] {
+        let run = hook(
+            sb.settings(granted, &[]),
+            &payload(event, CHILD, elsewhere.path()),
+        );
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, ""),
+            "a child shows no identity lines: {event}: {run:?}"
+        );
+    }
+    let write_alone = |path: &std::path::Path| {
+        hook(
+            sb.settings(granted, &[]),
+            &write_payload(CHILD, elsewhere.path(), &[path.to_str().unwrap()]),
+        )
+    };
+    let denied = write_alone(&sb.ws().join("src/a.rs"));
+    assert_eq!(denied.code, 2, "{denied:?}");
+    let refused = sb.core().refused_writes(None, EventSeq(0)).unwrap();
+    assert_eq!(refused.listed[0].by_session_id, child.session.as_str());
+    assert_eq!(write_alone(&sb.ws().join("own/b.rs")).code, 0);
+
+    let end = hook(
+        sb.settings(granted, &[]),
+        &payload("childEnd", CHILD, elsewhere.path()),
+    );
+    assert_eq!(end.code, 0, "{end:?}");
+    assert_eq!(state(&sb, &child.session), SessionState::Closed);
+    assert_eq!(closed_cause(&sb, &child.session).as_deref(), Some("child_end"));
+    assert_eq!(state(&sb, &parent.session), SessionState::Open);
+}

@@ -9,6 +9,7 @@
 
 use super::super::answer::Answer;
 use super::super::bound::Bound;
+use super::super::bound_workspace;
 use super::super::failure::Failure;
 use super::super::fingerprints;
 use super::super::grants::{Grants, certify_candidates};
@@ -18,6 +19,7 @@ use crate::core::bindings::binding_key;
 use crate::core::model::Lifecycle;
 use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession};
 use crate::core::{Core, Owner};
+use crate::workspace::pin::PinFacts;
 use acc_sdk::capabilities::Capability;
 
 /// Opens the child session of this subagent, once.
@@ -36,6 +38,11 @@ pub fn child_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 /// conversation of its own (no identity lines, no delivery of its family's messages), a
 /// child session where granted. `None` when the event is no subagent's of a live session.
 pub fn subagent_turn(call: &Call, core: &mut Core) -> Result<Option<Answer>, Failure> {
+    // A client may name only the subagent inside it (Grok): its binding says it is a child.
+    if Bound::load(core, &call.event.session_id)?.is_some_and(|b| b.is_child()) {
+        lifecycle::touch(call, core)?;
+        return Ok(Some(Answer::silent()));
+    }
     let Some(parent) = live_parent(call, core)? else {
         return Ok(None);
     };
@@ -109,5 +116,19 @@ pub fn open_child(call: &Call, core: &mut Core, parent: &Bound) -> Result<Owner,
         parent.binding.client_version.as_deref(),
         parent.binding.client_pid,
     )?;
+    // Pinned to its parent's workspace, so a call that names only the subagent (no parent)
+    // still acts there; the guard's fallback judges it as its family's root.
+    let facts = PinFacts {
+        client_pid: parent.binding.client_pid,
+        session_id: Some(core.session_root(&parent.binding.session_id)?.to_string()),
+    };
+    if let Some(fault) = bound_workspace::pin_at_attach(
+        &call.data_home,
+        &call.event.session_id,
+        core.workspace(),
+        &facts,
+    ) {
+        call.report(fault);
+    }
     Ok(owner)
 }

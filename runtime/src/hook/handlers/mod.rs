@@ -95,9 +95,6 @@ impl Call<'_> {
 fn open_mode(call: &Call) -> OpenMode {
     match call.event.kind {
         EventKind::SessionStart | EventKind::BeforeTurn => OpenMode::ReadWrite,
-        EventKind::ChildStart | EventKind::ChildEnd if call.event.parent_session_id.is_some() => {
-            OpenMode::ReadWrite
-        }
         EventKind::AfterTool
             if super::fingerprints::pending(
                 &call.data_home,

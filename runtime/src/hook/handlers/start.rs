@@ -33,9 +33,7 @@ pub struct Started {
 /// The handler: start, then show startup context only where the client is certified to
 /// take it.
 pub fn session_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    if call.event.parent_session_id.is_some()
-        && let Some(answer) = super::child::subagent_turn(call, core)?
-    {
+    if let Some(answer) = super::child::subagent_turn(call, core)? {
         return Ok(answer);
     }
     let started = start(call, core)?;

@@ -46,9 +46,7 @@ pub(super) fn live(
 /// Heartbeat (starting the session first when the conversation has none), then the turn's
 /// context. A solo session with nothing else to show sees its identity lines alone.
 pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    if call.event.parent_session_id.is_some()
-        && let Some(answer) = super::child::subagent_turn(call, core)?
-    {
+    if let Some(answer) = super::child::subagent_turn(call, core)? {
         return Ok(answer);
     }
     let (me, grants) = match live(call, core)? {
