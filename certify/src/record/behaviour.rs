@@ -24,9 +24,16 @@ const UNOBSERVED: &str = "unobserved";
 
 /// The row for `verdict` of `client`.
 pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
+    let idle_prompt =
+        verdict.capability == Capability::Heartbeat && super::idle_heartbeat::drives(client);
     let mut limitations = if verdict.capability == Capability::LivePush {
         vec![
             "Captured interactive (the client's own terminal interface under tmux, no key typed) against a local model double."
+                .to_owned(),
+        ]
+    } else if idle_prompt {
+        vec![
+            "Captured interactive (the client's own terminal interface under tmux: one prompt typed, then nothing until the idle notification, then the quit command) against a local model double."
                 .to_owned(),
         ]
     } else {
@@ -37,6 +44,7 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
         (Capability::BeforeRead, Client::Codex) => {
             "The model double asked for two reads of planted files; Codex offers no file-reading tool (it reads through its shell, which guards.beforeShell covers), so no read-tool call was made and no refusal could be tried.".to_owned()
         }
+        (Capability::Heartbeat, _) if idle_prompt => IDLE_PROMPT_LIMITATION.to_owned(),
         (capability, _) => capability_limitation(capability).to_owned(),
     });
     if !verdict.passed() {
@@ -55,6 +63,13 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
         };
     }
     let (idle, busy, authority, kind) = match verdict.capability {
+        // Sent once per idle stretch, never while a turn runs.
+        Capability::Heartbeat if idle_prompt => (
+            "fires-once-when-prompt-idle",
+            "not-applicable",
+            "advisory",
+            "event-observed",
+        ),
         Capability::SessionStart => (
             "fires-at-launch",
             "not-applicable",
@@ -138,6 +153,9 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
         limitations,
     }
 }
+
+/// The heartbeat of a client whose only between-turns hook is its idle-prompt notification.
+const IDLE_PROMPT_LIMITATION: &str = "Observed once, about a minute after a turn ended with the prompt left idle (the client's idle threshold, 60 s by default); the wait ended at that first notification. The client's own code sends it once per finished turn, not on a period (not observed here), so a session left idle longer is refreshed once; a session waiting on its model, or on a permission prompt (acc's matcher takes only idle_prompt), sends no heartbeat.";
 
 /// What every capture of `client` did not cover.
 pub fn client_limitations(client: Client) -> Vec<String> {

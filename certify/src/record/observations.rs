@@ -52,6 +52,9 @@ pub struct Observations {
     /// For `interactive-quit`: what the store and the processes showed after the quit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quit: Option<super::quit::QuitFacts>,
+    /// For `heartbeat` driven in the client's terminal interface: the idle prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<super::idle_heartbeat::IdleFacts>,
 }
 
 /// How the client process ended.
@@ -243,6 +246,7 @@ impl Observations {
             detected_writes: Vec::new(),
             resume: None,
             quit: None,
+            idle: None,
         }
     }
 

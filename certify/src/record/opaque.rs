@@ -293,6 +293,7 @@ mod tests {
             detected_writes: Vec::new(),
             resume: None,
             quit: None,
+            idle: None,
         };
         (ws, obs)
     }

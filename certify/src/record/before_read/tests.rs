@@ -73,6 +73,7 @@ fn passing() -> Observations {
         detected_writes: Vec::new(),
         resume: None,
         quit: None,
+        idle: None,
     }
 }
 

@@ -65,6 +65,7 @@ fn observed(hooks: Option<Vec<HookFact>>) -> Observations {
         detected_writes: Vec::new(),
         resume: None,
         quit: None,
+        idle: None,
     }
 }
 

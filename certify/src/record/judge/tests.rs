@@ -64,6 +64,7 @@ fn base(scenario: Scenario) -> Observations {
         detected_writes: Vec::new(),
         resume: None,
         quit: None,
+        idle: None,
     }
 }
 

@@ -100,6 +100,7 @@ fn passing() -> Observations {
         detected_writes: Vec::new(),
         resume: None,
         quit: None,
+        idle: None,
     }
 }
 

@@ -68,6 +68,7 @@ fn resumed() -> Observations {
         }),
         detected_writes: Vec::new(),
         quit: None,
+        idle: None,
     }
 }
 

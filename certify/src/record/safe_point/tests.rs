@@ -60,6 +60,7 @@ fn observed(requests: Vec<RequestFact>, receipt: Option<&str>) -> Observations {
         detected_writes: Vec::new(),
         resume: None,
         quit: None,
+        idle: None,
     }
 }
 

@@ -70,6 +70,7 @@ fn shown() -> Observations {
         resume: None,
         detected_writes: Vec::new(),
         quit: None,
+        idle: None,
     }
 }
 
