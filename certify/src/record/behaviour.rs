@@ -281,4 +281,20 @@ mod tests {
             "Recorded failure: no session-end hook."
         );
     }
+
+    #[test]
+    fn an_idle_prompt_heartbeat_row_says_it_was_interactive_and_fires_once() {
+        let pass = verdict(Capability::Heartbeat, EvidenceResult::Pass, &["ok"]);
+        let claude = row_behaviour(Client::ClaudeCode, &pass);
+        assert_eq!(
+            (claude.idle, claude.busy),
+            ("fires-once-when-prompt-idle", "not-applicable")
+        );
+        assert!(claude.limitations[0].starts_with("Captured interactive"));
+        assert_eq!(claude.limitations[1], IDLE_PROMPT_LIMITATION);
+        // A timer hook observed headless keeps the headless wording.
+        let kimi = row_behaviour(Client::KimiCode, &pass);
+        assert_eq!((kimi.idle, kimi.busy), ("fires-on-timer", "fires-on-timer"));
+        assert!(kimi.limitations[0].starts_with("Captured headless"));
+    }
 }
