@@ -226,6 +226,9 @@ fn a_subagent_named_alone_after_its_start_acts_as_the_child_in_its_parents_works
     );
     assert_eq!(end.code, 0, "{end:?}");
     assert_eq!(state(&sb, &child.session), SessionState::Closed);
-    assert_eq!(closed_cause(&sb, &child.session).as_deref(), Some("child_end"));
+    assert_eq!(
+        closed_cause(&sb, &child.session).as_deref(),
+        Some("child_end")
+    );
     assert_eq!(state(&sb, &parent.session), SessionState::Open);
 }

@@ -22,6 +22,27 @@ acc_sdk::client_events! {
     }
 }
 
+/// The `notification_type` Claude Code gives the notification it sends once a prompt has
+/// sat idle past its threshold (`messageIdleNotifThresholdMs`, 60 s by default). Its
+/// `Notification` matcher is matched against this field.
+pub const IDLE_NOTIFICATION: &str = "idle_prompt";
+
+/// The kind of `event` given its payload. An idle-prompt notification is the only hook
+/// Claude Code runs while nothing happens, so it is the session's heartbeat; every other
+/// notification (a permission prompt, an auth result) says nothing about presence.
+pub fn kind_of(
+    event: ClientEvent,
+    payload: &serde_json::Map<String, serde_json::Value>,
+) -> acc_sdk::event::EventKind {
+    let idle = event == ClientEvent::Notification
+        && payload.get("notification_type").and_then(|t| t.as_str()) == Some(IDLE_NOTIFICATION);
+    if idle {
+        acc_sdk::event::EventKind::Heartbeat
+    } else {
+        event.kind()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -33,5 +54,31 @@ mod tests {
         }
         assert_eq!(ClientEvent::parse("pretooluse"), None);
         assert_eq!(ClientEvent::parse("BeforeTool"), None);
+    }
+
+    fn payload(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn only_an_idle_prompt_notification_is_a_heartbeat() {
+        use acc_sdk::event::EventKind;
+        let idle = payload(serde_json::json!({"notification_type": "idle_prompt"}));
+        let permission = payload(serde_json::json!({"notification_type": "permission_prompt"}));
+        let untyped = payload(serde_json::json!({"message": "Claude is waiting for your input"}));
+        assert_eq!(
+            kind_of(ClientEvent::Notification, &idle),
+            EventKind::Heartbeat
+        );
+        assert_eq!(
+            kind_of(ClientEvent::Notification, &permission),
+            EventKind::Other
+        );
+        assert_eq!(
+            kind_of(ClientEvent::Notification, &untyped),
+            EventKind::Other
+        );
+        // The type only means something on a notification.
+        assert_eq!(kind_of(ClientEvent::Stop, &idle), EventKind::TurnEnd);
     }
 }

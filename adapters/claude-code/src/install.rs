@@ -32,6 +32,9 @@ impl HookFileClient for Install {
         // A subagent (the Agent tool) as a child session of the conversation that ran it.
         HookSpec::new("SubagentStart", TIMEOUT_SECONDS),
         HookSpec::new("SubagentStop", TIMEOUT_SECONDS),
+        // The prompt sat idle: the only hook Claude Code runs between turns, acc's heartbeat.
+        // Limited to that type so a permission prompt never waits on acc.
+        HookSpec::new("Notification", TIMEOUT_SECONDS).matching(crate::events::IDLE_NOTIFICATION),
     ];
     const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
 
@@ -86,11 +89,13 @@ mod tests {
                 "Stop",
                 "SessionEnd",
                 "SubagentStart",
-                "SubagentStop"
+                "SubagentStop",
+                "Notification"
             ]
         );
         assert!(hs.iter().all(|h| h.timeout == 10 && h.name.is_none()));
         assert_eq!(hs[2].matcher.as_deref(), Some(WRITE_TOOLS));
+        assert_eq!(hs[8].matcher.as_deref(), Some("idle_prompt"));
         assert_eq!(
             hs[0].command,
             "\"/opt/acc/bin/acc-hook\" claude-code SessionStart"
@@ -123,7 +128,7 @@ mod tests {
             doctor(&Install, &ctx)
                 .diagnostics
                 .iter()
-                .any(|d| d.message.contains("8 acc hook(s)"))
+                .any(|d| d.message.contains("9 acc hook(s)"))
         );
         uninstall(&Install, &ctx, &[]).unwrap();
         let settings = std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap();

@@ -1,6 +1,7 @@
 //! Claude Code payload -> normalised event. Reads only: `hook_event_name`, `session_id`,
-//! `cwd`, `model`, `permission_mode`, `agent_id`, `reason` on `SessionEnd`, and `tool_name`
-//! with the target fields of `tool_input`.
+//! `cwd`, `model`, `permission_mode`, `agent_id`, `reason` on `SessionEnd`,
+//! `notification_type` on `Notification`, and `tool_name` with the target fields of
+//! `tool_input`.
 
 use acc_sdk::event::{NormalizeError, NormalizedEvent};
 use acc_sdk::{envelope, payload};
@@ -32,7 +33,7 @@ pub fn normalize(raw: &Value) -> Result<NormalizedEvent, NormalizeError> {
         None => (session_id, None),
     };
     Ok(NormalizedEvent {
-        kind: event.kind(),
+        kind: crate::events::kind_of(event, obj),
         session_id,
         cwd,
         model: payload::optional_text(obj, &["model"]),

@@ -24,9 +24,16 @@ const UNOBSERVED: &str = "unobserved";
 
 /// The row for `verdict` of `client`.
 pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
+    let idle_prompt =
+        verdict.capability == Capability::Heartbeat && super::idle_heartbeat::drives(client);
     let mut limitations = if verdict.capability == Capability::LivePush {
         vec![
             "Captured interactive (the client's own terminal interface under tmux, no key typed) against a local model double."
+                .to_owned(),
+        ]
+    } else if idle_prompt {
+        vec![
+            "Captured interactive (the client's own terminal interface under tmux: one prompt typed, then nothing until the idle notification, then the quit command) against a local model double."
                 .to_owned(),
         ]
     } else {
@@ -47,6 +54,7 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
         (Capability::ChildSessions, Client::Codex) => {
             "Codex offered its sub-agent tools only as a deferred namespace (`multi_agent_v1`, reached through `tool_search`), and the double asks only for tools offered upfront, so no subagent was spawned and its SubagentStart/SubagentStop (registered by the recorder in the sandbox; acc's installer does not) never fired.".to_owned()
         }
+        (Capability::Heartbeat, _) if idle_prompt => IDLE_PROMPT_LIMITATION.to_owned(),
         (capability, _) => capability_limitation(capability).to_owned(),
     });
     if !verdict.passed() {
@@ -65,6 +73,13 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
         };
     }
     let (idle, busy, authority, kind) = match verdict.capability {
+        // Sent once per idle stretch, never while a turn runs.
+        Capability::Heartbeat if idle_prompt => (
+            "fires-once-when-prompt-idle",
+            "not-applicable",
+            "advisory",
+            "event-observed",
+        ),
         Capability::SessionStart => (
             "fires-at-launch",
             "not-applicable",
@@ -154,6 +169,9 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
         limitations,
     }
 }
+
+/// The heartbeat of a client whose only between-turns hook is its idle-prompt notification.
+const IDLE_PROMPT_LIMITATION: &str = "Observed once, about a minute after a turn ended with the prompt left idle (the client's idle threshold, 60 s by default); the wait ended at that first notification. The client's own code sends it once per finished turn, not on a period (not observed here), so a session left idle longer is refreshed once; a session waiting on its model, or on a permission prompt (acc's matcher takes only idle_prompt), sends no heartbeat.";
 
 /// What every capture of `client` did not cover.
 pub fn client_limitations(client: Client) -> Vec<String> {
@@ -281,5 +299,21 @@ mod tests {
             row.limitations.last().unwrap(),
             "Recorded failure: no session-end hook."
         );
+    }
+
+    #[test]
+    fn an_idle_prompt_heartbeat_row_says_it_was_interactive_and_fires_once() {
+        let pass = verdict(Capability::Heartbeat, EvidenceResult::Pass, &["ok"]);
+        let claude = row_behaviour(Client::ClaudeCode, &pass);
+        assert_eq!(
+            (claude.idle, claude.busy),
+            ("fires-once-when-prompt-idle", "not-applicable")
+        );
+        assert!(claude.limitations[0].starts_with("Captured interactive"));
+        assert_eq!(claude.limitations[1], IDLE_PROMPT_LIMITATION);
+        // A timer hook observed headless keeps the headless wording.
+        let kimi = row_behaviour(Client::KimiCode, &pass);
+        assert_eq!((kimi.idle, kimi.busy), ("fires-on-timer", "fires-on-timer"));
+        assert!(kimi.limitations[0].starts_with("Captured headless"));
     }
 }

@@ -6,7 +6,8 @@
 //! Code's `SessionHeartbeat`). Whatever acc-hook is invoked with during the hold is
 //! captured; a `heartbeat`-kind invocation that acc answered is the pass. An idle-prompt
 //! notification (Claude Code's `Notification` with `idle_prompt`) needs an interactive
-//! session left at its prompt and is not what this scenario drives.
+//! session left at its prompt: for such a client the scenario runs
+//! [`super::idle_heartbeat`] instead, and its observations say so.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -45,6 +46,9 @@ pub fn start_double(
 
 /// Did a timer hook reach acc while the client waited?
 pub fn judge(obs: &Observations) -> Verdict {
+    if let Some(idle) = &obs.idle {
+        return super::idle_heartbeat::judge(obs, idle);
+    }
     let cap = Capability::Heartbeat;
     let mut reasons = Vec::new();
     if obs.adapter_sessions().next().is_none() {

@@ -26,6 +26,7 @@ pub mod evidence;
 pub mod fixture;
 pub mod heartbeat;
 pub mod hook_capture;
+pub mod idle_heartbeat;
 pub mod install;
 pub mod judge;
 pub mod live;

@@ -55,6 +55,9 @@ pub struct Observations {
     /// For `child-sessions`: what the double and acc's store show about the subagent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub children: Option<super::child_sessions::ChildFacts>,
+    /// For `heartbeat` driven in the client's terminal interface: the idle prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<super::idle_heartbeat::IdleFacts>,
 }
 
 /// How the client process ended.
@@ -247,6 +250,7 @@ impl Observations {
             resume: None,
             quit: None,
             children: None,
+            idle: None,
         }
     }
 

@@ -294,6 +294,7 @@ mod tests {
             resume: None,
             quit: None,
             children: None,
+            idle: None,
         };
         (ws, obs)
     }

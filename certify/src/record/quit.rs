@@ -299,7 +299,7 @@ fn session_members(sid: u32) -> Vec<(u32, String)> {
 
 /// The client's own terminal processes: everything in the pane's session but the pane's
 /// shell and the network watch. A daemon the client detaches (`setsid`) is not among them.
-fn client_processes(pane_pid: u32) -> Vec<u32> {
+pub(super) fn client_processes(pane_pid: u32) -> Vec<u32> {
     session_members(pane_pid)
         .into_iter()
         .filter(|(pid, comm)| {
@@ -312,7 +312,7 @@ fn client_processes(pane_pid: u32) -> Vec<u32> {
 
 /// Processes the client left running in the sandbox (Codex's daemon), found by the
 /// sandbox's own `HOME` in their environment.
-fn sandbox_processes(home: &Path) -> Vec<u32> {
+pub(super) fn sandbox_processes(home: &Path) -> Vec<u32> {
     let marker = format!("HOME={}", home.display());
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -326,7 +326,7 @@ fn sandbox_processes(home: &Path) -> Vec<u32> {
         .collect()
 }
 
-fn alive(pid: u32) -> bool {
+pub(super) fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|s| {
@@ -336,7 +336,7 @@ fn alive(pid: u32) -> bool {
         .is_some_and(|zombie| !zombie)
 }
 
-fn send_keys(tmux: &Tmux, text: &str) {
+pub(super) fn send_keys(tmux: &Tmux, text: &str) {
     let _ = Command::new("tmux")
         .args(["-L", &tmux.socket, "send-keys", "-t", "live", "-l", text])
         .status();
@@ -346,7 +346,7 @@ fn send_keys(tmux: &Tmux, text: &str) {
         .status();
 }
 
-fn pane_pid(tmux: &Tmux) -> Option<u32> {
+pub(super) fn pane_pid(tmux: &Tmux) -> Option<u32> {
     let out = Command::new("tmux")
         .args(["-L", &tmux.socket, "display-message", "-p", "-t", "live"])
         .arg("#{pane_pid}")

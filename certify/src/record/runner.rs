@@ -85,6 +85,9 @@ pub fn run_scenario(
     if scenario == Scenario::InteractiveQuit {
         return super::quit::run_interactive_quit(installed, tuple, settings);
     }
+    if scenario == Scenario::Heartbeat && super::idle_heartbeat::drives(installed.client) {
+        return super::idle_heartbeat::run_idle_heartbeat(installed, tuple, settings);
+    }
     let client = installed.client;
     let client_error = |source| RecordError::Client {
         client: client.id().to_owned(),

@@ -115,6 +115,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         resume: None,
         quit: None,
         children: None,
+        idle: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {

@@ -74,6 +74,7 @@ fn passing() -> Observations {
         resume: None,
         quit: None,
         children: None,
+        idle: None,
     }
 }
 

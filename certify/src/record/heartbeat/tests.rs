@@ -66,6 +66,7 @@ fn observed(hooks: Option<Vec<HookFact>>) -> Observations {
         resume: None,
         quit: None,
         children: None,
+        idle: None,
     }
 }
 

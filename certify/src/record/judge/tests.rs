@@ -65,6 +65,7 @@ fn base(scenario: Scenario) -> Observations {
         resume: None,
         quit: None,
         children: None,
+        idle: None,
     }
 }
 

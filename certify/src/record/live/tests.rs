@@ -101,6 +101,7 @@ fn passing() -> Observations {
         resume: None,
         quit: None,
         children: None,
+        idle: None,
     }
 }
 

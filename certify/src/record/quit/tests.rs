@@ -51,6 +51,7 @@ fn ended() -> Observations {
         hooks: Some(vec![hook("sessionStart"), hook("sessionEnd")]),
         control: None,
         live: None,
+        idle: None,
         quit: Some(QuitFacts {
             quit_command: "/quit".into(),
             session_opened: true,

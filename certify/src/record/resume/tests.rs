@@ -69,6 +69,7 @@ fn resumed() -> Observations {
         detected_writes: Vec::new(),
         quit: None,
         children: None,
+        idle: None,
     }
 }
 

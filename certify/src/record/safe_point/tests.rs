@@ -61,6 +61,7 @@ fn observed(requests: Vec<RequestFact>, receipt: Option<&str>) -> Observations {
         resume: None,
         quit: None,
         children: None,
+        idle: None,
     }
 }
 

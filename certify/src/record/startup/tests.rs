@@ -71,6 +71,7 @@ fn shown() -> Observations {
         detected_writes: Vec::new(),
         quit: None,
         children: None,
+        idle: None,
     }
 }
 

@@ -1,0 +1,390 @@
+//! The `heartbeat` scenario for a client whose only between-turns hook fires once its own
+//! terminal prompt has sat idle (Claude Code's `Notification` with `idle_prompt`, sent after
+//! `messageIdleNotifThresholdMs`, 60 s by default). A headless run never sits at a prompt,
+//! so this variant drives the client's terminal interface under tmux, as `interactive-quit`
+//! does: one short turn with the double, then nothing typed until an idle notification
+//! reaches acc (at most [`IDLE_LIMIT`]), then the client's quit command.
+//!
+//! Judged from observation: acc-hook was invoked with a `heartbeat`-kind event after the
+//! turn had ended and before another began, acc answered it, and the session's heartbeat
+//! time in acc's store moved forward with it while nothing else had moved it during the idle.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use acc_runtime::core::Core;
+use acc_sdk::capabilities::Capability;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::bundle::Bundle;
+use super::error::RecordError;
+use super::hook_capture::{self, CAPTURE_FILE};
+use super::install::install_adapter;
+use super::judge::{Verdict, conversation_requests};
+use super::live::{Tmux, poll, shell_quote, write_err, write_interactive_config};
+use super::observations::{HookFact, Observations, RunFacts};
+use super::observe::request_facts;
+use super::quit::{alive, client_processes, driver, pane_pid, sandbox_processes, send_keys};
+use super::room;
+use super::runner::{RunSettings, ScenarioRun, extra_env, redactor};
+use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
+use super::tuple::Tuple;
+use crate::clients::environment::{client_path, headless_env};
+use crate::clients::network::{NetworkWatch, WatchError};
+use crate::clients::{Client, InstalledClient, Sandbox};
+use crate::doubles::{ModelDouble, Script};
+
+/// How long the prompt is left idle at most: past Claude Code's 60 s threshold with margin.
+/// The wait ends as soon as a heartbeat-kind invocation is captured.
+pub const IDLE_LIMIT: Duration = Duration::from_secs(100);
+
+/// The normalised kind an idle notification is given.
+const KIND: &str = "heartbeat";
+
+/// The clients whose heartbeat is their idle prompt's notification, so the scenario runs
+/// their terminal interface instead of a headless run.
+pub fn drives(client: Client) -> bool {
+    client == Client::ClaudeCode
+}
+
+/// What the interactive idle run observed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IdleFacts {
+    /// The client's hooks opened a session and one turn ran with the double.
+    pub session_opened: bool,
+    pub turn_ran: bool,
+    /// The prompt was left idle (not when no turn ran).
+    pub idled: bool,
+    /// The `notification_type` of every `Notification` payload acc-hook was given, in order.
+    pub notification_types: Vec<String>,
+    /// Model requests the double received while the prompt sat idle, before the beat.
+    pub requests_while_idle: usize,
+    /// The session's heartbeat time in acc's store moved while the prompt sat idle before
+    /// any heartbeat-kind invocation was captured (something else keeps it fresh).
+    pub moved_before_beat: bool,
+    /// It had moved forward when the first heartbeat-kind invocation was captured.
+    pub moved_by_beat: bool,
+}
+
+/// Did the idle prompt's hook reach acc and refresh the session's presence?
+pub fn judge(obs: &Observations, facts: &IdleFacts) -> Verdict {
+    let mut reasons = Vec::new();
+    if obs.adapter_sessions().next().is_none() || !facts.session_opened {
+        reasons.push(format!(
+            "no session of the {} adapter reached acc's store",
+            obs.adapter
+        ));
+    } else if !facts.turn_ran || conversation_requests(obs).is_empty() {
+        reasons.push("the interactive session ran no turn with the model double".to_owned());
+    }
+    match &obs.hooks {
+        None => reasons.push("acc-hook's invocations were not captured".to_owned()),
+        Some(hooks) => {
+            let idle_beats: Vec<&HookFact> = beats_while_idle(hooks);
+            if facts.idled && idle_beats.is_empty() {
+                reasons.push(format!(
+                    "no heartbeat-kind invocation reached acc while the prompt sat idle up to {} s after the turn",
+                    IDLE_LIMIT.as_secs()
+                ));
+            } else if !idle_beats.is_empty()
+                && !idle_beats.iter().any(|h| h.outcome.exit_code == Some(0))
+            {
+                reasons.push("the heartbeat hook never exited 0".to_owned());
+            }
+            if !idle_beats.is_empty() {
+                if facts.moved_before_beat {
+                    reasons.push(
+                        "the session's heartbeat time moved during the idle before the heartbeat hook, so the move is not the hook's"
+                            .to_owned(),
+                    );
+                } else if !facts.moved_by_beat {
+                    reasons.push(
+                        "the heartbeat hook did not move the session's heartbeat time in acc's store"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+    }
+    Verdict::new(
+        Capability::Heartbeat,
+        reasons,
+        "with the client's terminal prompt left idle after a turn, its idle notification reached acc-hook as a heartbeat while no turn or tool was in flight, and the session's heartbeat time in acc's store moved forward with it",
+    )
+}
+
+/// The heartbeat-kind invocations that came while no turn was in flight: after a turn's end
+/// and before the next turn or tool began.
+pub fn beats_while_idle(hooks: &[HookFact]) -> Vec<&HookFact> {
+    let mut turn_ended = false;
+    let mut out = Vec::new();
+    for hook in hooks {
+        match hook.kind.as_deref() {
+            Some("turnEnd") => turn_ended = true,
+            Some("beforeTurn" | "beforeTool" | "afterTool") => turn_ended = false,
+            Some(KIND) if turn_ended => out.push(hook),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The adapter session's heartbeat time as stored (ISO, milliseconds).
+fn heartbeat_at(core: &mut Core) -> Option<String> {
+    let status = core.status(None, true).ok()?;
+    status.sessions.into_iter().find_map(|listed| {
+        let record = core.session(&listed.session_id).ok()??;
+        (record.harness != room::RECORDER_HARNESS).then_some(record.heartbeat_at)
+    })
+}
+
+fn later(after: Option<&str>, before: Option<&str>) -> bool {
+    let ms = |s: Option<&str>| s.and_then(acc_runtime::clock::parse_iso);
+    matches!((ms(after), ms(before)), (Some(a), Some(b)) if a > b)
+}
+
+/// The captured invocations' kinds and the notification types, read while the client runs.
+fn captured(capture: &Path) -> (Vec<String>, Vec<String>) {
+    let text = std::fs::read_to_string(capture).unwrap_or_default();
+    let mut kinds = Vec::new();
+    let mut types = Vec::new();
+    for line in text.lines() {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        kinds.push(value["kind"].as_str().unwrap_or_default().to_owned());
+        if value["payload"]["hook_event_name"] == "Notification" {
+            types.push(
+                value["payload"]["notification_type"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
+        }
+    }
+    (kinds, types)
+}
+
+/// Runs `heartbeat` in the client's terminal interface.
+pub fn run_idle_heartbeat(
+    installed: &InstalledClient,
+    tuple: &Tuple,
+    settings: &RunSettings,
+) -> Result<ScenarioRun, RecordError> {
+    let scenario = Scenario::Heartbeat;
+    let client = installed.client;
+    let client_error = |source| RecordError::Client {
+        client: client.id().to_owned(),
+        source,
+    };
+    let drive = driver(client).ok_or_else(|| {
+        write_err(
+            "heartbeat",
+            format!("the recorder cannot drive {client}'s terminal interface"),
+        )
+    })?;
+    let sandbox = Sandbox::new(client).map_err(client_error)?;
+    let workspace = sandbox.workspace();
+    let script = Script::new(Vec::new(), FINAL_TEXT).map_err(|e| RecordError::Double {
+        message: e.to_string(),
+    })?;
+    let mut double =
+        ModelDouble::start(client.protocol(), script).map_err(|e| RecordError::Double {
+            message: e.to_string(),
+        })?;
+    sandbox
+        .write_base_config(double.port())
+        .map_err(client_error)?;
+    let installed_files = install_adapter(client.id(), &sandbox, &settings.binaries)?;
+    write_interactive_config(&sandbox)?;
+    let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
+
+    let capture_dir = sandbox.root().join("hook-capture");
+    std::fs::create_dir_all(&capture_dir)
+        .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
+    let capture = capture_dir.join(CAPTURE_FILE);
+    let extra = extra_env(scenario, &capture_dir);
+    let path = client_path(std::env::var_os("PATH").as_deref());
+    let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
+    env.insert("TERM".to_owned(), "xterm-256color".to_owned());
+    let watch = NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default())
+        .map_err(|e| RecordError::Write {
+            message: match e {
+                WatchError::NoStrace => {
+                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
+                }
+                WatchError::Proxy(source) => {
+                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
+                }
+            },
+        })?;
+    env.extend(watch.env());
+    let launcher = sandbox.root().join("launch.sh");
+    let mut line = String::from("exec env -i");
+    for (k, v) in &env {
+        line.push_str(&format!(" {}={}", k, shell_quote(v)));
+    }
+    let watched = watch.command(&installed.program, &[]);
+    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
+        line.push(' ');
+        line.push_str(&shell_quote(&word.to_string_lossy()));
+    }
+    line.push('\n');
+    std::fs::write(&launcher, line).map_err(|e| write_err("writing the launcher", e))?;
+
+    let started = Instant::now();
+    let tmux = Tmux::start(&workspace, &launcher)?;
+    let limit = Duration::from_secs(settings.timeout.as_secs().clamp(30, 120));
+    let pane_pid = pane_pid(&tmux);
+    let exited = launcher.with_extension("exited");
+    poll(limit, || {
+        (exited.exists() || tmux.pane().contains(drive.ready)).then_some(())
+    });
+    send_keys(&tmux, PROMPT);
+    let turn_ran = poll(limit, || {
+        if exited.exists() {
+            return Some(false);
+        }
+        (!double.requests().is_empty() && tmux.pane().contains(FINAL_TEXT)).then_some(true)
+    })
+    .unwrap_or(false);
+    // The idle starts once the turn's end hook has run (and settled).
+    poll(Duration::from_secs(15), || {
+        captured(&capture)
+            .0
+            .iter()
+            .any(|k| k == "turnEnd")
+            .then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let session_opened = heartbeat_at(&mut core).is_some();
+    let mut facts = IdleFacts {
+        session_opened,
+        turn_ran,
+        idled: session_opened && turn_ran,
+        notification_types: Vec::new(),
+        requests_while_idle: 0,
+        moved_before_beat: false,
+        moved_by_beat: false,
+    };
+    let mut beat_after = None;
+    if facts.idled {
+        let idle_from = heartbeat_at(&mut core);
+        let requests_at_idle = double.requests().len();
+        let idle_at = Instant::now();
+        let beats_before = beats(&capture);
+        beat_after = poll(IDLE_LIMIT, || {
+            if exited.exists() {
+                return Some(None);
+            }
+            // Read before the capture, so a move seen here happened before the beat.
+            let now = heartbeat_at(&mut core);
+            if beats(&capture) > beats_before {
+                facts.requests_while_idle =
+                    double.requests().len().saturating_sub(requests_at_idle);
+                // acc-hook writes its capture line after it answered: the store is written.
+                facts.moved_by_beat =
+                    later(heartbeat_at(&mut core).as_deref(), idle_from.as_deref());
+                return Some(Some(idle_at.elapsed()));
+            }
+            if now != idle_from {
+                facts.moved_before_beat = true;
+            }
+            None
+        })
+        .flatten();
+        if beat_after.is_none() {
+            facts.requests_while_idle = double.requests().len().saturating_sub(requests_at_idle);
+        }
+    }
+    let mut pane = tmux.pane();
+    let mut client_exited = false;
+    if session_opened {
+        let processes = pane_pid.map(client_processes).unwrap_or_default();
+        send_keys(&tmux, drive.quit);
+        client_exited = !processes.is_empty()
+            && poll(Duration::from_secs(30), || {
+                (!processes.iter().any(|pid| alive(*pid))).then_some(())
+            })
+            .is_some();
+        pane = tmux.pane();
+    }
+    for pid in sandbox_processes(&sandbox.home()) {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    drop(tmux);
+    let duration = started.elapsed();
+    double.stop();
+    facts.notification_types = captured(&capture).1;
+
+    let redactor = redactor(&sandbox, installed, &settings.binaries);
+    let requests: Vec<_> = double
+        .requests()
+        .iter()
+        .map(|r| redactor.request(r))
+        .collect();
+    let hooks = hook_capture::read(&capture_dir, &redactor);
+    let sessions = room::sessions(&mut core)?;
+    let observations = Observations {
+        sessions,
+        requests: request_facts(client.protocol(), &requests),
+        hooks: hooks.as_ref().map(|h| h.facts.clone()),
+        idle: Some(facts),
+        ..Observations::new(
+            scenario,
+            tuple,
+            client.protocol(),
+            RunFacts {
+                exit_code: None,
+                timed_out: !session_opened,
+                network: watch.finish(),
+            },
+        )
+    };
+    let verdicts = super::judge::judge(scenario, &observations);
+    let env_names: Vec<&String> = env.keys().collect();
+    let run = json!({
+        "client": client.id(),
+        "version": installed.version,
+        "versionOutput": installed.version_output,
+        "command": [redactor.text(&installed.program.display().to_string())],
+        "interactive": format!("tmux new-session (200x50); typed: <prompt>, then nothing until a heartbeat-kind hook or {} s, then {}", IDLE_LIMIT.as_secs(), drive.quit),
+        "cwd": "<ws>",
+        "envNames": env_names,
+        "protocol": client.protocol().id(),
+        "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
+        "idleLimitMs": IDLE_LIMIT.as_millis() as u64,
+        // Measured, never judged: how long the prompt sat idle before the first beat.
+        "beatAfterIdleMs": beat_after.map(|d| d.as_millis() as u64),
+        "clientExitedAfterQuit": client_exited,
+        "durationMs": duration.as_millis() as u64,
+    });
+    let bundle = Bundle {
+        requests,
+        stdout: redactor.text(&pane),
+        stderr: String::new(),
+        hooks: hooks.map(|h| h.raw),
+        observations: observations.clone(),
+        run,
+    };
+    Ok(ScenarioRun {
+        scenario,
+        observations,
+        verdicts,
+        control: None,
+        kernel_guard: None,
+        quit: None,
+        bundle,
+    })
+}
+
+/// How many heartbeat-kind invocations the capture holds so far.
+fn beats(capture: &Path) -> usize {
+    captured(capture).0.iter().filter(|k| *k == KIND).count()
+}
+
+#[cfg(test)]
+mod tests;
