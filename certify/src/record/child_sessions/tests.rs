@@ -97,6 +97,7 @@ fn passing() -> Observations {
                 by: "child-1".into(),
             }],
         }),
+        idle: None,
     }
 }
 
