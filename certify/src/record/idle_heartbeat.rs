@@ -23,7 +23,7 @@ use super::error::RecordError;
 use super::hook_capture::{self, CAPTURE_FILE};
 use super::install::install_adapter;
 use super::judge::{Verdict, conversation_requests};
-use super::live::{Tmux, poll, shell_quote, write_err, write_interactive_config};
+use super::live::{Tmux, poll, write_err, write_interactive_config};
 use super::observations::{HookFact, Observations, RunFacts};
 use super::observe::request_facts;
 use super::quit::{alive, client_processes, driver, pane_pid, sandbox_processes, send_keys};
@@ -32,7 +32,6 @@ use super::runner::{RunSettings, ScenarioRun, extra_env, redactor};
 use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::{client_path, headless_env};
-use crate::clients::network::{NetworkWatch, WatchError};
 use crate::clients::{Client, InstalledClient, Sandbox};
 use crate::doubles::{ModelDouble, Script};
 
@@ -210,30 +209,9 @@ pub fn run_idle_heartbeat(
     let path = client_path(std::env::var_os("PATH").as_deref());
     let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
     env.insert("TERM".to_owned(), "xterm-256color".to_owned());
-    let watch = NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default())
-        .map_err(|e| RecordError::Write {
-            message: match e {
-                WatchError::NoStrace => {
-                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
-                }
-                WatchError::Proxy(source) => {
-                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
-                }
-            },
-        })?;
+    let watch = super::live::watch_terminal(&sandbox)?;
     env.extend(watch.env());
-    let launcher = sandbox.root().join("launch.sh");
-    let mut line = String::from("exec env -i");
-    for (k, v) in &env {
-        line.push_str(&format!(" {}={}", k, shell_quote(v)));
-    }
-    let watched = watch.command(&installed.program, &[]);
-    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
-        line.push(' ');
-        line.push_str(&shell_quote(&word.to_string_lossy()));
-    }
-    line.push('\n');
-    std::fs::write(&launcher, line).map_err(|e| write_err("writing the launcher", e))?;
+    let launcher = super::live::write_launcher(&sandbox, &env, &watch, &installed.program)?;
 
     let started = Instant::now();
     let tmux = Tmux::start(&workspace, &launcher)?;

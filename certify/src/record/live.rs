@@ -323,6 +323,46 @@ impl Drop for Tmux {
     }
 }
 
+/// The network watch every terminal run is under: the terminal runs the client under it,
+/// and any address but 127.0.0.1 the client tries fails the capture.
+pub(super) fn watch_terminal(sandbox: &Sandbox) -> Result<NetworkWatch, RecordError> {
+    NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default()).map_err(
+        |e| RecordError::Write {
+            message: match e {
+                WatchError::NoStrace => {
+                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
+                }
+                WatchError::Proxy(source) => {
+                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
+                }
+            },
+        },
+    )
+}
+
+/// Writes the sandbox's `launch.sh`, which the terminal runs: `program` under `watch`, with
+/// exactly `env` (nothing of the recorder's own environment).
+pub(super) fn write_launcher(
+    sandbox: &Sandbox,
+    env: &BTreeMap<String, String>,
+    watch: &NetworkWatch,
+    program: &Path,
+) -> Result<PathBuf, RecordError> {
+    let launcher = sandbox.root().join("launch.sh");
+    let mut script = String::from("exec env -i");
+    for (k, v) in env {
+        script.push_str(&format!(" {}={}", k, shell_quote(v)));
+    }
+    let watched = watch.command(program, &[]);
+    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
+        script.push(' ');
+        script.push_str(&shell_quote(&word.to_string_lossy()));
+    }
+    script.push('\n');
+    std::fs::write(&launcher, script).map_err(|e| write_err("writing the launcher", e))?;
+    Ok(launcher)
+}
+
 pub(super) fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
@@ -511,30 +551,9 @@ pub fn run_live_wake(
     env.insert("TERM".to_owned(), "xterm-256color".to_owned());
     // Watched like every recorded run: the terminal runs the client under the network watch,
     // and any address but 127.0.0.1 it tries fails the capture.
-    let watch = NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default())
-        .map_err(|e| RecordError::Write {
-            message: match e {
-                WatchError::NoStrace => {
-                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
-                }
-                WatchError::Proxy(source) => {
-                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
-                }
-            },
-        })?;
+    let watch = watch_terminal(&sandbox)?;
     env.extend(watch.env());
-    let launcher = sandbox.root().join("launch.sh");
-    let mut script = String::from("exec env -i");
-    for (k, v) in &env {
-        script.push_str(&format!(" {}={}", k, shell_quote(v)));
-    }
-    let watched = watch.command(&installed.program, &[]);
-    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
-        script.push(' ');
-        script.push_str(&shell_quote(&word.to_string_lossy()));
-    }
-    script.push('\n');
-    std::fs::write(&launcher, script).map_err(|e| write_err("writing the launcher", e))?;
+    let launcher = write_launcher(&sandbox, &env, &watch, &installed.program)?;
 
     let started = Instant::now();
     let tmux = Tmux::start(&workspace, &launcher)?;

@@ -27,7 +27,7 @@ use super::error::RecordError;
 use super::hook_capture;
 use super::install::install_adapter;
 use super::judge::ControlVerdict;
-use super::live::{Tmux, poll, shell_quote, write_err, write_interactive_config};
+use super::live::{Tmux, poll, write_err, write_interactive_config};
 use super::observations::{Observations, RunFacts};
 use super::observe::request_facts;
 use super::room;
@@ -36,7 +36,7 @@ use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
 use super::tuple::Tuple;
 use crate::clients::config_files::merge_toml_file;
 use crate::clients::environment::{client_path, headless_env};
-use crate::clients::network::{NetworkWatch, WatchError};
+use crate::clients::network::NetworkWatch;
 use crate::clients::{Client, InstalledClient, Sandbox};
 use crate::doubles::{ModelDouble, Script};
 
@@ -454,33 +454,12 @@ pub fn run_interactive_quit(
     let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
     env.insert("TERM".to_owned(), "xterm-256color".to_owned());
     // Watched like every recorded run, the client's own setup calls included.
-    let watch = NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default())
-        .map_err(|e| RecordError::Write {
-            message: match e {
-                WatchError::NoStrace => {
-                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
-                }
-                WatchError::Proxy(source) => {
-                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
-                }
-            },
-        })?;
+    let watch = super::live::watch_terminal(&sandbox)?;
     env.extend(watch.env());
     if client == Client::Codex {
         prepare_codex(installed, &sandbox, &env, &watch)?;
     }
-    let launcher = sandbox.root().join("launch.sh");
-    let mut script = String::from("exec env -i");
-    for (k, v) in &env {
-        script.push_str(&format!(" {}={}", k, shell_quote(v)));
-    }
-    let watched = watch.command(&installed.program, &[]);
-    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
-        script.push(' ');
-        script.push_str(&shell_quote(&word.to_string_lossy()));
-    }
-    script.push('\n');
-    std::fs::write(&launcher, script).map_err(|e| write_err("writing the launcher", e))?;
+    let launcher = super::live::write_launcher(&sandbox, &env, &watch, &installed.program)?;
 
     let started = Instant::now();
     let tmux = Tmux::start(&workspace, &launcher)?;
