@@ -242,7 +242,7 @@ fn install_names_its_data_home_and_doctor_finds_the_wiring_from_another_shell() 
     );
     assert!(
         text.contains(&format!(
-            "\n  wired: 6 acc hook(s) in {}, using data home {data} (pinned)",
+            "\n  wired: 8 acc hook(s) in {}, using data home {data} (pinned)",
             hooks.display()
         )),
         "{text}"
@@ -262,7 +262,7 @@ fn install_names_its_data_home_and_doctor_finds_the_wiring_from_another_shell() 
         .unwrap()
         .clone();
     assert_eq!(codex["wiring"][0]["dataHome"], data);
-    assert_eq!(codex["wiring"][0]["hooks"], 6);
+    assert_eq!(codex["wiring"][0]["hooks"], 8);
     // The shell that installed sees its install, and no warning about the data home.
     let same = sandbox.acc(&["doctor"]);
     assert!(

@@ -53,6 +53,9 @@ impl HookFileClient for Install {
         HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
         HookSpec::new("Stop", TIMEOUT_SECONDS),
         HookSpec::new("SessionEnd", SESSION_END_TIMEOUT_SECONDS),
+        // A sub-agent (multi_agent_v1's spawn_agent) as a child session of its parent.
+        HookSpec::new("SubagentStart", TIMEOUT_SECONDS),
+        HookSpec::new("SubagentStop", TIMEOUT_SECONDS),
     ];
     const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
 
@@ -202,7 +205,9 @@ mod tests {
                 ("PreToolUse", 10),
                 ("PostToolUse", 10),
                 ("Stop", 10),
-                ("SessionEnd", 3)
+                ("SessionEnd", 3),
+                ("SubagentStart", 10),
+                ("SubagentStop", 10)
             ]
         );
         assert_eq!(hs[2].matcher.as_deref(), Some("apply_patch|Bash"));
@@ -224,10 +229,10 @@ mod tests {
         assert!(!config_path.exists());
         let diag = trust_diagnostic(&hooks_path, &config_path);
         assert_eq!(diag.level, DiagnosticLevel::Warn);
-        assert!(diag.message.contains("0 of 6"), "{}", diag.message);
+        assert!(diag.message.contains("0 of 8"), "{}", diag.message);
         let hooks = hooks_path.display().to_string();
         let config = format!(
-            "model = \"x\"\n[hooks.state.\"{hooks}:session_start:0:0\"]\ntrusted_hash = \"sha256:1\"\n[hooks.state.\"{hooks}:user_prompt_submit:0:0\"]\ntrusted_hash = \"sha256:2\"\n[hooks.state.\"{hooks}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:3\"\n[hooks.state.\"{hooks}:post_tool_use:0:0\"]\ntrusted_hash = \"sha256:6\"\n[hooks.state.\"{hooks}:stop:0:0\"]\ntrusted_hash = \"sha256:4\"\n[hooks.state.\"{hooks}:session_end:0:0\"]\ntrusted_hash = \"sha256:5\"\n"
+            "model = \"x\"\n[hooks.state.\"{hooks}:session_start:0:0\"]\ntrusted_hash = \"sha256:1\"\n[hooks.state.\"{hooks}:user_prompt_submit:0:0\"]\ntrusted_hash = \"sha256:2\"\n[hooks.state.\"{hooks}:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:3\"\n[hooks.state.\"{hooks}:post_tool_use:0:0\"]\ntrusted_hash = \"sha256:6\"\n[hooks.state.\"{hooks}:stop:0:0\"]\ntrusted_hash = \"sha256:4\"\n[hooks.state.\"{hooks}:session_end:0:0\"]\ntrusted_hash = \"sha256:5\"\n[hooks.state.\"{hooks}:subagent_start:0:0\"]\ntrusted_hash = \"sha256:7\"\n[hooks.state.\"{hooks}:subagent_stop:0:0\"]\ntrusted_hash = \"sha256:8\"\n"
         );
         std::fs::write(&config_path, &config).unwrap();
         assert_eq!(

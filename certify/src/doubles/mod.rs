@@ -28,6 +28,7 @@ pub mod exchange;
 pub mod gemini;
 pub mod http;
 pub mod log;
+pub mod multi_agent;
 pub mod openai;
 pub mod reading;
 pub mod script;

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::analysis::{TextSink, ToolResult, array_field, str_field, text_of_content};
 use super::exchange::{DoubleRequest, Reply};
+use super::multi_agent;
 use super::script::{RequestView, Script, Step, Turn};
 use super::{shell, sse};
 
@@ -79,6 +80,10 @@ fn plan(body: &Value, script: &Script) -> (Value, String) {
             "arguments": arguments.to_string(),
         })
     };
+    let history_len = array_field(body, "input").len();
+    if let Some(wait) = multi_agent::pending_wait(body) {
+        return wait.item(history_len, seen);
+    }
     let shell_offered = offered_kind(body, SHELL_TOOL).is_some();
     let (results, visible) = request_view(body, script);
     let view = RequestView {
@@ -113,14 +118,15 @@ fn plan(body: &Value, script: &Script) -> (Value, String) {
                 function_call(index, SHELL_TOOL, json!({"cmd": command})),
                 format!("function_call:{SHELL_TOOL} step={index}"),
             ),
+            Step::Subagent { task } => match multi_agent::next_call(body, task) {
+                Some(call) => call.item(history_len, index),
+                None => (message("ok"), format!("side_call_text step={index}")),
+            },
             // Codex offers no file-reading tool (it reads through its shell, which is
             // `guards.beforeShell`'s): the read step is answered like a side call.
-            // Codex offers no subagent tool in its default configuration: answered like a
-            // side call too.
-            Step::WriteFile { .. }
-            | Step::Shell { .. }
-            | Step::ReadFile { .. }
-            | Step::Subagent { .. } => (message("ok"), format!("side_call_text step={index}")),
+            Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
+                (message("ok"), format!("side_call_text step={index}"))
+            }
         },
     }
 }
@@ -291,6 +297,31 @@ mod tests {
         let reply = respond(&request(json!([]), json!([])), &script);
         assert_eq!(reply.answered, "side_call_text step=0");
         assert_eq!(done_item(&reply)["type"], "message");
+    }
+
+    #[test]
+    fn a_subagent_step_loads_codexs_deferred_namespace_then_waits_for_the_spawned_agent() {
+        let script = Script::new(vec![Step::subagent("task")], "done").unwrap();
+        let tools = json!([{"type": "tool_search", "execution": "client"}]);
+        let first = respond(&request(json!([]), tools.clone()), &script);
+        assert_eq!(first.answered, "tool_search_call:multi_agent_v1 step=0");
+        assert_eq!(done_item(&first)["type"], "tool_search_call");
+        let namespace = json!({"type": "namespace", "name": "multi_agent_v1", "tools": [
+            {"type": "function", "name": "spawn_agent"},
+            {"type": "function", "name": "wait_agent", "parameters": {"properties": {"targets": {}}}},
+        ]});
+        let mut history =
+            vec![json!({"type": "tool_search_output", "call_id": "s", "tools": [namespace]})];
+        let second = respond(&request(json!(history.clone()), tools.clone()), &script);
+        assert_eq!(second.answered, "function_call:spawn_agent step=0");
+        history.push(json!({"type": "function_call", "name": "spawn_agent", "call_id": "p", "arguments": "{}"}));
+        history.push(json!({"type": "function_call_output", "call_id": "p", "output": "{\"agent_id\":\"a-1\"}"}));
+        let third = respond(&request(json!(history.clone()), tools.clone()), &script);
+        assert_eq!(third.answered, "function_call:wait_agent step=1");
+        history.push(json!({"type": "function_call", "name": "wait_agent", "call_id": "w", "arguments": "{}"}));
+        history.push(json!({"type": "function_call_output", "call_id": "w", "output": "{\"status\":{},\"timed_out\":false}"}));
+        let last = respond(&request(json!(history), tools), &script);
+        assert_eq!(last.answered, "final_text");
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "Gemini CLI ran the subagent (invoke_agent, generalist) with no hook marking its start or end, and the subagent's tool hooks carried the parent's session_id: acc cannot tell the subagent's tool calls from its parent's.".to_owned()
         }
         (Capability::ChildSessions, Client::Codex) => {
-            "Codex offered its sub-agent tools only as a deferred namespace (`multi_agent_v1`, reached through `tool_search`), and the double asks only for tools offered upfront, so no subagent was spawned and its SubagentStart/SubagentStop (registered by the recorder in the sandbox; acc's installer does not) never fired.".to_owned()
+            "Codex offers its sub-agent tools as a deferred namespace (`multi_agent_v1`): the double loaded it through `tool_search`, spawned one fresh (not forked) agent with `spawn_agent` and waited for it with `wait_agent`. Codex's hooks for the sub-agent carry the parent's thread as session_id and the sub-agent's own thread as agent_id; no parent_thread_id was sent.".to_owned()
         }
         (Capability::Heartbeat, _) if idle_prompt => IDLE_PROMPT_LIMITATION.to_owned(),
         (capability, _) => capability_limitation(capability).to_owned(),
@@ -298,6 +298,18 @@ mod tests {
         assert_eq!(
             row.limitations.last().unwrap(),
             "Recorded failure: no session-end hook."
+        );
+    }
+
+    #[test]
+    fn codexs_child_sessions_row_says_how_the_deferred_tools_were_reached() {
+        let pass = verdict(Capability::ChildSessions, EvidenceResult::Pass, &["ok"]);
+        let row = row_behaviour(Client::Codex, &pass);
+        assert_eq!(row.busy, "fires-at-subagent-start-and-stop");
+        assert!(
+            row.limitations
+                .iter()
+                .any(|l| l.contains("tool_search") && l.contains("agent_id"))
         );
     }
 

@@ -232,17 +232,22 @@ pub fn request_facts(
     delegation: &Delegation,
     requests: &[LoggedRequest],
 ) -> (Vec<String>, u64) {
+    let delegates = |r: &LoggedRequest| {
+        ["Agent", "spawn_subagent", "invoke_agent", "spawn_agent"]
+            .iter()
+            .any(|tool| r.answered.contains(&format!(":{tool} ")))
+    };
     let delegations = requests
         .iter()
-        .filter(|r| {
-            ["Agent", "spawn_subagent", "invoke_agent", "spawn_agent"]
-                .iter()
-                .any(|tool| r.answered.contains(&format!(":{tool} ")))
-        })
+        .filter(|r| delegates(r))
         .map(|r| r.answered.clone())
         .collect();
+    // A parent that waits for its subagent in a later call (Codex's `wait_agent`) shows the
+    // task in its spawn call before the subagent's closing text comes back; the double
+    // answered those requests with the parent's own sub-agent calls, never the child's steps.
     let child = requests
         .iter()
+        .filter(|r| !delegates(r) && !is_parent_subagent_call(&r.answered))
         .filter(|r| {
             let results = protocol.tool_results(&r.body);
             let visible = protocol.model_visible_text(&r.body);
@@ -253,6 +258,15 @@ pub fn request_facts(
         })
         .count() as u64;
     (delegations, child)
+}
+
+/// Whether the double answered with a parent's sub-agent plumbing (loading the tools, or
+/// waiting for the spawned agent) rather than a step of the subagent's own.
+fn is_parent_subagent_call(answered: &str) -> bool {
+    answered.starts_with("tool_search_call:")
+        || [":wait_agent ", ":wait "]
+            .iter()
+            .any(|tool| answered.contains(tool))
 }
 
 /// The store's side: every session with its parent, and the refusals, by label.

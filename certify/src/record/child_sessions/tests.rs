@@ -84,6 +84,7 @@ fn passing() -> Observations {
         detected_writes: Vec::new(),
         resume: None,
         quit: None,
+        idle: None,
         children: Some(ChildFacts {
             delegations: vec!["tool_use:Agent step=0".into()],
             child_requests: 3,
@@ -199,6 +200,50 @@ fn the_double_delegates_then_the_child_writes_the_claim_first() {
         Scenario::ChildSessions.candidates(),
         [Capability::ChildSessions]
     );
+}
+
+fn logged(n: u64, input: Value, answered: &str) -> LoggedRequest {
+    LoggedRequest {
+        t: 0.0,
+        n,
+        method: "POST".into(),
+        path: "/v1/responses".into(),
+        query: None,
+        headers: serde_json::Map::new(),
+        body: serde_json::json!({"input": input}),
+        answered: answered.into(),
+    }
+}
+
+#[test]
+fn a_parent_waiting_for_its_subagent_is_not_counted_as_the_subagent() {
+    let d = delegation(Path::new("/ws"));
+    let spawn_args = serde_json::json!({"message": d.task}).to_string();
+    let spawn = serde_json::json!({"type": "function_call", "name": "spawn_agent", "call_id": "p", "arguments": spawn_args});
+    let receipt = serde_json::json!({"type": "function_call_output", "call_id": "p", "output": "{\"agent_id\":\"a\"}"});
+    let child_task = serde_json::json!({"role": "user", "content": d.task});
+    let requests = [
+        logged(
+            1,
+            serde_json::json!([]),
+            "tool_search_call:multi_agent_v1 step=1",
+        ),
+        logged(2, serde_json::json!([]), "function_call:spawn_agent step=3"),
+        // The parent's history shows the task in its spawn call, its closing text not yet.
+        logged(
+            3,
+            serde_json::json!([spawn, receipt]),
+            "function_call:wait_agent step=5",
+        ),
+        logged(
+            4,
+            serde_json::json!([child_task]),
+            "custom_tool_call:apply_patch step=0",
+        ),
+    ];
+    let (delegations, child) = request_facts(Protocol::OpenAiResponses, &d, &requests);
+    assert_eq!(delegations, ["function_call:spawn_agent step=3"]);
+    assert_eq!(child, 1);
 }
 
 #[test]
