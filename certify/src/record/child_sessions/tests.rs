@@ -98,7 +98,6 @@ fn passing() -> Observations {
                 by: "child-1".into(),
             }],
         }),
-        idle: None,
     }
 }
 
