@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::bundle::Bundle;
 use super::error::RecordError;
-use super::hook_capture::{self, CAPTURE_FILE};
+use super::hook_capture::CAPTURE_FILE;
 use super::install::install_adapter;
 use super::judge::{Verdict, conversation_requests};
 use super::live::{Tmux, poll, write_err, write_interactive_config};
@@ -28,7 +28,7 @@ use super::observations::{HookFact, Observations, RunFacts};
 use super::observe::request_facts;
 use super::quit::{alive, client_processes, driver, pane_pid, sandbox_processes, send_keys};
 use super::room;
-use super::runner::{RunSettings, ScenarioRun, extra_env, redactor};
+use super::runner::{Recordings, RunSettings, ScenarioRun, extra_env, recordings};
 use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::{client_path, headless_env};
@@ -298,13 +298,17 @@ pub fn run_idle_heartbeat(
     double.stop();
     facts.notification_types = captured(&capture).1;
 
-    let redactor = redactor(&sandbox, installed, &settings.binaries);
-    let requests: Vec<_> = double
-        .requests()
-        .iter()
-        .map(|r| redactor.request(r))
-        .collect();
-    let hooks = hook_capture::read(&capture_dir, &redactor);
+    let Recordings {
+        redactor,
+        requests,
+        hooks,
+    } = recordings(
+        &sandbox,
+        installed,
+        &settings.binaries,
+        &double,
+        &capture_dir,
+    );
     let sessions = room::sessions(&mut core)?;
     let observations = Observations {
         sessions,

@@ -37,14 +37,13 @@ use serde_json::{Value, json};
 
 use super::bundle::Bundle;
 use super::error::RecordError;
-use super::hook_capture;
 use super::install::install_adapter_with;
 use super::judge::Verdict;
 use super::model_text::block_names_message;
 use super::observations::{Observations, RunFacts};
 use super::observe::request_facts;
 use super::room;
-use super::runner::{RunSettings, ScenarioRun, extra_env, redactor};
+use super::runner::{Recordings, RunSettings, ScenarioRun, extra_env, recordings};
 use super::scenario::{AGENT, PEER, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::{DUMMY_KEY, client_path, headless_env};
@@ -685,13 +684,17 @@ pub fn run_live_wake(
     let duration = started.elapsed();
     double.stop();
 
-    let redactor = redactor(&sandbox, installed, &settings.binaries);
-    let requests: Vec<_> = double
-        .requests()
-        .iter()
-        .map(|r| redactor.request(r))
-        .collect();
-    let hooks = hook_capture::read(&capture_dir, &redactor);
+    let Recordings {
+        redactor,
+        requests,
+        hooks,
+    } = recordings(
+        &sandbox,
+        installed,
+        &settings.binaries,
+        &double,
+        &capture_dir,
+    );
     let sessions = room::sessions(&mut core)?;
     let observations = Observations {
         sessions,

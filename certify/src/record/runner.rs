@@ -29,7 +29,7 @@ use super::scenario::{FREE_FILE, PEER, PROMPT, Scenario};
 use super::tuple::Tuple;
 use crate::clients::environment::{DUMMY_KEY, client_path, headless_args, headless_env};
 use crate::clients::{InstalledClient, RunOutput, Sandbox, run_headless_with};
-use crate::doubles::ModelDouble;
+use crate::doubles::{LoggedRequest, ModelDouble};
 
 /// The variables the hook runtime reads for a recording.
 pub const CANDIDATES_VAR: &str = "ACC_CERTIFY_CANDIDATES";
@@ -194,13 +194,17 @@ pub fn run_scenario(
         })?);
     }
 
-    let redactor = redactor(&sandbox, installed, &settings.binaries);
-    let requests: Vec<_> = double
-        .requests()
-        .iter()
-        .map(|r| redactor.request(r))
-        .collect();
-    let hooks = hook_capture::read(&capture_dir, &redactor);
+    let Recordings {
+        redactor,
+        requests,
+        hooks,
+    } = recordings(
+        &sandbox,
+        installed,
+        &settings.binaries,
+        &double,
+        &capture_dir,
+    );
     let (sessions, message, detected_writes) = {
         let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
         (
@@ -329,6 +333,35 @@ pub fn extra_env(scenario: Scenario, capture_dir: &Path) -> BTreeMap<String, Str
         env.insert(PARTICIPANT_VAR.to_owned(), participant.to_owned());
     }
     env
+}
+
+/// What a run left on record, redacted: the double's requests and acc-hook's capture.
+pub struct Recordings {
+    pub redactor: Redactor,
+    pub requests: Vec<LoggedRequest>,
+    pub hooks: Option<hook_capture::HookCapture>,
+}
+
+/// Reads the double's requests and the capture in `capture_dir` through one [`redactor`].
+pub fn recordings(
+    sandbox: &Sandbox,
+    installed: &InstalledClient,
+    binaries: &Binaries,
+    double: &ModelDouble,
+    capture_dir: &Path,
+) -> Recordings {
+    let redactor = redactor(sandbox, installed, binaries);
+    let requests = double
+        .requests()
+        .iter()
+        .map(|r| redactor.request(r))
+        .collect();
+    let hooks = hook_capture::read(capture_dir, &redactor);
+    Recordings {
+        redactor,
+        requests,
+        hooks,
+    }
 }
 
 /// Sandbox paths, the client's directory, acc's binaries and the dummy key, replaced.
