@@ -10,8 +10,14 @@
 //! unicode and trailing spaces, paths longer than 1,024 characters), §1 (another worktree)
 //! and §3 (a hard link of a claimed file). Forms whose reading depends on the shell reader
 //! expanding what bash would (variables, globs, inline interpreters) are that reader's tests.
+//!
+//! Every call is asked twice: as it comes (the guard's fast path may answer from the
+//! published snapshot) and with the snapshot withdrawn (the store answers); the two must
+//! agree.
 
 mod hook_support;
+
+use acc_runtime::store::guard_token;
 
 use acc_sdk::define::Adapter;
 use hook_support::*;
@@ -206,11 +212,32 @@ impl Room {
         p["tool_input"] = call.input.clone();
         let run = self.run(c, c.tool, &p);
         let denied = is_deny(&run);
+        self.store_path_agrees(c, call, &p, denied);
         if !denied {
             assert_eq!(run.code, 0, "{} {call:?}: {run:?}", c.id);
             self.carry_out(&call.act);
         }
         denied
+    }
+
+    /// Asks again with the published snapshot withdrawn, so the store answers (what a
+    /// write in flight leaves): the guard's fast path must never allow what the store
+    /// path denies.
+    fn store_path_agrees(&self, c: Client, call: &Call, p: &Value, denied: bool) {
+        let token = guard_token::path_for(self.sb.core().store_path());
+        let published = std::fs::read(&token).expect("a published snapshot");
+        std::fs::remove_file(&token).unwrap();
+        let slow = self.run(c, c.tool, p);
+        assert_eq!(
+            is_deny(&slow),
+            denied,
+            "{} {call:?}: the snapshot answered {denied}, the store {slow:?}",
+            c.id
+        );
+        // A write the store path made published anew; otherwise the token comes back.
+        if !token.exists() {
+            std::fs::write(&token, published).unwrap();
+        }
     }
 
     fn carry_out(&self, act: &Act) {

@@ -169,15 +169,17 @@ fn the_claims_watched_come_from_the_snapshot_only_while_it_is_the_stores_current
         "{after:?}"
     );
 
-    // Stale (an older claims version, naming another claim): the store decides.
+    // Stale (an older claims version and publication, naming another claim): the store
+    // decides.
     let snapshot = store_snapshot(&sb);
     let text = std::fs::read_to_string(&snapshot).unwrap();
-    let mut lines = text.lines();
+    let (head, bindings) = text.split_once("\n\n").unwrap();
+    let mut lines = head.lines();
     let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
     let claim_line = lines.next().unwrap().replace("file:src/**", "file:docs/**");
     let version: i64 = header[2].parse().unwrap();
     let stale = format!(
-        "{}\t{}\t{}\t{}\t{}\n{claim_line}\n",
+        "{}\t{}\t{}\t{}\t{}\tstale\n{claim_line}\n\n{bindings}",
         header[0],
         header[1],
         version - 1,

@@ -163,6 +163,15 @@ impl Core {
         self.store.set_busy_timeout(timeout)
     }
 
+    /// Runs `f` with the guarded-claims snapshot published once at its end instead of after
+    /// each of its writes (see [`crate::store::guard_token`]).
+    pub fn deferring_publication<T>(&mut self, f: impl FnOnce(&mut Core) -> T) -> T {
+        let began = self.store.begin_deferral();
+        let out = f(self);
+        self.store.end_deferral(began);
+        out
+    }
+
     /// Reads up to `bytes` of the store through a memory map from now on (see
     /// [`crate::store::Store::set_mmap_size`]; 0 turns it off).
     pub fn set_mmap_size(&mut self, bytes: u64) -> Result<()> {

@@ -242,22 +242,7 @@ impl Resource {
     /// Same scheme, and equal, or one is a tree `P/**` and the other is `P` or lies under
     /// `P/`. Compared per segment: `src/**` does not cover `srcx`.
     pub fn overlaps(&self, other: &Resource) -> bool {
-        if self.scheme() != other.scheme() {
-            return false;
-        }
-        if self.0 == other.0 {
-            return true;
-        }
-        let covers = |tree: &Resource, other: &Resource| match tree.tree_base() {
-            Some(base) => {
-                let o = other.tree_base().unwrap_or(other.body());
-                o == base
-                    || o.strip_prefix(base)
-                        .is_some_and(|rest| rest.starts_with('/'))
-            }
-            None => false,
-        };
-        covers(self, other) || covers(other, self)
+        spellings_overlap(&self.0, &other.0)
     }
 
     /// Resolves a `file:` resource against the filesystem: the deepest existing ancestor is
@@ -327,6 +312,33 @@ impl Resource {
 
 /// [`Resource::relative_pattern`] of a stored spelling, without making a `Resource` of it
 /// (the guard's shell path names every peer claim's path per call, from the snapshot's text).
+/// [`Resource::overlaps`] on two canonical spellings, without making resources of them (the
+/// guard's fast path compares every claim line of its snapshot this way).
+pub fn spellings_overlap(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    fn split(s: &str) -> (&str, &str) {
+        match memchr::memchr(b':', s.as_bytes()) {
+            Some(i) => (&s[..i], &s[i + 1..]),
+            None => ("", ""),
+        }
+    }
+    let ((scheme_a, body_a), (scheme_b, body_b)) = (split(a), split(b));
+    if scheme_a != scheme_b {
+        return false;
+    }
+    fn covers(tree: &str, other: &str) -> bool {
+        let Some(base) = tree.strip_suffix("/**") else {
+            return false;
+        };
+        let o = other.strip_suffix("/**").unwrap_or(other);
+        o.strip_prefix(base)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    }
+    covers(body_a, body_b) || covers(body_b, body_a)
+}
+
 pub fn relative_pattern_of(spelling: &str) -> Option<FilePattern> {
     let body = spelling.strip_prefix("file:")?;
     if body.starts_with('/') {

@@ -8,7 +8,7 @@
 
 use crate::core::claims::ClaimKey;
 use crate::core::resources::relative_pattern_of;
-use crate::store::guard_snapshot::SnapshotText;
+use crate::store::guard_snapshot::{ClaimLine, SnapshotText};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -144,15 +144,21 @@ pub fn watched_from_snapshot(
         if line.owner_participant_id == my_participant {
             return None;
         }
-        if let Some(pattern) = relative_pattern_of(&line.resource) {
-            out.push(Watched {
-                claim_id: line.claim_id.into_owned(),
-                rel: pattern.path,
-                tree: pattern.tree,
-            });
-        }
+        out.extend(Watched::of_line(line));
     }
     Some(out)
+}
+
+impl Watched {
+    /// What to watch of a peer's claim line: its path, when it names one in the root.
+    pub fn of_line(line: ClaimLine<'_>) -> Option<Watched> {
+        let pattern = relative_pattern_of(&line.resource)?;
+        Some(Watched {
+            claim_id: line.claim_id.into_owned(),
+            rel: pattern.path,
+            tree: pattern.tree,
+        })
+    }
 }
 
 /// Fingerprints every file under `watched` in every one of `roots`, until `until` or
@@ -453,12 +459,14 @@ mod tests {
         assert_eq!(take_saved(home, "k2"), None);
     }
 
-    const SNAPSHOT: &str = "acc-guarded-claims\t2\t9\t1\tws\n\
+    const SNAPSHOT: &str = "acc-guarded-claims\t3\t9\t1\tws\t1.2.9.3.4\n\
         100\tclaim_mine\tsess_me\tme\tfile:mine/**\n\
         100\tclaim_tree\tsess_peer\tpeer\tfile:src/**\n\
         100\tclaim_file\tsess_peer\tpeer\tfile:docs/a\\\\x20b.md\n\
         100\tclaim_net\tsess_peer\tpeer\tport:8080\n\
-        50\tclaim_old\tsess_peer\tpeer\tfile:old/**\n";
+        50\tclaim_old\tsess_peer\tpeer\tfile:old/**\n\
+        \n\
+        k_me\tsess_me\tgen_1\topen\tgen_1\tme\t\n";
 
     #[test]
     fn the_snapshot_names_the_live_claims_of_other_sessions_as_paths() {

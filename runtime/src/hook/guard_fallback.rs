@@ -100,7 +100,7 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
 }
 
 /// A snapshot's claim as the verdict reads claims: guarded, live until its expiry.
-fn record_of(c: &SnapshotClaim, now: i64) -> ClaimRecord {
+pub(crate) fn record_of(c: &SnapshotClaim, now: i64) -> ClaimRecord {
     ClaimRecord {
         claim_id: ClaimId::from_store(c.claim_id.clone()),
         owner_session_id: SessionId::from_store(c.owner_session_id.clone()),

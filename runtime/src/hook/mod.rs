@@ -17,6 +17,7 @@
 pub mod answer;
 pub mod args;
 pub mod authority_guard;
+pub mod beat_marker;
 pub mod bound;
 pub mod bound_workspace;
 pub mod capture;
@@ -30,6 +31,7 @@ pub mod failure;
 pub mod fingerprints;
 pub mod grants;
 pub mod guard_fallback;
+pub mod guard_fast;
 pub mod handlers;
 pub mod hook_env;
 pub mod owner_line;

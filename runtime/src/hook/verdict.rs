@@ -214,7 +214,7 @@ fn too_many(guarded: &Guarded, count: usize) -> Option<Denial> {
 
 /// The refusal of resolved targets: the first one a claim covers, in target order, else a
 /// hard link of a claimed file.
-fn judge_resolved(
+pub fn judge_resolved(
     guarded: &Guarded,
     roots: &Roots,
     resolved: &[Resolved],
@@ -352,26 +352,31 @@ const INDEXED_MAX: usize = 32;
 /// compares paths); otherwise, or when the whole workspace or a hard link is at stake,
 /// every guarded claim of a peer.
 fn candidates(core: &mut Core, me: &SessionId, resolved: &[Resolved]) -> Result<Guarded> {
-    let few = resolved.len() <= INDEXED_MAX && resolved.iter().all(|r| r.linked.is_none());
-    let lookups: Option<Vec<Resource>> = few
-        .then(|| {
-            resolved
-                .iter()
-                .map(|r| match &r.reach {
-                    Reach::File(p) => Resource::from_relative_path(p.as_path(), false),
-                    Reach::Tree(p) => Resource::from_relative_path(p.as_path(), true),
-                    Reach::Workspace => None,
-                })
-                .collect()
-        })
-        .flatten();
-    match lookups {
+    match lookups(resolved) {
         Some(lookups) if lookups.is_empty() => Ok(Guarded::of(Vec::new())),
         Some(lookups) => Ok(Guarded::of_records(
             core.guarded_file_claims_overlapping(me, &lookups)?,
         )),
         None => Guarded::load(core, me),
     }
+}
+
+/// For a few targets, each spelt as a resource: only claims overlapping one of them can
+/// decide `resolved`. `None` when every claim can (many targets, the whole workspace, a
+/// hard link, a target no resource can spell).
+pub fn lookups(resolved: &[Resolved]) -> Option<Vec<Resource>> {
+    let few = resolved.len() <= INDEXED_MAX && resolved.iter().all(|r| r.linked.is_none());
+    few.then(|| {
+        resolved
+            .iter()
+            .map(|r| match &r.reach {
+                Reach::File(p) => Resource::from_relative_path(p.as_path(), false),
+                Reach::Tree(p) => Resource::from_relative_path(p.as_path(), true),
+                Reach::Workspace => None,
+            })
+            .collect()
+    })
+    .flatten()
 }
 
 /// Every worktree of the session's workspace: its own checkout root first.

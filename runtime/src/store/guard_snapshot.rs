@@ -8,9 +8,14 @@
 //! a forced release, a session closing its claims, a prune) rewrites it after the commit,
 //! atomically (a temporary file renamed over it), so a reader sees one whole snapshot. A
 //! reader applies each claim's expiry itself, so an old snapshot never denies for a claim
-//! that ran out. The header names the store's claims version it was written from: the
+//! that ran out. The header names the store's guard version it was written from: the
 //! guard's shell path reads the claimed paths to fingerprint from it while that version is
 //! the store's (a row read instead of every claim's), and from the store otherwise.
+//!
+//! After the claims, a blank line and then every hook binding with its session's state:
+//! with the tag in the header equal to the published token ([`super::guard_token`]), the
+//! snapshot is the store's present state for everything the guard reads, and the guard's
+//! fast path answers an allow from it without opening the store.
 
 use crate::error::{AccError, ErrorCode, Result};
 use rusqlite::Connection;
@@ -30,7 +35,7 @@ const LEGACY_FILE: &str = "guarded-claims.json";
 const MAGIC: &str = "acc-guarded-claims";
 
 /// The line format's version; another version is not read.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// A snapshot larger than this is not read (10,000 claims fit several times over).
 pub const MAX_SNAPSHOT_BYTES: u64 = 8 * 1024 * 1024;
@@ -51,7 +56,38 @@ pub struct Snapshot {
     pub claims_version: i64,
     pub workspace_id: String,
     pub written_at_ms: i64,
+    /// The publication it belongs to ([`super::guard_token`]).
+    pub tag: String,
     pub claims: Vec<SnapshotClaim>,
+    pub bindings: Vec<SnapshotBinding>,
+}
+
+/// One hook binding and the state of the session it names, as the guard needs them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotBinding {
+    pub binding_key: String,
+    pub session_id: String,
+    pub generation: String,
+    /// `None` when the session is gone (pruned).
+    pub session: Option<BoundSession>,
+}
+
+/// The state of a bound session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundSession {
+    pub open: bool,
+    pub generation: String,
+    pub participant_id: String,
+    pub parent_session_id: Option<String>,
+}
+
+impl SnapshotBinding {
+    /// The binding's session is open at the bound generation.
+    pub fn is_live(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|s| s.open && s.generation == self.generation)
+    }
 }
 
 /// One claim line, borrowed from the snapshot's bytes (a field is copied only when it
@@ -66,7 +102,7 @@ pub struct ClaimLine<'a> {
 }
 
 impl ClaimLine<'_> {
-    fn owned(&self) -> SnapshotClaim {
+    pub fn owned(&self) -> SnapshotClaim {
         SnapshotClaim {
             claim_id: self.claim_id.to_string(),
             resource: self.resource.to_string(),
@@ -83,7 +119,9 @@ pub struct SnapshotText<'a> {
     pub claims_version: i64,
     pub written_at_ms: i64,
     pub workspace_id: Cow<'a, str>,
+    pub tag: &'a str,
     body: &'a str,
+    bindings: &'a str,
 }
 
 impl<'a> SnapshotText<'a> {
@@ -97,15 +135,47 @@ impl<'a> SnapshotText<'a> {
         let claims_version = f.next()?.parse().ok()?;
         let written_at_ms = f.next()?.parse().ok()?;
         let workspace_id = unescape(f.next()?)?;
-        // A body that does not end a line was cut short: its last claim would be lost.
-        if f.next().is_some() || !(body.is_empty() || body.ends_with('\n')) {
+        let tag = f.next()?;
+        // A text that does not end a line was cut short: its last line would be lost.
+        if f.next().is_some() || !text.ends_with('\n') {
             return None;
         }
+        // The claims end at the first blank line; the bindings follow it.
+        let (body, bindings) = if let Some(rest) = body.strip_prefix('\n') {
+            ("", rest)
+        } else {
+            let end = memchr::memmem::find(body.as_bytes(), b"\n\n")?;
+            (&body[..=end], &body[end + 2..])
+        };
         Some(SnapshotText {
             claims_version,
             written_at_ms,
             workspace_id,
+            tag,
             body,
+            bindings,
+        })
+    }
+
+    /// The binding with `key`: `None` when a line acc did not write stands in the way,
+    /// `Some(None)` when there is no such binding.
+    pub fn binding(&self, key: &str) -> Option<Option<SnapshotBinding>> {
+        for line in self.binding_lines() {
+            let b = binding_line(line)?;
+            if b.binding_key == key {
+                return Some(Some(b));
+            }
+        }
+        Some(None)
+    }
+
+    fn binding_lines(&self) -> impl Iterator<Item = &'a str> + 'a {
+        let body = self.bindings;
+        let mut start = 0;
+        memchr::memchr_iter(b'\n', body.as_bytes()).map(move |end| {
+            let line = &body[start..end];
+            start = end + 1;
+            line
         })
     }
 
@@ -128,11 +198,17 @@ impl<'a> SnapshotText<'a> {
             .claims()
             .map(|c| c.map(|c| c.owned()))
             .collect::<Option<Vec<_>>>()?;
+        let bindings = self
+            .binding_lines()
+            .map(binding_line)
+            .collect::<Option<Vec<_>>>()?;
         Some(Snapshot {
             claims_version: self.claims_version,
             workspace_id: self.workspace_id.to_string(),
             written_at_ms: self.written_at_ms,
+            tag: self.tag.to_string(),
             claims,
+            bindings,
         })
     }
 }
@@ -168,9 +244,58 @@ fn claim_line(line: &str) -> Option<ClaimLine<'_>> {
     })
 }
 
+/// One binding line: key, session, generation, then the session's state (`open`,
+/// `closed`, or empty when the session is gone), generation, participant and parent (empty
+/// for none).
+fn binding_line(line: &str) -> Option<SnapshotBinding> {
+    let f: Vec<&str> = line.split('\t').collect();
+    let [
+        key,
+        session,
+        generation,
+        state,
+        s_generation,
+        participant,
+        parent,
+    ] = f[..]
+    else {
+        return None;
+    };
+    let session_state = match state {
+        "" => None,
+        "open" => Some(true),
+        "closed" => Some(false),
+        _ => return None,
+    };
+    let field = |f: &str| unescape(f).map(|c| c.into_owned());
+    Some(SnapshotBinding {
+        binding_key: field(key)?,
+        session_id: field(session)?,
+        generation: field(generation)?,
+        session: match session_state {
+            None => None,
+            Some(open) => Some(BoundSession {
+                open,
+                generation: field(s_generation)?,
+                participant_id: field(participant)?,
+                parent_session_id: Some(field(parent)?).filter(|p| !p.is_empty()),
+            }),
+        },
+    })
+}
+
 /// A field with its tab, newline, carriage return and backslash escaped, so that a line is
 /// one claim whatever its strings hold.
 fn escape(field: &str, out: &mut String) {
+    // Almost every field holds none of them: copied whole (a snapshot is written at every
+    // change to claims, sessions or bindings, each field of every row).
+    let bytes = field.as_bytes();
+    if memchr::memchr3(b'\\', b'\t', b'\n', bytes).is_none()
+        && memchr::memchr(b'\r', bytes).is_none()
+    {
+        out.push_str(field);
+        return;
+    }
     for c in field.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
@@ -204,30 +329,100 @@ fn unescape(field: &str) -> Option<Cow<'_, str>> {
     Some(Cow::Owned(out))
 }
 
-/// The snapshot's text for `claims`.
-fn render(
+/// What a snapshot is written from, besides its claims and bindings.
+struct Header<'a> {
     claims_version: i64,
-    workspace_id: &str,
+    workspace_id: &'a str,
     now_ms: i64,
-    claims: &[SnapshotClaim],
-) -> String {
-    let mut out = format!("{MAGIC}\t{SCHEMA}\t{claims_version}\t{now_ms}\t");
-    escape(workspace_id, &mut out);
-    out.push('\n');
-    for c in claims {
-        out.push_str(&c.expires_at_ms.to_string());
-        for field in [
-            &c.claim_id,
-            &c.owner_session_id,
-            &c.owner_participant_id,
-            &c.resource,
-        ] {
+    tag: &'a str,
+}
+
+/// The snapshot's text, written line by line straight from the rows (no copy of a row's
+/// strings is kept).
+struct Text(String);
+
+impl Text {
+    fn new(header: &Header<'_>) -> Text {
+        let mut out = format!(
+            "{MAGIC}\t{SCHEMA}\t{}\t{}\t",
+            header.claims_version, header.now_ms
+        );
+        escape(header.workspace_id, &mut out);
+        out.push('\t');
+        out.push_str(header.tag);
+        out.push('\n');
+        Text(out)
+    }
+
+    fn claim(&mut self, expires_at_ms: i64, fields: [&str; 4]) {
+        let out = &mut self.0;
+        out.push_str(&expires_at_ms.to_string());
+        for field in fields {
             out.push('\t');
-            escape(field, &mut out);
+            escape(field, out);
         }
         out.push('\n');
     }
-    out
+
+    /// Ends the claims; bindings follow.
+    fn end_claims(&mut self) {
+        self.0.push('\n');
+    }
+
+    /// `session`: open, generation, participant and parent (empty for none).
+    fn binding(&mut self, fields: [&str; 3], session: Option<(bool, [&str; 3])>) {
+        let out = &mut self.0;
+        escape(fields[0], out);
+        for field in &fields[1..] {
+            out.push('\t');
+            escape(field, out);
+        }
+        match session {
+            None => out.push_str("\t\t\t\t"),
+            Some((open, rest)) => {
+                out.push_str(if open { "\topen" } else { "\tclosed" });
+                for field in rest {
+                    out.push('\t');
+                    escape(field, out);
+                }
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// The snapshot's text for `claims` and `bindings`.
+#[cfg(test)]
+fn render(header: &Header<'_>, claims: &[SnapshotClaim], bindings: &[SnapshotBinding]) -> String {
+    let mut text = Text::new(header);
+    for c in claims {
+        text.claim(
+            c.expires_at_ms,
+            [
+                &c.claim_id,
+                &c.owner_session_id,
+                &c.owner_participant_id,
+                &c.resource,
+            ],
+        );
+    }
+    text.end_claims();
+    for b in bindings {
+        text.binding(
+            [&b.binding_key, &b.session_id, &b.generation],
+            b.session.as_ref().map(|s| {
+                (
+                    s.open,
+                    [
+                        s.generation.as_str(),
+                        s.participant_id.as_str(),
+                        s.parent_session_id.as_deref().unwrap_or(""),
+                    ],
+                )
+            }),
+        );
+    }
+    text.0
 }
 
 /// `<store dir>/guarded-claims.tsv` for the store at `store_file`.
@@ -246,35 +441,51 @@ pub(crate) fn fingerprint(conn: &Connection) -> Result<i64> {
     )?)
 }
 
-/// Whether the store holds any guarded claim (for a store that has no snapshot yet).
-pub(crate) fn has_guarded_claims(conn: &Connection) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM claims WHERE enforcement = 'guarded')",
-        [],
-        |r| r.get(0),
-    )?)
-}
-
-/// Writes the snapshot of every guarded claim to `path`, atomically (a temporary file renamed
-/// over it), so a reader sees the old snapshot or the new one, never half of one.
-pub(crate) fn write(conn: &Connection, path: &Path, workspace_id: &str, now_ms: i64) -> Result<()> {
+/// Writes the snapshot of every guarded claim and every binding to `path`, tagged `tag`,
+/// atomically (a temporary file renamed over it), so a reader sees the old snapshot or the
+/// new one, never half of one.
+pub(crate) fn write(
+    conn: &Connection,
+    path: &Path,
+    workspace_id: &str,
+    now_ms: i64,
+    tag: &str,
+) -> Result<()> {
+    let header = Header {
+        claims_version: fingerprint(conn)?,
+        workspace_id,
+        now_ms,
+        tag,
+    };
+    let mut text = Text::new(&header);
     let mut stmt = conn.prepare_cached(
-        "SELECT c.claim_id, c.resource, c.owner_session_id, s.participant_id, c.expires_at
+        "SELECT c.expires_at, c.claim_id, c.owner_session_id, s.participant_id, c.resource
          FROM claims c JOIN sessions s ON s.session_id = c.owner_session_id
          WHERE c.enforcement = 'guarded' ORDER BY c.acquired_at, c.rowid",
     )?;
-    let claims = stmt
-        .query_map([], |r| {
-            Ok(SnapshotClaim {
-                claim_id: r.get(0)?,
-                resource: r.get(1)?,
-                owner_session_id: r.get(2)?,
-                owner_participant_id: r.get(3)?,
-                expires_at_ms: r.get(4)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let bytes = render(fingerprint(conn)?, workspace_id, now_ms, &claims).into_bytes();
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let s = |i| r.get_ref(i).and_then(|v| Ok(v.as_str()?));
+        text.claim(r.get(0)?, [s(1)?, s(2)?, s(3)?, s(4)?]);
+    }
+    text.end_claims();
+    let mut stmt = conn.prepare_cached(
+        "SELECT b.binding_key, b.session_id, b.generation, s.state, s.generation,
+                s.participant_id, coalesce(s.parent_session_id, '')
+         FROM hook_bindings b LEFT JOIN sessions s ON s.session_id = b.session_id
+         ORDER BY b.binding_key",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let s = |i| r.get_ref(i).and_then(|v| Ok(v.as_str()?));
+        let state: Option<&str> = r.get_ref(3).and_then(|v| Ok(v.as_str_or_null()?))?;
+        let session = match state {
+            None => None,
+            Some(state) => Some((state == "open", [s(4)?, s(5)?, s(6)?])),
+        };
+        text.binding([s(0)?, s(1)?, s(2)?], session);
+    }
+    let bytes = text.0.into_bytes();
     let dir = path.parent().unwrap_or(Path::new("."));
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -361,6 +572,42 @@ mod tests {
         }
     }
 
+    fn header(version: i64, workspace_id: &str, now_ms: i64) -> Header<'_> {
+        Header {
+            claims_version: version,
+            workspace_id,
+            now_ms,
+            tag: "1.2.7.9.9",
+        }
+    }
+
+    fn binding(key: &str, session: Option<(&str, Option<&str>)>) -> SnapshotBinding {
+        SnapshotBinding {
+            binding_key: key.into(),
+            session_id: format!("sess_{key}"),
+            generation: "gen_1".into(),
+            session: session.map(|(state, parent)| BoundSession {
+                open: state == "open",
+                generation: "gen_1".into(),
+                participant_id: "p\\1".into(),
+                parent_session_id: parent.map(str::to_string),
+            }),
+        }
+    }
+
+    #[test]
+    fn no_claims_and_no_bindings_is_a_snapshot_too() {
+        for (claims, bindings) in [
+            (vec![], vec![]),
+            (vec![claim("file:src/**", "peer")], vec![]),
+            (vec![], vec![binding("k1", None)]),
+        ] {
+            let text = render(&header(1, "ws", 1), &claims, &bindings);
+            let back = SnapshotText::parse(&text).unwrap().owned().unwrap();
+            assert_eq!((back.claims, back.bindings), (claims, bindings));
+        }
+    }
+
     #[test]
     fn every_string_comes_back_whole_one_claim_a_line() {
         let claims = vec![
@@ -368,14 +615,25 @@ mod tests {
             claim("file:src/a\\x09b\\\\c.rs", "we\tird\nname\\"),
             claim("file:docs/Read Me.md\r", ""),
         ];
-        let text = render(7, "ws\t1", 42, &claims);
-        assert_eq!(text.lines().count(), 4, "{text}");
+        let bindings = vec![
+            binding("k1", Some(("open", None))),
+            binding("k\t2", Some(("closed", Some("par\nent")))),
+            binding("k3", None),
+        ];
+        let text = render(&header(7, "ws\t1", 42), &claims, &bindings);
+        assert_eq!(text.lines().count(), 8, "{text}");
         let parsed = SnapshotText::parse(&text).unwrap();
         assert_eq!(parsed.claims_version, 7);
         assert_eq!(parsed.workspace_id, "ws\t1");
+        assert_eq!(parsed.tag, "1.2.7.9.9");
         let back = parsed.owned().unwrap();
         assert_eq!(back.claims, claims);
+        assert_eq!(back.bindings, bindings);
         assert_eq!(back.written_at_ms, 42);
+        assert_eq!(parsed.binding("k\t2"), Some(Some(bindings[1].clone())));
+        assert_eq!(parsed.binding("k4"), Some(None));
+        assert!(bindings[0].is_live());
+        assert!(!bindings[1].is_live() && !bindings[2].is_live());
         // A field without an escape is borrowed, not copied.
         let first = parsed.claims().next().unwrap().unwrap();
         assert!(matches!(first.resource, Cow::Borrowed(_)));
@@ -383,12 +641,19 @@ mod tests {
 
     #[test]
     fn text_acc_did_not_write_is_refused() {
-        let good = render(1, "ws", 1, &[claim("file:src/**", "peer")]);
-        assert!(SnapshotText::parse(&good).is_some());
+        let good = render(
+            &header(1, "ws", 1),
+            &[claim("file:src/**", "peer")],
+            &[binding("k1", Some(("open", None)))],
+        );
+        assert!(SnapshotText::parse(&good).is_some_and(|p| p.owned().is_some()));
         for bad in [
             String::new(),
             "{\"schema\":1,\"claims\":[]}".to_string(),
-            good.replace("acc-guarded-claims\t2", "acc-guarded-claims\t3"),
+            good.replace("acc-guarded-claims\t3", "acc-guarded-claims\t2"),
+            good.replace("\n\n", "\n"),
+            good.replace("\topen\t", "\tajar\t"),
+            good.replace("\topen\t", "\topen\textra\t"),
             good.replace("\tpeer\t", "\tpeer\textra\t"),
             good.replace("\tpeer\t", "\tpe\\qer\t"),
             good.replacen("\n1", "\nsoon", 1),

@@ -8,6 +8,7 @@
 //! recreated.
 
 pub mod guard_snapshot;
+pub mod guard_token;
 pub mod read_only;
 pub mod schema;
 
@@ -47,6 +48,19 @@ pub struct Store {
     ephemeral: bool,
     /// The busy timeout in force, named when it runs out.
     busy: Duration,
+    /// Whether the guarded-claims snapshot is published after each write, or once after
+    /// several ([`Store::deferring_publication`]).
+    publication: Publication,
+}
+
+/// When a write that changed what the guard reads publishes its snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Publication {
+    AfterEachWrite,
+    /// Until the deferral ends; `pending` once a write withdrew the token.
+    Deferred {
+        pending: bool,
+    },
 }
 
 impl std::fmt::Debug for Store {
@@ -230,6 +244,7 @@ impl Store {
             path: path.to_path_buf(),
             ephemeral: true,
             busy: BUSY_TIMEOUT,
+            publication: Publication::AfterEachWrite,
         })
     }
 
@@ -264,6 +279,8 @@ impl Store {
             conn.close().map_err(|(_, e)| e)?;
             Ok(())
         })();
+        // A token left by a store that was moved aside vouches for nothing here.
+        let built = built.and_then(|()| guard_token::withdraw(path));
         let linked = built.and_then(|()| match std::fs::hard_link(&tmp, path) {
             Ok(()) => Ok(()),
             // Another process created it first; theirs is as good as ours.
@@ -332,6 +349,7 @@ impl Store {
             path: path.to_path_buf(),
             ephemeral: false,
             busy: BUSY_TIMEOUT,
+            publication: Publication::AfterEachWrite,
         };
         // Whose store this is, before anything is written: a foreign store is refused
         // untouched, never migrated. `meta.workspace_id` exists from schema version 1 on.
@@ -384,6 +402,7 @@ impl Store {
             // Another process may have migrated it while this one waited for the lock.
             let v = user_version(&tx)?;
             apply_migrations(&tx, v)?;
+            guard_token::withdraw(&self.path)?;
             tx.commit()?;
             Ok(())
         })();
@@ -449,39 +468,83 @@ impl Store {
             None => None,
         };
         let out = f(&tx).map_err(ctx)?;
-        let changed = match (&snapshot, before) {
+        let (changed, publish) = match (&snapshot, before) {
             (Some(file), Some(before)) => {
                 let after = guard_snapshot::fingerprint(&tx).map_err(ctx)?;
-                // A store from before snapshots gets one at its first write with claims.
-                after != before
-                    || (!file.exists() && guard_snapshot::has_guarded_claims(&tx).map_err(ctx)?)
+                let changed = after != before;
+                // A store without a published snapshot (new, from before snapshots, or
+                // left by a writer that died between withdrawing and publishing) gets one
+                // at its next write.
+                let missing = !guard_token::present(&self.path) || !file.exists();
+                (changed, changed || missing)
             }
-            _ => false,
+            _ => (false, false),
         };
+        if changed {
+            // Before the commit: from here on no reader takes the snapshot for the store.
+            guard_token::withdraw(&self.path).map_err(ctx)?;
+        }
         tx.commit().map_err(|e| ctx(e.into()))?;
-        if changed && let Some(file) = snapshot {
-            // Best effort: the commit stands; a stale snapshot is only read when the store
-            // cannot be, and each reader applies expiry itself.
-            let _ = self.write_guard_snapshot(&file);
+        if publish && let Some(file) = snapshot {
+            match self.publication {
+                // Best effort: the commit stands; without a token readers go to the store,
+                // and a stale snapshot is only read when the store cannot be (each reader
+                // applies expiry itself).
+                Publication::AfterEachWrite => {
+                    let _ = self.publish_guard_snapshot(&file);
+                }
+                Publication::Deferred { .. } => {
+                    self.publication = Publication::Deferred { pending: true };
+                }
+            }
         }
         Ok(out)
     }
 
-    /// Rewrites the guarded-claims snapshot beside the store from one read.
-    fn write_guard_snapshot(&mut self, file: &Path) -> Result<()> {
+    /// From now on the snapshot is published once, at [`Store::end_deferral`], instead of
+    /// after each write (a session start opens a session and binds it: two writes, one
+    /// snapshot); until then the token stays withdrawn and readers go to the store. False
+    /// when a deferral is already running (the outer one publishes).
+    pub(crate) fn begin_deferral(&mut self) -> bool {
+        let outer = self.publication == Publication::AfterEachWrite;
+        if outer {
+            self.publication = Publication::Deferred { pending: false };
+        }
+        outer
+    }
+
+    /// Ends the deferral `begin_deferral` started (when it returned true), publishing if a
+    /// write withdrew the token meanwhile.
+    pub(crate) fn end_deferral(&mut self, began: bool) {
+        if !began {
+            return;
+        }
+        let pending = self.publication == Publication::Deferred { pending: true };
+        self.publication = Publication::AfterEachWrite;
+        if pending {
+            let _ = self.publish_guard_snapshot(&guard_snapshot::path_for(&self.path));
+        }
+    }
+
+    /// Rewrites the guarded-claims snapshot beside the store and publishes its tag, under
+    /// the write lock (`BEGIN IMMEDIATE`, nothing written), so no other commit can come
+    /// between the state read and the token that vouches for it ([`guard_token`]).
+    fn publish_guard_snapshot(&mut self, file: &Path) -> Result<()> {
         let now_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
         let tx = self
             .conn
-            .transaction_with_behavior(TransactionBehavior::Deferred)?;
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let workspace: String = tx.query_row(
             "SELECT value FROM meta WHERE key = 'workspace_id'",
             [],
             |r| r.get(0),
         )?;
-        guard_snapshot::write(&tx, file, &workspace, now_ms)?;
+        let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?)?;
+        guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
+        guard_token::publish(&self.path, &tag)?;
         tx.commit()?;
         Ok(())
     }

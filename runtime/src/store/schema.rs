@@ -187,6 +187,36 @@ CREATE TRIGGER claims_version_on_delete AFTER DELETE ON claims BEGIN
 END;
 "#,
     },
+    Migration {
+        version: 5,
+        // The same counter moves with every change the write guard's fast path reads beside
+        // the claims (which conversation is bound to which session, and whether that session
+        // is open, at which generation, for which participant, under which parent), so the
+        // snapshot published beside the store is rewritten whenever any of it changes. A
+        // heartbeat does not move it.
+        sql: r#"
+CREATE TRIGGER guard_version_on_session_insert AFTER INSERT ON sessions BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+CREATE TRIGGER guard_version_on_session_update
+AFTER UPDATE OF session_id, participant_id, generation, state, parent_session_id ON sessions BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+CREATE TRIGGER guard_version_on_session_delete AFTER DELETE ON sessions BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+CREATE TRIGGER guard_version_on_binding_insert AFTER INSERT ON hook_bindings BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+CREATE TRIGGER guard_version_on_binding_update
+AFTER UPDATE OF binding_key, session_id, generation ON hook_bindings BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+CREATE TRIGGER guard_version_on_binding_delete AFTER DELETE ON hook_bindings BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version';
+END;
+"#,
+    },
 ];
 
 /// The schema version this build writes and understands.

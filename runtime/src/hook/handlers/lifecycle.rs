@@ -1,6 +1,7 @@
 //! `sessionEnd`, `heartbeat`, and the events that only show the session is alive.
 
 use super::super::answer::Answer;
+use super::super::beat_marker;
 use super::super::bound::Bound;
 use super::super::failure::Failure;
 use super::Call;
@@ -13,15 +14,21 @@ use crate::text;
 pub const REFRESH_AFTER_MS: i64 = 30_000;
 
 /// Heartbeats a live bound session whose last heartbeat is older than
-/// [`REFRESH_AFTER_MS`].
-pub fn refresh_if_due(core: &mut Core, bound: &Bound) -> Result<(), Failure> {
+/// [`REFRESH_AFTER_MS`], and tells the guard's fast path when its last heartbeat was
+/// ([`beat_marker`]).
+pub fn refresh_if_due(call: &Call, core: &mut Core, bound: &Bound) -> Result<(), Failure> {
     let Some(session) = bound.session.as_ref().filter(|_| bound.is_live()) else {
         return Ok(());
     };
     let last = parse_iso(&session.heartbeat_at).unwrap_or(i64::MIN);
-    if core.now_ms().saturating_sub(last) > REFRESH_AFTER_MS {
+    let now = core.now_ms();
+    let beat = if now.saturating_sub(last) > REFRESH_AFTER_MS {
         core.heartbeat(&bound.owner())?;
-    }
+        now
+    } else {
+        last
+    };
+    beat_marker::mark(&call.data_home, &bound.key, beat);
     Ok(())
 }
 
@@ -55,6 +62,7 @@ pub fn session_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 pub fn heartbeat(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if let Some(bound) = Bound::for_event(core, call.event)?.filter(Bound::is_live) {
         core.heartbeat(&bound.owner())?;
+        beat_marker::mark(&call.data_home, &bound.key, core.now_ms());
     }
     Ok(Answer::silent())
 }
@@ -62,7 +70,7 @@ pub fn heartbeat(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 /// `afterTool`, `childStart`, `childEnd`, `other`: a heartbeat at most.
 pub fn touch(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if let Some(bound) = Bound::for_event(core, call.event)? {
-        refresh_if_due(core, &bound)?;
+        refresh_if_due(call, core, &bound)?;
     }
     Ok(Answer::silent())
 }

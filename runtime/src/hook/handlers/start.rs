@@ -36,7 +36,8 @@ pub fn session_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if let Some(answer) = super::child::subagent_turn(call, core)? {
         return Ok(answer);
     }
-    let started = start(call, core)?;
+    // Opening and binding are two writes; the guard's snapshot is published once.
+    let started = core.deferring_publication(|core| start(call, core))?;
     super::native::publish_binding(call, core);
     if !started.grants.granted(Capability::StartupInjection) {
         return Ok(Answer::silent());
@@ -172,6 +173,12 @@ fn pin(call: &Call, core: &Core, probe: &ClientProbe, owner: &Owner) {
     ) {
         call.report(fault);
     }
+    // Opened or resumed just now: the guard's fast path need not refresh it for a while.
+    super::super::beat_marker::mark(
+        &call.data_home,
+        &binding_key(&call.event.session_id),
+        core.now_ms(),
+    );
 }
 
 /// What captures and `acc status --json` show about how the session was started.

@@ -107,7 +107,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if !bound.is_live() {
         return Ok(answer);
     }
-    lifecycle::refresh_if_due(core, &bound)?;
+    lifecycle::refresh_if_due(call, core, &bound)?;
     // The rewrite is the whole answer: an owner line would replace it.
     if let Some(tool) = tool.filter(|_| confined.is_none()) {
         let owner = bound.owner();
@@ -193,15 +193,28 @@ fn remember_claimed_files(call: &Call, core: &mut Core, bound: &Bound, me: &Sess
             }
         },
     };
+    let roots = verdict::roots_of(core).all().to_vec();
+    save_fingerprints(call, &key, me.as_str(), watched, roots, source);
+}
+
+/// Fingerprints `watched` in `roots` for the post-tool hook of the conversation with
+/// `key` (acc session `me`), or drops an earlier record when nothing is watched.
+pub(crate) fn save_fingerprints(
+    call: &Call,
+    key: &str,
+    me: &str,
+    watched: Vec<fingerprints::Watched>,
+    roots: Vec<std::path::PathBuf>,
+    source: Option<(&str, fingerprints::SnapshotWatch)>,
+) {
     if watched.is_empty() {
-        let _ = std::fs::remove_file(fingerprints::record_path(&call.data_home, &key));
+        let _ = std::fs::remove_file(fingerprints::record_path(&call.data_home, key));
         return;
     }
-    let roots = verdict::roots_of(core).all().to_vec();
     let until = Instant::now() + FINGERPRINT_BUDGET.min(call.deadline.remaining() / 4);
     let mut prints = fingerprints::take(roots, watched, until);
-    prints.session_id = Some(me.as_str().to_string());
-    if let Err(e) = fingerprints::save(&call.data_home, &key, &prints, source) {
+    prints.session_id = Some(me.to_string());
+    if let Err(e) = fingerprints::save(&call.data_home, key, &prints, source) {
         call.report(format!(
             "acc: claimed files were not fingerprinted before this call ({e})"
         ));

@@ -76,7 +76,7 @@ pub fn turn_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let Some((bound, me, grants)) = live(call, core)? else {
         return Ok(Answer::silent());
     };
-    lifecycle::refresh_if_due(core, &bound)?;
+    lifecycle::refresh_if_due(call, core, &bound)?;
     if !grants.granted(Capability::NextTurn) {
         return Ok(Answer::silent());
     }

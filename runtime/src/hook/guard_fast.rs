@@ -1,0 +1,175 @@
+//! The write guard's fast path: an allow proved from the published guarded-claims snapshot
+//! ([`crate::store::guard_snapshot`], vouched for by [`crate::store::guard_token`]) without
+//! opening the store. Opening SQLite costs most of a guard's time (its schema is parsed per
+//! connection), and almost every tool call is an allow.
+//!
+//! It answers only when everything the store path would read is in the snapshot and the
+//! answer is an allow: the conversation's own binding to a live, parentless session; no
+//! live claim of another session acting as the same participant (inherited or a peer's:
+//! only the store can tell); at most [`FAST_TARGETS`] readable targets, none covered by a
+//! peer's guarded claim, judged by the same [`verdict::judge_paths`] as the fallback; no
+//! heartbeat due ([`beat_marker`]); and a call the client will not have rewritten
+//! ([`super::handlers::confine`]). Anything else (a deny, which must be recorded for the
+//! claim's owner; an unreadable command; a missing or stale token) returns `None`, and the
+//! store path answers exactly as before. A fast allow writes nothing to the store; its
+//! shell calls are fingerprinted from the same snapshot as the store path's.
+
+use super::answer::Answer;
+use super::authority_guard;
+use super::beat_marker;
+use super::bound_workspace;
+use super::certify_read;
+use super::fingerprints::{SnapshotWatch, Watched};
+use super::guard_fallback;
+use super::handlers::Call;
+use super::handlers::tool::save_fingerprints;
+use super::targets;
+use super::verdict::{self, Guarded};
+use crate::core::bindings::binding_key;
+use crate::core::resources::spellings_overlap;
+use crate::paths;
+use crate::store::guard_snapshot::{self, SnapshotText};
+use crate::store::guard_token;
+use acc_sdk::adapter::OwnerLine;
+use acc_sdk::event::{Targets, ToolClass};
+use std::path::Path;
+use std::time::Instant;
+
+/// Calls naming more targets than this go to the store path, which judges large calls
+/// within the whole budget (the fast path must never spend the time the store path needs).
+pub const FAST_TARGETS: usize = 32;
+
+/// A snapshot larger than this (some thousands of claims) is left to the store's claim
+/// index, which looks up a few targets faster than a scan of every line.
+pub const FAST_SNAPSHOT_BYTES: usize = 512 * 1024;
+
+/// The answer for this call when the snapshot proves an allow; `None` sends the call to the
+/// store path.
+pub fn before_tool(call: &Call) -> Option<Answer> {
+    let event = call.event;
+    let tool = event.tool.as_ref()?;
+    let paths: &[String] = match &tool.targets {
+        Targets::Paths(paths) if paths.len() <= FAST_TARGETS => paths,
+        Targets::None => &[],
+        Targets::Paths(_) | Targets::Unreadable { .. } => return None,
+    };
+    // A subagent acts under its own binding or its parent's: the store path decides which.
+    if event.parent_session_id.is_some()
+        || authority_guard::deny_reason(call).is_some()
+        || certify_read::deny_reason(call).is_some()
+        || (tool.class == ToolClass::Shell && would_rewrite(call))
+    {
+        return None;
+    }
+    let key = binding_key(&event.session_id);
+    let now = call.settings.ports.now();
+    if !beat_marker::fresh(&call.data_home, &key, now) {
+        return None;
+    }
+    let cwd = Path::new(&event.cwd);
+    let pinned = bound_workspace::resolve(
+        &call.data_home,
+        &event.session_id,
+        cwd,
+        call.settings.env.env(),
+    )
+    .ok()
+    .filter(|r| r.pinned)?;
+    let ws = &pinned.workspace;
+    let store = paths::store_file(&call.data_home, &ws.id);
+    let tag = guard_token::read(&store)?;
+    let text = guard_snapshot::read_text(&guard_snapshot::path_for(&store)).ok()??;
+    if text.len() > FAST_SNAPSHOT_BYTES {
+        return None;
+    }
+    let snapshot = SnapshotText::parse(&text)?;
+    if snapshot.tag != tag || snapshot.workspace_id != ws.id.as_str() {
+        return None;
+    }
+    let binding = snapshot.binding(&key)??;
+    let session = binding
+        .session
+        .as_ref()
+        .filter(|s| binding.is_live() && s.parent_session_id.is_none())?;
+    let me = binding.session_id.as_str();
+    let roots = verdict::roots_of_workspace(ws);
+    let until = Instant::now() + call.deadline.remaining() / 4;
+    let resolved = targets::resolve_all(cwd, &roots, paths, until).ok()?;
+    // As the store's claim index would: for a few targets, only the claims overlapping one
+    // of them (spellings are canonical, so comparing them compares paths).
+    let lookups = verdict::lookups(&resolved);
+    let shell = tool.class == ToolClass::Shell;
+    let mut records = Vec::new();
+    // A shell call's fingerprints watch every peer claim (what `make` writes is unknown).
+    let mut watched = Vec::new();
+    for line in snapshot.claims() {
+        let line = line?;
+        if line.expires_at_ms <= now || line.owner_session_id == me {
+            continue;
+        }
+        if line.owner_participant_id == session.participant_id {
+            return None;
+        }
+        let candidate = lookups.as_ref().is_none_or(|lookups| {
+            lookups
+                .iter()
+                .any(|l| spellings_overlap(l.as_str(), &line.resource))
+        });
+        if candidate {
+            records.push(guard_fallback::record_of(&line.owned(), now));
+        }
+        if shell {
+            watched.extend(Watched::of_line(line));
+        }
+    }
+    let guarded = Guarded::of_records(records);
+    if verdict::judge_resolved(&guarded, &roots, &resolved, until).is_some() {
+        return None;
+    }
+    let mut answer = Answer::silent();
+    answer.notes = pinned.notes;
+    if shell {
+        let watch = SnapshotWatch {
+            participant: session.participant_id.clone(),
+            now_ms: now,
+        };
+        save_fingerprints(
+            call,
+            &key,
+            me,
+            watched,
+            roots.all().to_vec(),
+            Some((&text, watch)),
+        );
+    }
+    let line = OwnerLine {
+        session_id: me.to_string(),
+        generation: binding.generation.clone(),
+        cwd: event.cwd.clone(),
+    };
+    if let Some(mut outcome) = call
+        .adapter
+        .behaviour()
+        .inject_tool_owner_outcome(&line, &tool.name)
+    {
+        // Identity only: it may add context, never turn the allow into a deny.
+        outcome.exit_code = 0;
+        answer.outcome = outcome;
+    }
+    answer.notes.append(&mut call.faults.borrow_mut());
+    Some(answer)
+}
+
+/// Whether the client may have this shell call rewritten to run confined: the store path
+/// decides what the confinement holds.
+fn would_rewrite(call: &Call) -> bool {
+    let mut asked = false;
+    let _ = call
+        .adapter
+        .behaviour()
+        .rewrite_shell_outcome(call.event, call.payload, &mut |_| {
+            asked = true;
+            None
+        });
+    asked
+}
