@@ -121,14 +121,22 @@ fn a_change_committed_without_its_publication_sends_the_guard_to_the_store() {
     let peer = attach(&mut sb.core(), "peer", true);
     assert_eq!(write(&sb, "me", &["docs/a.md"]).code, 0);
     let store = store_file(&sb);
-    // A writer that withdrew the token, committed its claim and died before publishing.
-    let token = std::fs::read(guard_token::path_for(&store)).unwrap();
+    let (token, snapshot) = (
+        guard_token::path_for(&store),
+        acc_runtime::store::guard_snapshot::path_for(&store),
+    );
+    let unclaimed = std::fs::read(&snapshot).unwrap();
     claim(&mut sb.core(), &peer, "file:docs/**", true);
-    std::fs::remove_file(guard_token::path_for(&store)).unwrap();
+    let published = std::fs::read(&token).unwrap();
+    // A writer that withdrew the token, committed its claim and died before publishing:
+    // the snapshot beside the store still shows no claim.
+    std::fs::write(&snapshot, &unclaimed).unwrap();
+    std::fs::remove_file(&token).unwrap();
     let run = write(&sb, "me", &["docs/a.md"]);
     assert_eq!(run.code, 2, "{run:?}");
-    // An older publication's token beside a newer snapshot vouches for nothing either.
-    std::fs::write(guard_token::path_for(&store), &token).unwrap();
+    // A token of another publication than the snapshot's vouches for nothing either.
+    std::fs::write(&snapshot, &unclaimed).unwrap();
+    std::fs::write(&token, &published).unwrap();
     let run = write(&sb, "me", &["docs/a.md"]);
     assert_eq!(run.code, 2, "{run:?}");
 }
@@ -204,4 +212,58 @@ fn a_publication_that_fails_leaves_no_token_and_the_next_write_publishes() {
     let parsed = acc_runtime::store::guard_snapshot::SnapshotText::parse(&text).unwrap();
     assert_eq!(parsed.tag, tag);
     assert_eq!(parsed.claims().count(), 1);
+}
+
+#[test]
+fn a_claim_that_held_for_the_whole_call_is_never_allowed_while_it_changes_under_the_guard() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let sb = Arc::new(Sandbox::new());
+    start(&sb, "me");
+    let peer = attach(&mut sb.core(), "peer", true);
+    // Even: stable (0 mod 4 released, 2 mod 4 claimed); odd: a change in flight.
+    let epoch = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (sb, epoch, done) = (sb.clone(), epoch.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut core = sb.core();
+            for _ in 0..40 {
+                epoch.fetch_add(1, Ordering::SeqCst);
+                claim(&mut core, &peer, "file:docs/**", true);
+                epoch.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(15));
+                epoch.fetch_add(1, Ordering::SeqCst);
+                let id = core.live_claims().unwrap()[0].claim_id.clone();
+                core.release_claim(&peer, &id).unwrap();
+                epoch.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(15));
+            }
+            done.store(true, Ordering::SeqCst);
+        })
+    };
+    let (mut held, mut free) = (0, 0);
+    while !done.load(Ordering::SeqCst) {
+        let before = epoch.load(Ordering::SeqCst);
+        let run = write(&sb, "me", &["docs/a.md"]);
+        let after = epoch.load(Ordering::SeqCst);
+        if before != after || before % 2 == 1 {
+            continue;
+        }
+        if before % 4 == 2 {
+            held += 1;
+            assert_eq!(
+                run.code, 2,
+                "allowed while the claim held throughout: {run:?}"
+            );
+        } else {
+            free += 1;
+            assert_eq!(run.code, 0, "refused while no claim existed: {run:?}");
+        }
+    }
+    writer.join().unwrap();
+    assert!(
+        held > 5 && free > 5,
+        "too few calls judged: {held} held, {free} free"
+    );
 }
