@@ -226,3 +226,58 @@ fn a_live_session_acting_as_the_same_participant_is_still_watched() {
     let after = shell(&sb, "builder", "afterTool", &["out"]);
     assert!(after.stderr.contains("file:src/a.rs modified"), "{after:?}");
 }
+
+fn shell_call(sb: &Sandbox, conv: &str, event: &str, paths: &[&str], call: &str) -> HookRun {
+    let mut p = payload(event, conv, &sb.ws());
+    p["tool"] = json!({"name": "shell", "paths": paths, "call_id": call});
+    hook(sb.settings(certified, &[]), &p)
+}
+
+#[test]
+fn calls_run_side_by_side_are_each_compared_with_their_own_fingerprints() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "the owner's bytes").unwrap();
+    let owner = start(&sb, "owner");
+    start(&sb, "builder");
+    claim(&mut sb.core(), &owner, "file:src/**", true);
+
+    // Both calls announced before either finished (Kimi Code runs a turn's calls so): the
+    // second call's fingerprints are taken after the first call's program wrote the claim.
+    assert_eq!(
+        shell_call(&sb, "builder", "beforeTool", &["out"], "c1").code,
+        0
+    );
+    std::fs::write(ws.join("src/a.rs"), "rewritten by the first call").unwrap();
+    assert_eq!(
+        shell_call(&sb, "builder", "beforeTool", &["after.txt"], "c2").code,
+        0
+    );
+    let first = shell_call(&sb, "builder", "afterTool", &["out"], "c1");
+    assert!(
+        first
+            .stderr
+            .contains("changed while this shell call ran: file:src/a.rs modified"),
+        "{first:?}"
+    );
+    let second = shell_call(&sb, "builder", "afterTool", &["after.txt"], "c2");
+    assert_eq!((second.code, second.stderr.as_str()), (0, ""), "{second:?}");
+    assert_eq!(
+        sb.core().status(None, false).unwrap().detected_writes.total,
+        1
+    );
+
+    // A call that never reached its post-tool hook is forgotten with its conversation.
+    assert_eq!(
+        shell_call(&sb, "builder", "beforeTool", &["x"], "c3").code,
+        0
+    );
+    let end = hook(
+        sb.settings(certified, &[]),
+        &payload("sessionEnd", "builder", &sb.ws()),
+    );
+    assert_eq!(end.code, 0, "{end:?}");
+    let tool_calls = sb.data().join("acc").join("tool-calls");
+    assert_eq!(std::fs::read_dir(&tool_calls).unwrap().count(), 0);
+}

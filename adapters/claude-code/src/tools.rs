@@ -20,4 +20,5 @@ pub static SHELL: ShellTools = ShellTools {
 /// The tool call a tool event's payload names, if any.
 pub fn tool_call(obj: &Map<String, Value>, cwd: &str) -> Option<ToolCall> {
     envelope::guarded_tool_at(obj, &["tool_name"], "tool_input", &WRITE, &SHELL, cwd)
+        .map(|t| t.with_call_id(acc_sdk::payload::first_text(obj, &["tool_use_id"])))
 }

@@ -60,7 +60,7 @@ fn table() -> Vec<PayloadCase> {
 
 #[test]
 fn every_real_payload_normalises_to_its_event() {
-    fixtures().assert_normalise(&Behaviour, &table());
+    fixtures().assert_normalise_naming_calls(&Behaviour, &table(), "tool_use_id");
 }
 
 #[test]

@@ -75,4 +75,5 @@ pub fn tool_call(obj: &Map<String, Value>, cwd: &str) -> Option<ToolCall> {
         &SHELL,
         cwd,
     )
+    .map(|t| t.with_call_id(acc_sdk::payload::first_text(obj, &["tool_use_id"])))
 }

@@ -46,7 +46,7 @@ fn cases() -> Vec<PayloadCase> {
 
 #[test]
 fn every_real_payload_normalises_to_its_event() {
-    fixtures().assert_normalise(&Behaviour, &cases());
+    fixtures().assert_normalise_naming_calls(&Behaviour, &cases(), "tool_call_id");
 }
 
 #[test]

@@ -112,6 +112,7 @@ mod tests {
             name: "Write".into(),
             class: ToolClass::Write,
             targets: Targets::None,
+            call_id: None,
         };
         assert_eq!(
             required_tool(Some(call.clone()), "tool_name", "PreToolUse"),

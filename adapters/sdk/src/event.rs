@@ -98,6 +98,34 @@ pub struct ToolCall {
     pub name: String,
     pub class: ToolClass,
     pub targets: Targets,
+    /// A digest of the client's own id for this call, when its payloads name one (Claude
+    /// Code's and Codex's `tool_use_id`, Kimi Code's `tool_call_id`): what pairs a post-tool
+    /// hook with its own pre-tool hook when a client runs calls side by side. The client's
+    /// id itself never leaves the adapter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+}
+
+/// A call id longer than this is not one (ids are short tokens).
+pub const MAX_CALL_ID_BYTES: usize = 256;
+
+impl ToolCall {
+    /// This call with the digest of the client's id for it, when `id` looks like one
+    /// (short, no control characters); anything else is dropped, never refused: the id only
+    /// pairs hooks.
+    pub fn with_call_id(mut self, id: Option<&str>) -> ToolCall {
+        use sha2::{Digest, Sha256};
+        self.call_id = id
+            .filter(|id| id.len() <= MAX_CALL_ID_BYTES && !id.chars().any(char::is_control))
+            .map(|id| {
+                Sha256::digest(id.as_bytes())
+                    .iter()
+                    .take(16)
+                    .map(|b| format!("{b:02x}"))
+                    .collect()
+            });
+        self
+    }
 }
 
 /// A client hook payload, normalised. Every field is whitelisted.
@@ -151,3 +179,36 @@ impl std::fmt::Display for NormalizeError {
 }
 
 impl std::error::Error for NormalizeError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call() -> ToolCall {
+        ToolCall {
+            name: "Bash".into(),
+            class: ToolClass::Shell,
+            targets: Targets::None,
+            call_id: None,
+        }
+    }
+
+    #[test]
+    fn a_call_id_is_kept_as_a_digest_and_junk_is_dropped() {
+        let a = call().with_call_id(Some("toolu_01ABC")).call_id.unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(!a.contains("toolu"));
+        assert_eq!(
+            call().with_call_id(Some("toolu_01ABC")).call_id,
+            Some(a.clone())
+        );
+        assert_ne!(call().with_call_id(Some("toolu_01ABD")).call_id, Some(a));
+        for junk in [
+            None,
+            Some("a\nb"),
+            Some(&*"x".repeat(MAX_CALL_ID_BYTES + 1)),
+        ] {
+            assert_eq!(call().with_call_id(junk).call_id, None, "{junk:?}");
+        }
+    }
+}

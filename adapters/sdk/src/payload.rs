@@ -246,6 +246,7 @@ pub fn classify_tool_at(
         name: name.to_owned(),
         class,
         targets,
+        call_id: None,
     }
 }
 

@@ -48,6 +48,7 @@ pub fn event_of_kind(ctx: &CheckContext, adapter: &Adapter, kind: EventKind) -> 
             name: "Write".to_owned(),
             class: ToolClass::Write,
             targets: Targets::Paths(vec!["src/x".to_owned()]),
+            call_id: None,
         }),
         permission_mode: None,
         end_reason: None,

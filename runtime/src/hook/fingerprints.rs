@@ -6,9 +6,11 @@
 //! went away while the call ran. Only claimed paths are looked at, within a budget of
 //! entries and time; a walk cut short says so.
 
+use crate::core::bindings::binding_key;
 use crate::core::claims::ClaimKey;
 use crate::core::resources::relative_pattern_of;
 use crate::store::guard_snapshot::{ClaimLine, SnapshotText};
+use acc_sdk::event::NormalizedEvent;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -30,9 +32,37 @@ pub fn dir(data_home: &Path) -> PathBuf {
     data_home.join("acc").join("tool-calls")
 }
 
-/// The record of the conversation with `binding_key`'s call in progress.
-pub fn record_path(data_home: &Path, binding_key: &str) -> PathBuf {
-    dir(data_home).join(format!("{binding_key}.json"))
+/// The record of a call in progress, named by its [`record_key`].
+pub fn record_path(data_home: &Path, record_key: &str) -> PathBuf {
+    dir(data_home).join(format!("{record_key}.json"))
+}
+
+/// Whose record a tool event's fingerprints are: its conversation's (`binding_key`), and
+/// its call's where the client names calls, so that a client running calls side by side
+/// (pre-tool hooks of two calls before the first one's post-tool hook) pairs each post-tool
+/// hook with its own call's fingerprints instead of the latest call's.
+pub fn record_key(event: &NormalizedEvent) -> String {
+    let conversation = binding_key(&event.session_id);
+    match event.tool.as_ref().and_then(|t| t.call_id.as_deref()) {
+        Some(call) => format!("{conversation}.{}", binding_key(call)),
+        None => conversation,
+    }
+}
+
+/// Drops every record of the conversation with `binding_key` (its calls that never reached
+/// their post-tool hook). Best effort.
+pub fn forget_conversation(data_home: &Path, binding_key: &str) {
+    let Ok(entries) = std::fs::read_dir(dir(data_home)) else {
+        return;
+    };
+    let (whole, calls) = (format!("{binding_key}.json"), format!("{binding_key}."));
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == whole || (name.starts_with(&calls) && name.ends_with(".json")) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// One peer claim's path, watched in every worktree root.
@@ -353,8 +383,8 @@ pub fn take_saved(data_home: &Path, binding_key: &str) -> Option<Prints> {
 }
 
 /// Whether a call of this conversation left a record to compare against.
-pub fn pending(data_home: &Path, binding_key: &str) -> bool {
-    record_path(data_home, binding_key).is_file()
+pub fn pending(data_home: &Path, record_key: &str) -> bool {
+    record_path(data_home, record_key).is_file()
 }
 
 #[cfg(test)]

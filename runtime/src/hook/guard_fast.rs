@@ -19,7 +19,7 @@ use super::authority_guard;
 use super::beat_marker;
 use super::bound_workspace;
 use super::certify_read;
-use super::fingerprints::{SnapshotWatch, Watched};
+use super::fingerprints::{self, SnapshotWatch, Watched};
 use super::guard_fallback;
 use super::handlers::Call;
 use super::handlers::tool::save_fingerprints;
@@ -135,7 +135,7 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         };
         save_fingerprints(
             call,
-            &key,
+            &fingerprints::record_key(event),
             me,
             watched,
             roots.all().to_vec(),

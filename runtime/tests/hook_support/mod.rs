@@ -221,6 +221,7 @@ impl AdapterBehaviour for ScenarioBehaviour {
                 ),
                 None => Targets::unreadable("the test payload names no path"),
             },
+            call_id: t.get("call_id").and_then(Value::as_str).map(str::to_owned),
         });
         Ok(NormalizedEvent {
             kind,

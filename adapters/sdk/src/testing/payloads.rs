@@ -47,6 +47,7 @@ pub fn tool_call(name: &str, class: ToolClass, target: &str) -> ToolCall {
         name: name.to_owned(),
         class,
         targets: Targets::Paths(vec![target.to_owned()]),
+        call_id: None,
     }
 }
 
@@ -141,6 +142,36 @@ impl PayloadFixtures {
             }
             for (_, event) in all {
                 assert_eq!(event, case.event, "{}", case.file);
+            }
+        }
+    }
+
+    /// Like [`PayloadFixtures::assert_normalise`], for a client whose payloads name each tool
+    /// call under `key`: a tool event carries the digest of the payload's id
+    /// ([`ToolCall::with_call_id`]), and every tool event's payload names one.
+    #[track_caller]
+    pub fn assert_normalise_naming_calls(
+        &self,
+        behaviour: &dyn AdapterBehaviour,
+        cases: &[PayloadCase],
+        key: &str,
+    ) {
+        for case in cases {
+            let all = self.normalised(behaviour, &case.file);
+            assert!(!all.is_empty(), "{}: no payload", case.file);
+            if let Some(lines) = case.lines {
+                assert_eq!(all.len(), lines, "{}: payloads", case.file);
+            }
+            for (payload, event) in all {
+                let mut expected = case.event.clone();
+                if let Some(tool) = expected.tool.take() {
+                    let id = payload.get(key).and_then(Value::as_str);
+                    assert!(id.is_some(), "{}: names no {key}", case.file);
+                    let tool = tool.with_call_id(id);
+                    assert!(tool.call_id.is_some(), "{}: {key} {id:?}", case.file);
+                    expected.tool = Some(tool);
+                }
+                assert_eq!(event, expected, "{}", case.file);
             }
         }
     }

@@ -12,7 +12,6 @@ use super::super::failure::Failure;
 use super::super::fingerprints::{self, Change};
 use super::{Call, lifecycle, safe_point};
 use crate::core::Core;
-use crate::core::bindings::binding_key;
 use crate::core::claims::ClaimRecord;
 use crate::core::refusals::Refusal;
 use crate::core::resources::Resource;
@@ -33,7 +32,7 @@ pub fn after_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 }
 
 fn detect(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    let key = binding_key(&call.event.session_id);
+    let key = fingerprints::record_key(call.event);
     let Some(before) = fingerprints::take_saved(&call.data_home, &key) else {
         return lifecycle::touch(call, core);
     };

@@ -62,7 +62,7 @@ pub fn child_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         core.end_child_session(&child.owner())?;
     }
     // A call that never reached its post-tool hook leaves nothing behind.
-    let _ = std::fs::remove_file(fingerprints::record_path(&call.data_home, &child.key));
+    fingerprints::forget_conversation(&call.data_home, &child.key);
     Ok(Answer::silent())
 }
 

@@ -52,10 +52,7 @@ pub fn session_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         core.close_session(&bound.owner(), reason)?;
     }
     // A call that never reached its post-tool hook leaves nothing behind.
-    let _ = std::fs::remove_file(super::super::fingerprints::record_path(
-        &call.data_home,
-        &bound.key,
-    ));
+    super::super::fingerprints::forget_conversation(&call.data_home, &bound.key);
     Ok(Answer::silent())
 }
 

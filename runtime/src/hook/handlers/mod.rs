@@ -99,7 +99,7 @@ fn open_mode(call: &Call) -> OpenMode {
         EventKind::AfterTool
             if super::fingerprints::pending(
                 &call.data_home,
-                &crate::core::bindings::binding_key(&call.event.session_id),
+                &super::fingerprints::record_key(call.event),
             ) =>
         {
             OpenMode::ReadWrite

@@ -160,7 +160,7 @@ const FINGERPRINT_BUDGET: Duration = Duration::from_secs(1);
 /// for the post-tool hook, which tells whether the call changed them anyway. Best effort: a
 /// failure is a stderr note, never a deny.
 fn remember_claimed_files(call: &Call, core: &mut Core, bound: &Bound, me: &SessionId) {
-    let key = crate::core::bindings::binding_key(&call.event.session_id);
+    let key = fingerprints::record_key(call.event);
     let snapshot = snapshot_text(core);
     let now_ms = call.settings.ports.now();
     let from_snapshot =
