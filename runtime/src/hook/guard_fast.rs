@@ -22,7 +22,7 @@ use super::certify_read;
 use super::fingerprints::{self, SnapshotWatch, Watched};
 use super::guard_fallback;
 use super::handlers::Call;
-use super::handlers::tool::save_fingerprints;
+use super::handlers::tool::{owner_line_outcome, save_fingerprints};
 use super::targets;
 use super::verdict::{self, Guarded};
 use crate::core::bindings::binding_key;
@@ -30,7 +30,6 @@ use crate::core::resources::spellings_overlap;
 use crate::paths;
 use crate::store::guard_snapshot::{self, SnapshotText};
 use crate::store::guard_token;
-use acc_sdk::adapter::OwnerLine;
 use acc_sdk::event::{Targets, ToolClass};
 use std::path::Path;
 use std::time::Instant;
@@ -142,18 +141,7 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
             Some((&text, watch)),
         );
     }
-    let line = OwnerLine {
-        session_id: me.to_string(),
-        generation: binding.generation.clone(),
-        cwd: event.cwd.clone(),
-    };
-    if let Some(mut outcome) = call
-        .adapter
-        .behaviour()
-        .inject_tool_owner_outcome(&line, &tool.name)
-    {
-        // Identity only: it may add context, never turn the allow into a deny.
-        outcome.exit_code = 0;
+    if let Some(outcome) = owner_line_outcome(call, &tool.name, me, &binding.generation) {
         answer.outcome = outcome;
     }
     answer.notes.append(&mut call.faults.borrow_mut());

@@ -111,22 +111,38 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     // The rewrite is the whole answer: an owner line would replace it.
     if let Some(tool) = tool.filter(|_| confined.is_none()) {
         let owner = bound.owner();
-        let line = OwnerLine {
-            session_id: owner.session.to_string(),
-            generation: owner.generation.to_string(),
-            cwd: call.event.cwd.clone(),
-        };
-        if let Some(mut outcome) = call
-            .adapter
-            .behaviour()
-            .inject_tool_owner_outcome(&line, &tool.name)
-        {
-            // Identity only: it may add context, never turn the allow into a deny.
-            outcome.exit_code = 0;
+        let line = owner_line_outcome(
+            call,
+            &tool.name,
+            owner.session.as_str(),
+            owner.generation.as_str(),
+        );
+        if let Some(outcome) = line {
             answer.outcome = outcome;
         }
     }
     Ok(answer)
+}
+
+/// The identity line an allowed tool call carries where the adapter injects one.
+pub(crate) fn owner_line_outcome(
+    call: &Call,
+    tool_name: &str,
+    session_id: &str,
+    generation: &str,
+) -> Option<HookOutcome> {
+    let line = OwnerLine {
+        session_id: session_id.to_string(),
+        generation: generation.to_string(),
+        cwd: call.event.cwd.clone(),
+    };
+    let mut outcome = call
+        .adapter
+        .behaviour()
+        .inject_tool_owner_outcome(&line, tool_name)?;
+    // Identity only: it may add context, never turn the allow into a deny.
+    outcome.exit_code = 0;
+    Some(outcome)
 }
 
 /// A conversation acc has no session for (its start hook never ran, failed, or was installed
