@@ -134,16 +134,7 @@ impl PayloadFixtures {
     /// event, naming the file that did not.
     #[track_caller]
     pub fn assert_normalise(&self, behaviour: &dyn AdapterBehaviour, cases: &[PayloadCase]) {
-        for case in cases {
-            let all = self.normalised(behaviour, &case.file);
-            assert!(!all.is_empty(), "{}: no payload", case.file);
-            if let Some(lines) = case.lines {
-                assert_eq!(all.len(), lines, "{}: payloads", case.file);
-            }
-            for (_, event) in all {
-                assert_eq!(event, case.event, "{}", case.file);
-            }
-        }
+        self.assert_cases(behaviour, cases, None);
     }
 
     /// Like [`PayloadFixtures::assert_normalise`], for a client whose payloads name each tool
@@ -156,6 +147,16 @@ impl PayloadFixtures {
         cases: &[PayloadCase],
         key: &str,
     ) {
+        self.assert_cases(behaviour, cases, Some(key));
+    }
+
+    #[track_caller]
+    fn assert_cases(
+        &self,
+        behaviour: &dyn AdapterBehaviour,
+        cases: &[PayloadCase],
+        call_key: Option<&str>,
+    ) {
         for case in cases {
             let all = self.normalised(behaviour, &case.file);
             assert!(!all.is_empty(), "{}: no payload", case.file);
@@ -164,7 +165,9 @@ impl PayloadFixtures {
             }
             for (payload, event) in all {
                 let mut expected = case.event.clone();
-                if let Some(tool) = expected.tool.take() {
+                if let Some(key) = call_key
+                    && let Some(tool) = expected.tool.take()
+                {
                     let id = payload.get(key).and_then(Value::as_str);
                     assert!(id.is_some(), "{}: names no {key}", case.file);
                     let tool = tool.with_call_id(id);
