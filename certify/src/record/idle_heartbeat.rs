@@ -21,19 +21,17 @@ use serde_json::{Value, json};
 use super::bundle::Bundle;
 use super::error::RecordError;
 use super::hook_capture::CAPTURE_FILE;
-use super::install::install_adapter;
 use super::judge::{Verdict, conversation_requests};
-use super::live::{Tmux, poll, write_err, write_interactive_config};
+use super::live::{Tmux, poll};
 use super::observations::{HookFact, Observations, RunFacts};
 use super::observe::request_facts;
-use super::quit::{alive, client_processes, driver, pane_pid, sandbox_processes, send_keys};
+use super::quit::{alive, client_processes, pane_pid, sandbox_processes, send_keys};
 use super::room;
-use super::runner::{Recordings, RunSettings, ScenarioRun, extra_env, recordings};
+use super::runner::{Recordings, RunSettings, ScenarioRun, recordings};
 use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
+use super::terminal_stage::{TerminalStage, stage};
 use super::tuple::Tuple;
-use crate::clients::environment::{client_path, headless_env};
-use crate::clients::{Client, InstalledClient, Sandbox};
-use crate::doubles::{ModelDouble, Script};
+use crate::clients::{Client, InstalledClient};
 
 /// How long the prompt is left idle at most: past Claude Code's 60 s threshold with margin.
 /// The wait ends as soon as a heartbeat-kind invocation is captured.
@@ -175,42 +173,18 @@ pub fn run_idle_heartbeat(
 ) -> Result<ScenarioRun, RecordError> {
     let scenario = Scenario::Heartbeat;
     let client = installed.client;
-    let client_error = |source| RecordError::Client {
-        client: client.id().to_owned(),
-        source,
-    };
-    let drive = driver(client).ok_or_else(|| {
-        write_err(
-            "heartbeat",
-            format!("the recorder cannot drive {client}'s terminal interface"),
-        )
-    })?;
-    let sandbox = Sandbox::new(client).map_err(client_error)?;
-    let workspace = sandbox.workspace();
-    let script = Script::new(Vec::new(), FINAL_TEXT).map_err(|e| RecordError::Double {
-        message: e.to_string(),
-    })?;
-    let mut double =
-        ModelDouble::start(client.protocol(), script).map_err(|e| RecordError::Double {
-            message: e.to_string(),
-        })?;
-    sandbox
-        .write_base_config(double.port())
-        .map_err(client_error)?;
-    let installed_files = install_adapter(client.id(), &sandbox, &settings.binaries)?;
-    write_interactive_config(&sandbox)?;
-    let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
-
-    let capture_dir = sandbox.root().join("hook-capture");
-    std::fs::create_dir_all(&capture_dir)
-        .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
+    let TerminalStage {
+        drive,
+        sandbox,
+        workspace,
+        mut double,
+        installed_files,
+        mut core,
+        capture_dir,
+        env,
+        watch,
+    } = stage(installed, settings, scenario)?;
     let capture = capture_dir.join(CAPTURE_FILE);
-    let extra = extra_env(scenario, &capture_dir);
-    let path = client_path(std::env::var_os("PATH").as_deref());
-    let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
-    env.insert("TERM".to_owned(), "xterm-256color".to_owned());
-    let watch = super::live::watch_terminal(&sandbox)?;
-    env.extend(watch.env());
     let launcher = super::live::write_launcher(&sandbox, &env, &watch, &installed.program)?;
 
     let started = Instant::now();

@@ -44,6 +44,7 @@ pub mod safe_point;
 pub mod scenario;
 pub mod startup;
 pub mod summary;
+pub mod terminal_stage;
 pub mod tuple;
 pub mod writer;
 

@@ -24,20 +24,19 @@ use serde_json::{Value, json};
 
 use super::bundle::Bundle;
 use super::error::RecordError;
-use super::install::install_adapter;
 use super::judge::ControlVerdict;
-use super::live::{Tmux, poll, write_err, write_interactive_config};
+use super::live::{Tmux, poll, write_err};
 use super::observations::{Observations, RunFacts};
 use super::observe::request_facts;
 use super::room;
-use super::runner::{Recordings, RunSettings, ScenarioRun, extra_env, recordings};
+use super::runner::{Recordings, RunSettings, ScenarioRun, recordings};
 use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
+use super::terminal_stage::{TerminalStage, stage};
 use super::tuple::Tuple;
 use crate::clients::config_files::merge_toml_file;
-use crate::clients::environment::{client_path, headless_env};
+use crate::clients::environment::client_path;
 use crate::clients::network::NetworkWatch;
 use crate::clients::{Client, InstalledClient, Sandbox};
-use crate::doubles::{ModelDouble, Script};
 
 /// How long the recorder waits after the quit for the store to stop showing the session
 /// open. Codex 0.171.0's app-server ran `SessionEnd` about 55 s after `/quit` (it unloads
@@ -417,44 +416,17 @@ pub fn run_interactive_quit(
 ) -> Result<ScenarioRun, RecordError> {
     let scenario = Scenario::InteractiveQuit;
     let client = installed.client;
-    let client_error = |source| RecordError::Client {
-        client: client.id().to_owned(),
-        source,
-    };
-    let drive = driver(client).ok_or_else(|| {
-        write_err(
-            "interactive-quit",
-            format!("the recorder cannot drive {client}'s terminal interface"),
-        )
-    })?;
-    let sandbox = Sandbox::new(client).map_err(client_error)?;
-    let workspace = sandbox.workspace();
-    let script = Script::new(Vec::new(), FINAL_TEXT).map_err(|e| RecordError::Double {
-        message: e.to_string(),
-    })?;
-    let mut double =
-        ModelDouble::start(client.protocol(), script).map_err(|e| RecordError::Double {
-            message: e.to_string(),
-        })?;
-    sandbox
-        .write_base_config(double.port())
-        .map_err(client_error)?;
-    let installed_files = install_adapter(client.id(), &sandbox, &settings.binaries)?;
-    if client == Client::ClaudeCode {
-        write_interactive_config(&sandbox)?;
-    }
-    let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
-
-    let capture_dir = sandbox.root().join("hook-capture");
-    std::fs::create_dir_all(&capture_dir)
-        .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
-    let extra = extra_env(scenario, &capture_dir);
-    let path = client_path(std::env::var_os("PATH").as_deref());
-    let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
-    env.insert("TERM".to_owned(), "xterm-256color".to_owned());
-    // Watched like every recorded run, the client's own setup calls included.
-    let watch = super::live::watch_terminal(&sandbox)?;
-    env.extend(watch.env());
+    let TerminalStage {
+        drive,
+        sandbox,
+        workspace,
+        mut double,
+        installed_files,
+        mut core,
+        capture_dir,
+        env,
+        watch,
+    } = stage(installed, settings, scenario)?;
     if client == Client::Codex {
         prepare_codex(installed, &sandbox, &env, &watch)?;
     }
@@ -513,7 +485,10 @@ pub fn run_interactive_quit(
                 .then(|| quit_at.elapsed())
         });
         let mut status_env = sandbox.env();
-        status_env.insert("PATH".to_owned(), path.clone());
+        status_env.insert(
+            "PATH".to_owned(),
+            client_path(std::env::var_os("PATH").as_deref()),
+        );
         let (exit, status) = read_status(&settings.binaries.acc, &status_env, &workspace);
         facts.host_alive_at_status = host.and_then(|(_, h)| h).map(alive);
         facts.status_exit = exit;
