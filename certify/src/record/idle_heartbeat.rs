@@ -18,18 +18,16 @@ use acc_sdk::capabilities::Capability;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::bundle::Bundle;
 use super::error::RecordError;
 use super::hook_capture::CAPTURE_FILE;
 use super::judge::{Verdict, conversation_requests};
 use super::live::{Tmux, poll};
 use super::observations::{HookFact, Observations, RunFacts};
-use super::observe::request_facts;
 use super::quit::{alive, client_processes, pane_pid, sandbox_processes, send_keys};
 use super::room;
-use super::runner::{Recordings, RunSettings, ScenarioRun, recordings};
+use super::runner::{RunSettings, ScenarioRun, recordings};
 use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
-use super::terminal_stage::{TerminalStage, stage};
+use super::terminal_stage::{TerminalStage, observed, stage, terminal_bundle, terminal_run};
 use super::tuple::Tuple;
 use crate::clients::{Client, InstalledClient};
 
@@ -272,27 +270,21 @@ pub fn run_idle_heartbeat(
     double.stop();
     facts.notification_types = captured(&capture).1;
 
-    let Recordings {
-        redactor,
-        requests,
-        hooks,
-    } = recordings(
+    let recorded = recordings(
         &sandbox,
         installed,
         &settings.binaries,
         &double,
         &capture_dir,
     );
-    let sessions = room::sessions(&mut core)?;
     let observations = Observations {
-        sessions,
-        requests: request_facts(client.protocol(), &requests),
-        hooks: hooks.as_ref().map(|h| h.facts.clone()),
         idle: Some(facts),
-        ..Observations::new(
+        ..observed(
+            &recorded,
+            room::sessions(&mut core)?,
             scenario,
             tuple,
-            client.protocol(),
+            client,
             RunFacts {
                 exit_code: None,
                 timed_out: !session_opened,
@@ -301,31 +293,26 @@ pub fn run_idle_heartbeat(
         )
     };
     let verdicts = super::judge::judge(scenario, &observations);
-    let env_names: Vec<&String> = env.keys().collect();
-    let run = json!({
-        "client": client.id(),
-        "version": installed.version,
-        "versionOutput": installed.version_output,
-        "command": [redactor.text(&installed.program.display().to_string())],
-        "interactive": format!("tmux new-session (200x50); typed: <prompt>, then nothing until a heartbeat-kind hook or {} s, then {}", IDLE_LIMIT.as_secs(), drive.quit),
-        "cwd": "<ws>",
-        "envNames": env_names,
-        "protocol": client.protocol().id(),
-        "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
-        "idleLimitMs": IDLE_LIMIT.as_millis() as u64,
-        // Measured, never judged: how long the prompt sat idle before the first beat.
-        "beatAfterIdleMs": beat_after.map(|d| d.as_millis() as u64),
-        "clientExitedAfterQuit": client_exited,
-        "durationMs": duration.as_millis() as u64,
-    });
-    let bundle = Bundle {
-        requests,
-        stdout: redactor.text(&pane),
-        stderr: String::new(),
-        hooks: hooks.map(|h| h.raw),
-        observations: observations.clone(),
-        run,
-    };
+    let interactive = format!(
+        "tmux new-session (200x50); typed: <prompt>, then nothing until a heartbeat-kind hook or {} s, then {}",
+        IDLE_LIMIT.as_secs(),
+        drive.quit
+    );
+    let run = terminal_run(
+        installed,
+        &recorded.redactor,
+        &env,
+        &installed_files,
+        &interactive,
+        json!({
+            "idleLimitMs": IDLE_LIMIT.as_millis() as u64,
+            // Measured, never judged: how long the prompt sat idle before the first beat.
+            "beatAfterIdleMs": beat_after.map(|d| d.as_millis() as u64),
+            "clientExitedAfterQuit": client_exited,
+        }),
+        duration,
+    );
+    let bundle = terminal_bundle(recorded, &pane, &observations, run);
     Ok(ScenarioRun {
         scenario,
         observations,

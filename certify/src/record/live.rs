@@ -35,16 +35,15 @@ use acc_sdk::certification::EvidenceResult;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::bundle::Bundle;
 use super::error::RecordError;
 use super::install::install_adapter_with;
 use super::judge::Verdict;
 use super::model_text::block_names_message;
 use super::observations::{Observations, RunFacts};
-use super::observe::request_facts;
 use super::room;
-use super::runner::{Recordings, RunSettings, ScenarioRun, extra_env, recordings};
+use super::runner::{RunSettings, ScenarioRun, extra_env, recordings};
 use super::scenario::{AGENT, PEER, Scenario};
+use super::terminal_stage::{observed, terminal_bundle, terminal_run};
 use super::tuple::Tuple;
 use crate::clients::environment::{DUMMY_KEY, client_path, headless_env};
 use crate::clients::network::{NetworkWatch, WatchError};
@@ -684,27 +683,21 @@ pub fn run_live_wake(
     let duration = started.elapsed();
     double.stop();
 
-    let Recordings {
-        redactor,
-        requests,
-        hooks,
-    } = recordings(
+    let recorded = recordings(
         &sandbox,
         installed,
         &settings.binaries,
         &double,
         &capture_dir,
     );
-    let sessions = room::sessions(&mut core)?;
     let observations = Observations {
-        sessions,
-        requests: request_facts(client.protocol(), &requests),
-        hooks: hooks.as_ref().map(|h| h.facts.clone()),
         live: Some(facts),
-        ..Observations::new(
+        ..observed(
+            &recorded,
+            room::sessions(&mut core)?,
             scenario,
             tuple,
-            client.protocol(),
+            client,
             RunFacts {
                 exit_code: None,
                 timed_out: agent.is_none(),
@@ -713,28 +706,18 @@ pub fn run_live_wake(
         )
     };
     let verdicts = vec![judge(&observations)];
-    let env_names: Vec<&String> = env.keys().collect();
-    let run = json!({
-        "client": client.id(),
-        "version": installed.version,
-        "versionOutput": installed.version_output,
-        "command": [redactor.text(&installed.program.display().to_string())],
-        "interactive": "tmux new-session (200x50), no key typed",
-        "cwd": "<ws>",
-        "envNames": env_names,
-        "protocol": client.protocol().id(),
-        "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
-        "delivery": "acc install --delivery, then the install record's policy per phase",
-        "durationMs": duration.as_millis() as u64,
-    });
-    let bundle = Bundle {
-        requests,
-        stdout: redactor.text(&pane),
-        stderr: String::new(),
-        hooks: hooks.map(|h| h.raw),
-        observations: observations.clone(),
-        run,
-    };
+    let run = terminal_run(
+        installed,
+        &recorded.redactor,
+        &env,
+        &installed_files,
+        "tmux new-session (200x50), no key typed",
+        json!({
+            "delivery": "acc install --delivery, then the install record's policy per phase",
+        }),
+        duration,
+    );
+    let bundle = terminal_bundle(recorded, &pane, &observations, run);
     Ok(ScenarioRun {
         scenario,
         observations,

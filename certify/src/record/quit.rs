@@ -22,16 +22,14 @@ use acc_runtime::core::Core;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::bundle::Bundle;
 use super::error::RecordError;
 use super::judge::ControlVerdict;
 use super::live::{Tmux, poll, write_err};
 use super::observations::{Observations, RunFacts};
-use super::observe::request_facts;
 use super::room;
-use super::runner::{Recordings, RunSettings, ScenarioRun, recordings};
+use super::runner::{RunSettings, ScenarioRun, recordings};
 use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
-use super::terminal_stage::{TerminalStage, stage};
+use super::terminal_stage::{TerminalStage, observed, stage, terminal_bundle, terminal_run};
 use super::tuple::Tuple;
 use crate::clients::config_files::merge_toml_file;
 use crate::clients::environment::client_path;
@@ -502,27 +500,21 @@ pub fn run_interactive_quit(
     let duration = started.elapsed();
     double.stop();
 
-    let Recordings {
-        redactor,
-        requests,
-        hooks,
-    } = recordings(
+    let recorded = recordings(
         &sandbox,
         installed,
         &settings.binaries,
         &double,
         &capture_dir,
     );
-    let sessions = room::sessions(&mut core)?;
     let observations = Observations {
-        sessions,
-        requests: request_facts(client.protocol(), &requests),
-        hooks: hooks.as_ref().map(|h| h.facts.clone()),
         quit: Some(facts),
-        ..Observations::new(
+        ..observed(
+            &recorded,
+            room::sessions(&mut core)?,
             scenario,
             tuple,
-            client.protocol(),
+            client,
             RunFacts {
                 exit_code: None,
                 timed_out: !session_opened,
@@ -531,31 +523,24 @@ pub fn run_interactive_quit(
         )
     };
     let verdict = judge(&observations);
-    let env_names: Vec<&String> = env.keys().collect();
-    let run = json!({
-        "client": client.id(),
-        "version": installed.version,
-        "versionOutput": installed.version_output,
-        "command": [redactor.text(&installed.program.display().to_string())],
-        "interactive": format!("tmux new-session (200x50); typed: <prompt>, then {}", drive.quit),
-        "cwd": "<ws>",
-        "envNames": env_names,
-        "protocol": client.protocol().id(),
-        "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
-        "hookTrust": if client == Client::Codex { "config.toml [hooks.state] from codex app-server hooks/list" } else { "not needed" },
-        "statusReadAfterQuitWithinMs": QUIT_LIMIT.as_millis() as u64,
-        // Measured, never judged: how long the store showed the session open after the quit.
-        "closedAfterQuitMs": closed_after.map(|d| d.as_millis() as u64),
-        "durationMs": duration.as_millis() as u64,
-    });
-    let bundle = Bundle {
-        requests,
-        stdout: redactor.text(&pane),
-        stderr: String::new(),
-        hooks: hooks.map(|h| h.raw),
-        observations: observations.clone(),
-        run,
-    };
+    let run = terminal_run(
+        installed,
+        &recorded.redactor,
+        &env,
+        &installed_files,
+        &format!(
+            "tmux new-session (200x50); typed: <prompt>, then {}",
+            drive.quit
+        ),
+        json!({
+            "hookTrust": if client == Client::Codex { "config.toml [hooks.state] from codex app-server hooks/list" } else { "not needed" },
+            "statusReadAfterQuitWithinMs": QUIT_LIMIT.as_millis() as u64,
+            // Measured, never judged: how long the store showed the session open after the quit.
+            "closedAfterQuitMs": closed_after.map(|d| d.as_millis() as u64),
+        }),
+        duration,
+    );
+    let bundle = terminal_bundle(recorded, &pane, &observations, run);
     Ok(ScenarioRun {
         scenario,
         observations,

@@ -2,24 +2,33 @@
 //! heartbeat) starts from: a sandbox with acc's adapter installed, a model double with no
 //! scripted step, the store open, the hook capture directory, and the client's environment
 //! under the recorder's network watch. Each run adds its own steps before it writes the
-//! launcher.
+//! launcher. Every terminal run (the live wake's too) ends the same way: observations from
+//! the double's requests and acc-hook's capture, and a bundle whose `run.json` names the
+//! terminal session ([`observed`], [`terminal_run`], [`terminal_bundle`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use acc_runtime::core::Core;
 
+use super::bundle::Bundle;
 use super::error::RecordError;
 use super::install::install_adapter;
 use super::live::{write_err, write_interactive_config};
+use super::observations::{Observations, RunFacts};
+use super::observe::request_facts;
 use super::quit::{Driver, driver};
+use super::redact::Redactor;
 use super::room;
-use super::runner::{RunSettings, extra_env};
+use super::runner::{Recordings, RunSettings, extra_env};
 use super::scenario::{FINAL_TEXT, Scenario};
+use super::tuple::Tuple;
 use crate::clients::environment::{client_path, headless_env};
 use crate::clients::network::NetworkWatch;
 use crate::clients::{Client, InstalledClient, Sandbox};
 use crate::doubles::{ModelDouble, Script};
+use serde_json::{Value, json};
 
 pub struct TerminalStage {
     pub drive: Driver,
@@ -90,4 +99,70 @@ pub fn stage(
         env,
         watch,
     })
+}
+
+/// The observations every terminal run shares: `sessions`, and the requests and hook
+/// facts of `recorded`; the run adds its own facts.
+pub fn observed(
+    recorded: &Recordings,
+    sessions: Vec<super::observations::SessionFact>,
+    scenario: Scenario,
+    tuple: &Tuple,
+    client: Client,
+    run: RunFacts,
+) -> Observations {
+    Observations {
+        sessions,
+        requests: request_facts(client.protocol(), &recorded.requests),
+        hooks: recorded.hooks.as_ref().map(|h| h.facts.clone()),
+        ..Observations::new(scenario, tuple, client.protocol(), run)
+    }
+}
+
+/// `run.json` of a terminal run: what every one names, then `extra` (an object), then how
+/// long it took.
+pub fn terminal_run(
+    installed: &InstalledClient,
+    redactor: &Redactor,
+    env: &BTreeMap<String, String>,
+    installed_files: &[PathBuf],
+    interactive: &str,
+    extra: Value,
+    duration: Duration,
+) -> Value {
+    let client = installed.client;
+    let env_names: Vec<&String> = env.keys().collect();
+    let mut run = json!({
+        "client": client.id(),
+        "version": installed.version,
+        "versionOutput": installed.version_output,
+        "command": [redactor.text(&installed.program.display().to_string())],
+        "interactive": interactive,
+        "cwd": "<ws>",
+        "envNames": env_names,
+        "protocol": client.protocol().id(),
+        "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
+    });
+    if let (Some(run), Value::Object(extra)) = (run.as_object_mut(), extra) {
+        run.extend(extra);
+        run.insert("durationMs".to_owned(), json!(duration.as_millis() as u64));
+    }
+    run
+}
+
+/// The bundle of a terminal run: the pane is its stdout, through the run's redactor.
+pub fn terminal_bundle(
+    recorded: Recordings,
+    pane: &str,
+    observations: &Observations,
+    run: Value,
+) -> Bundle {
+    Bundle {
+        stdout: recorded.redactor.text(pane),
+        requests: recorded.requests,
+        stderr: String::new(),
+        hooks: recorded.hooks.map(|h| h.raw),
+        observations: observations.clone(),
+        run,
+    }
 }
