@@ -281,3 +281,36 @@ fn calls_run_side_by_side_are_each_compared_with_their_own_fingerprints() {
     let tool_calls = sb.data().join("acc").join("tool-calls");
     assert_eq!(std::fs::read_dir(&tool_calls).unwrap().count(), 0);
 }
+
+#[test]
+fn a_call_whose_post_tool_hook_never_came_is_compared_when_the_turn_ends() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "the owner's bytes").unwrap();
+    let owner = start(&sb, "owner");
+    start(&sb, "builder");
+    claim(&mut sb.core(), &owner, "file:src/**", true);
+    assert_eq!(
+        shell_call(&sb, "builder", "beforeTool", &["out"], "c1").code,
+        0
+    );
+    std::fs::write(ws.join("src/a.rs"), "rewritten by the call").unwrap();
+    // The client ends the turn without waiting for the call's post-tool hook.
+    let end = hook(
+        sb.settings(certified, &[]),
+        &payload("turnEnd", "builder", &sb.ws()),
+    );
+    assert!(
+        end.stderr
+            .contains("changed while this shell call ran: file:src/a.rs modified"),
+        "{end:?}"
+    );
+    assert_eq!(
+        sb.core().status(None, false).unwrap().detected_writes.total,
+        1
+    );
+    // Compared once: a post-tool hook that comes later has nothing left to compare.
+    let late = shell_call(&sb, "builder", "afterTool", &["out"], "c1");
+    assert_eq!((late.code, late.stderr.as_str()), (0, ""), "{late:?}");
+}

@@ -49,19 +49,28 @@ pub fn record_key(event: &NormalizedEvent) -> String {
     }
 }
 
+/// The record keys of the conversation with `binding_key` whose post-tool hook has not
+/// come yet.
+pub fn pending_records(data_home: &Path, binding_key: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir(data_home)) else {
+        return Vec::new();
+    };
+    let calls = format!("{binding_key}.");
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let key = name.strip_suffix(".json")?;
+            (key == binding_key || key.starts_with(&calls)).then(|| key.to_string())
+        })
+        .collect()
+}
+
 /// Drops every record of the conversation with `binding_key` (its calls that never reached
 /// their post-tool hook). Best effort.
 pub fn forget_conversation(data_home: &Path, binding_key: &str) {
-    let Ok(entries) = std::fs::read_dir(dir(data_home)) else {
-        return;
-    };
-    let (whole, calls) = (format!("{binding_key}.json"), format!("{binding_key}."));
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name == whole || (name.starts_with(&calls) && name.ends_with(".json")) {
-            let _ = std::fs::remove_file(entry.path());
-        }
+    for key in pending_records(data_home, binding_key) {
+        let _ = std::fs::remove_file(record_path(data_home, &key));
     }
 }
 

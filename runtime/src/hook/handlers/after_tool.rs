@@ -36,15 +36,41 @@ fn detect(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let Some(before) = fingerprints::take_saved(&call.data_home, &key) else {
         return lifecycle::touch(call, core);
     };
+    let mut answer = lifecycle::touch(call, core)?;
+    answer.notes.extend(compare(call, core, before)?);
+    Ok(answer)
+}
+
+/// At the end of a turn, the calls of this conversation whose post-tool hook never came (a
+/// client that does not wait for it, or ended the turn first): each is compared now, so a
+/// claimed file one of them changed is still told.
+pub fn settle_pending(call: &Call, core: &mut Core) -> Result<Vec<String>, Failure> {
+    let conversation = crate::core::bindings::binding_key(&call.event.session_id);
+    let mut notes = Vec::new();
+    for key in fingerprints::pending_records(&call.data_home, &conversation) {
+        if let Some(before) = fingerprints::take_saved(&call.data_home, &key) {
+            notes.extend(compare(call, core, before)?);
+        }
+    }
+    Ok(notes)
+}
+
+/// Fingerprints `before`'s claimed files again and records every change for its claim's
+/// owner; the stderr notes that say so.
+fn compare(
+    call: &Call,
+    core: &mut Core,
+    before: fingerprints::Prints,
+) -> Result<Vec<String>, Failure> {
     let until = Instant::now() + WALK_BUDGET.min(call.deadline.remaining() / 3);
     let after = fingerprints::take(before.roots.clone(), before.watched.clone(), until);
     let changes = fingerprints::changes(&before, &after);
-    let mut answer = lifecycle::touch(call, core)?;
+    let mut notes = Vec::new();
     let Some(me) = before.session_id.as_deref().map(str::to_string) else {
-        return Ok(answer);
+        return Ok(notes);
     };
     if changes.is_empty() {
-        return Ok(answer);
+        return Ok(notes);
     }
     let me = SessionId::from_store(me);
     // The claims as they are now: one released while the call ran no longer speaks for its
@@ -70,18 +96,18 @@ fn detect(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         }
     }
     if named.is_empty() {
-        return Ok(answer);
+        return Ok(notes);
     }
-    answer.notes.push(format!(
+    notes.push(format!(
         "acc: files under other sessions' guarded claims changed while this shell call ran: {}; their owners are told",
         named.join(", ")
     ));
     if unrecorded > 0 {
-        answer.notes.push(format!(
+        notes.push(format!(
             "acc: {unrecorded} of these changes could not be recorded for the claims' owners"
         ));
     }
-    Ok(answer)
+    Ok(notes)
 }
 
 /// The notice for one change: the claim it is under, and the changed file as a resource.

@@ -73,6 +73,13 @@ pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 /// owner line or an attention count never justifies the model invocation a continuation
 /// costs.
 pub fn turn_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
+    let settled = super::after_tool::settle_pending(call, core)?;
+    let mut answer = hold_open(call, core)?;
+    answer.notes.extend(settled);
+    Ok(answer)
+}
+
+fn hold_open(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let Some((bound, me, grants)) = live(call, core)? else {
         return Ok(Answer::silent());
     };
