@@ -25,6 +25,19 @@ const SHIPPED: [(&str, Constructor); 6] = [
     (acc_adapter_kimi_code::ID, acc_adapter_kimi_code::adapter),
 ];
 
+/// Every shipped client's hook-control files ([`acc_adapter_claude_code::HOOK_CONTROL_FILES`]
+/// and the like): path endings whose files can switch a client's hooks off. The guard keeps
+/// every agent's tools out of all of them, whichever client the agent runs in, since an agent
+/// of one client can unwire another.
+pub const HOOK_CONTROL_FILES: [&[&str]; 6] = [
+    acc_adapter_antigravity::HOOK_CONTROL_FILES,
+    acc_adapter_claude_code::HOOK_CONTROL_FILES,
+    acc_adapter_codex::HOOK_CONTROL_FILES,
+    acc_adapter_gemini_cli::HOOK_CONTROL_FILES,
+    acc_adapter_grok::HOOK_CONTROL_FILES,
+    acc_adapter_kimi_code::HOOK_CONTROL_FILES,
+];
+
 /// Every shipped adapter, sorted by id.
 pub fn all() -> Vec<Adapter> {
     let mut adapters: Vec<Adapter> = SHIPPED.iter().map(|(_, make)| make()).collect();

@@ -433,10 +433,14 @@ fn the_whole_workspace_is_only_denied_by_peers_guarded_claims_inside_it() {
     );
     // A directory holding the workspace holds the claim too.
     assert_denied(
-        &shell(&sb, "me", &ws.join("src"), "rm -rf ../.."),
+        &shell(&sb, "me", &ws.join("src"), "rm -rf ../../project"),
         "file:src/deep/x.rs",
         &peer,
     );
+    // The sandbox's root also holds acc's data home, which is refused before any claim.
+    let run = shell(&sb, "me", &ws.join("src"), "rm -rf ../..");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("is acc's own state"), "{run:?}");
 }
 
 #[test]

@@ -17,6 +17,11 @@ use serde_json::Value;
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "antigravity";
 
+/// Where this client reads settings that can add, replace or switch off hooks, as path
+/// endings (a `/` at the end names every file in that directory), at any level: an agent's
+/// tool writing one could turn acc off, so the guard refuses it. Antigravity reads its hooks from this.
+pub const HOOK_CONTROL_FILES: &[&str] = &[".gemini/config/hooks.json"];
+
 acc_sdk::shipped_adapter!(ID, Behaviour);
 
 #[derive(Debug, Clone, Copy, Default)]

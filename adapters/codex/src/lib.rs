@@ -16,6 +16,11 @@ use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "codex";
 
+/// Where this client reads settings that can add, replace or switch off hooks, as path
+/// endings (a `/` at the end names every file in that directory), at any level: an agent's
+/// tool writing one could turn acc off, so the guard refuses it. Codex reads its hooks and their trust from these.
+pub const HOOK_CONTROL_FILES: &[&str] = &[".codex/config.toml", ".codex/hooks.json"];
+
 acc_sdk::shipped_adapter!(ID, Behaviour);
 
 #[derive(Debug, Clone, Copy, Default)]

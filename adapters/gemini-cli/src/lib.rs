@@ -18,6 +18,11 @@ use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "gemini-cli";
 
+/// Where this client reads settings that can add, replace or switch off hooks, as path
+/// endings (a `/` at the end names every file in that directory), at any level: an agent's
+/// tool writing one could turn acc off, so the guard refuses it. Gemini CLI reads hooks from this at the user and the project level.
+pub const HOOK_CONTROL_FILES: &[&str] = &[".gemini/settings.json"];
+
 acc_sdk::shipped_adapter!(ID, Behaviour);
 
 #[derive(Debug, Clone, Copy, Default)]

@@ -16,6 +16,11 @@ use acc_sdk::adapter::{AdapterBehaviour, ClientIdentity, ProcessEntry};
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "kimi-code";
 
+/// Where this client reads settings that can add, replace or switch off hooks, as path
+/// endings (a `/` at the end names every file in that directory), at any level: an agent's
+/// tool writing one could turn acc off, so the guard refuses it. Kimi Code reads its hooks from this.
+pub const HOOK_CONTROL_FILES: &[&str] = &[".kimi-code/config.toml"];
+
 /// The primary client's certification name, as `adapter.json` declares it.
 const CERTIFICATION_NAME: &str = "kimi-code";
 

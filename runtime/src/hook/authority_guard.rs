@@ -11,14 +11,12 @@
 //! commit message that cites it) this also denies; the reason says how to proceed.
 
 use super::handlers::Call;
+use super::shell_words::{payload_texts, program, words};
 use acc_sdk::event::ToolClass;
 use serde_json::Value;
 
 /// The deny reason.
 pub const AUTHORITY_REASON: &str = "acc: an agent cannot assert an authority: `acc release --authority` works only for a person at their own terminal. Ask the user to run it, or message the claim's owner to release it";
-
-/// Strings longer than this are not scanned further (a command is far shorter).
-const MAX_SCANNED_BYTES: usize = 256 * 1024;
 
 /// The deny reason for a shell call that asserts an authority, else `None`.
 pub fn deny_reason(call: &Call) -> Option<&'static str> {
@@ -32,48 +30,16 @@ pub fn deny_reason(call: &Call) -> Option<&'static str> {
 
 /// Whether any string in `payload` runs `acc release … --authority`.
 pub fn asserts_authority(payload: &Value) -> bool {
-    let mut budget = MAX_SCANNED_BYTES;
-    scan(payload, &mut budget, 0)
-}
-
-fn scan(v: &Value, budget: &mut usize, depth: usize) -> bool {
-    if depth > 32 || *budget == 0 {
-        return false;
-    }
-    match v {
-        Value::String(s) => {
-            let cut = floor_char_boundary(s, (*budget).min(s.len()));
-            *budget -= cut;
-            mentions(&s[..cut])
-        }
-        // An argv: its words are one command.
-        Value::Array(items) if items.iter().all(Value::is_string) => {
-            let words: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
-            scan(&Value::String(words.join(" ")), budget, depth + 1)
-        }
-        Value::Array(items) => items.iter().any(|i| scan(i, budget, depth + 1)),
-        Value::Object(map) => map.values().any(|i| scan(i, budget, depth + 1)),
-        _ => false,
-    }
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
+    payload_texts(payload).iter().any(|t| mentions(t))
 }
 
 /// `acc` (as a path's last component), later `release`, later `--authority[=…]`.
 fn mentions(text: &str) -> bool {
-    let words = text
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '`'))
-        .map(|w| w.trim_matches(|c| matches!(c, '"' | '\'' | '\\')))
-        .filter(|w| !w.is_empty());
+    let words = words(text);
     let mut stage = 0;
     for w in words {
         stage = match stage {
-            0 if w.rsplit('/').next() == Some("acc") => 1,
+            0 if program(&w) == "acc" => 1,
             1 if w == "release" => 2,
             2 if w == "--authority" || w.starts_with("--authority=") => return true,
             s => s,

@@ -34,12 +34,15 @@ pub mod guard_fallback;
 pub mod guard_fast;
 pub mod handlers;
 pub mod hook_env;
+pub mod own_files;
 pub mod owner_line;
 pub mod participant;
 pub mod payload;
 pub mod platform;
 pub mod runner;
+pub mod self_guard;
 pub mod settings;
+pub mod shell_words;
 pub mod targets;
 pub mod verdict;
 

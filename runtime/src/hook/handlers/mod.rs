@@ -28,6 +28,7 @@ use super::deadline::Deadline;
 use super::failure::Failure;
 use super::guard_fallback;
 use super::guard_fast;
+use super::self_guard;
 use super::settings::HookSettings;
 use crate::core::Core;
 use crate::store::{MMAP_WHOLE_STORE, OpenMode};
@@ -111,6 +112,15 @@ fn open_mode(call: &Call) -> OpenMode {
 /// Runs the handler of the event's kind.
 pub fn handle(call: &Call) -> Result<Handled, Failure> {
     if call.event.kind == EventKind::BeforeTool {
+        // acc's own files and commands first, without the store: a store an agent removed
+        // must not be what decides whether it may remove it.
+        if let Some(reason) = self_guard::deny_reason(call) {
+            let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
+            return Ok(Handled {
+                answer: Answer::of(outcome),
+                core: None,
+            });
+        }
         // An allow the published snapshot proves needs no store.
         if let Some(answer) = guard_fast::before_tool(call) {
             return Ok(Handled { answer, core: None });
