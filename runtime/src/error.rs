@@ -77,6 +77,9 @@ pub enum ErrorCode {
     /// `--authority` from a caller that is not shown to be a person: no terminal, or an
     /// ancestor process is the client of a hooked session.
     AuthorityNeedsPerson,
+    /// An agent (a process under a hooked client) named a session that is not its own, or
+    /// ran a command only a person may run.
+    AgentActsAsAnother,
     /// An existing file would be overwritten without `--force`.
     AlreadyExists,
     /// `config init` while sessions are attached, without `--force`.
@@ -127,6 +130,7 @@ impl ErrorCode {
             ErrorCode::ClientMessageConflict => "client_message_conflict",
             ErrorCode::NotClaimOwner => "not_claim_owner",
             ErrorCode::AuthorityNeedsPerson => "authority_needs_person",
+            ErrorCode::AgentActsAsAnother => "agent_acts_as_another",
             ErrorCode::AlreadyExists => "already_exists",
             ErrorCode::SessionsAttached => "sessions_attached",
             ErrorCode::HookExecutableMissing => "hook_executable_missing",
@@ -175,6 +179,7 @@ impl ErrorCode {
             | ClientMessageConflict
             | NotClaimOwner
             | AuthorityNeedsPerson
+            | AgentActsAsAnother
             | AlreadyExists
             | SessionsAttached
             | InstallConflict
@@ -326,6 +331,7 @@ mod tests {
             ErrorCode::ClientMessageConflict,
             ErrorCode::NotClaimOwner,
             ErrorCode::AuthorityNeedsPerson,
+            ErrorCode::AgentActsAsAnother,
             ErrorCode::AlreadyExists,
             ErrorCode::SessionsAttached,
         ];

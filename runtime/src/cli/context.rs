@@ -18,6 +18,9 @@ pub const TEST_CLOCK_VAR: &str = "ACC_TEST_CLOCK";
 pub struct Invocation<'a> {
     pub env: &'a Env,
     pub cwd: PathBuf,
+    /// A core opened read-only before the command ran (to judge its caller), handed to the
+    /// command's own first read-only open instead of opening the store twice.
+    opened: std::cell::RefCell<Option<Core>>,
 }
 
 impl<'a> Invocation<'a> {
@@ -27,7 +30,11 @@ impl<'a> Invocation<'a> {
             Some(p) => process_cwd.join(p),
             None => process_cwd.to_path_buf(),
         };
-        Invocation { env, cwd }
+        Invocation {
+            env,
+            cwd,
+            opened: Default::default(),
+        }
     }
 
     pub fn ports(&self) -> Result<Ports> {
@@ -49,9 +56,23 @@ impl<'a> Invocation<'a> {
 
     /// Opens the core. Only `OpenMode::ReadWrite` may create the store.
     pub fn open(&self, mode: OpenMode) -> Result<Core> {
+        if mode == OpenMode::ReadOnly
+            && let Some(core) = self.opened.borrow_mut().take()
+        {
+            return Ok(core);
+        }
         let ws = self.workspace()?;
         let home = paths::data_home(self.env)?;
         Core::open(ws, &home, mode, self.ports()?)
+    }
+
+    /// Opens the core read-only for a look before the command, and keeps it for the
+    /// command's own read-only open.
+    pub fn with_core<T>(&self, look: impl FnOnce(&mut Core) -> Result<T>) -> Result<T> {
+        let mut core = self.open(OpenMode::ReadOnly)?;
+        let out = look(&mut core);
+        *self.opened.borrow_mut() = Some(core);
+        out
     }
 
     /// Parses a resource and, for `file:`, resolves it against the worktree root.

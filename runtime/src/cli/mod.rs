@@ -2,6 +2,7 @@
 //! JSON envelope, return the exit code. Everything is passed in (arguments, environment,
 //! directory, output streams) so tests drive it without a process.
 
+pub mod agent;
 pub mod args;
 pub mod commands;
 pub mod context;

@@ -54,20 +54,26 @@ impl<'a> Surroundings<'a> {
 /// Judges the caller against the pids of hooked clients.
 pub fn judge(s: &Surroundings<'_>, hooked: &BTreeSet<u32>) -> std::result::Result<(), NotAPerson> {
     // The ancestry comes first: it is the stronger proof, and the more useful reason.
-    let mut pid = s.table.entry(s.pid).map(|e| e.ppid);
-    for _ in 0..MAX_ANCESTORS {
-        let Some(p) = pid.filter(|p| *p > 1) else {
-            break;
-        };
-        if hooked.contains(&p) {
-            return Err(NotAPerson::UnderHookedClient(p));
-        }
-        pid = s.table.entry(p).map(|e| e.ppid);
+    if let Some(p) = hooked_ancestor(s.table, s.pid, hooked) {
+        return Err(NotAPerson::UnderHookedClient(p));
     }
     if !(s.stdin_is_terminal && s.stderr_is_terminal) {
         return Err(NotAPerson::NoTerminal);
     }
     Ok(())
+}
+
+/// The nearest ancestor of `pid` (not `pid` itself, never init) that is in `hooked`.
+pub fn hooked_ancestor(table: &dyn ProcessTable, pid: u32, hooked: &BTreeSet<u32>) -> Option<u32> {
+    let mut pid = table.entry(pid).map(|e| e.ppid);
+    for _ in 0..MAX_ANCESTORS {
+        let p = pid.filter(|p| *p > 1)?;
+        if hooked.contains(&p) {
+            return Some(p);
+        }
+        pid = table.entry(p).map(|e| e.ppid);
+    }
+    None
 }
 
 /// The refusal for `why`, for the `--authority` given.

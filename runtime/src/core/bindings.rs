@@ -119,6 +119,23 @@ impl Core {
         })
     }
 
+    /// The sessions a hooked client process acts as: every session a hook binding of
+    /// `client_pid` names, and their child sessions (subagents), whatever their state.
+    pub fn sessions_of_client(&mut self, client_pid: u32) -> Result<Vec<SessionId>> {
+        self.store.read(|c| {
+            let mut stmt = c.prepare_cached(
+                "WITH own(id) AS (SELECT session_id FROM hook_bindings WHERE client_pid = ?1)
+                 SELECT id FROM own
+                 UNION SELECT session_id FROM sessions WHERE parent_session_id IN own",
+            )?;
+            let ids = stmt
+                .query_map(params![i64::from(client_pid)], |r| r.get::<_, String>(0))?
+                .filter_map(|id| id.ok().map(SessionId::from_store))
+                .collect();
+            Ok(ids)
+        })
+    }
+
     /// Removes the binding under `key`; returns whether there was one.
     pub fn delete_binding(&mut self, key: &str) -> Result<bool> {
         self.store.write(|tx| {

@@ -552,6 +552,17 @@ impl Core {
         })
     }
 
+    /// Whether a session that is not offline acts as `participant`.
+    pub fn participant_is_live(&mut self, participant: &ParticipantId) -> Result<bool> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            Ok(load_all(c, true)?.into_iter().any(|s| {
+                &s.participant_id == participant && s.presence(ports, now) != Presence::Offline
+            }))
+        })
+    }
+
     /// One session by id, with its presence now.
     pub fn session(&mut self, id: &SessionId) -> Result<Option<SessionRecord>> {
         let ports = &self.ports;

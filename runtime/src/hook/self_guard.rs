@@ -12,7 +12,7 @@
 
 use super::handlers::Call;
 use super::own_files::{OwnFiles, OwnKind, OwnTarget};
-use super::shell_words::{payload_texts, program, words};
+use super::shell_words::{command_words, payload_texts, program, words};
 use acc_sdk::event::{Targets, ToolClass};
 use acc_sdk::peer_text::escape_line;
 use std::path::Path;
@@ -57,6 +57,23 @@ const ACC_VERBS: [&str; 16] = [
     "--session",
 ];
 
+/// Programs that start a command outside the caller's process tree (a new session, a
+/// daemon, a scheduler, a service manager), which is how an agent's `acc` command would hide
+/// whose it is ([`crate::cli::agent`]).
+const REPARENTING: [&str; 11] = [
+    "setsid",
+    "nohup",
+    "disown",
+    "script",
+    "at",
+    "batch",
+    "systemd-run",
+    "daemonize",
+    "start-stop-daemon",
+    "tmux",
+    "screen",
+];
+
 /// The store's file name, refused wherever a shell command names it as a word.
 const STORE_NAMES: [&str; 3] = ["acc.db", "acc.db-wal", "acc.db-shm"];
 
@@ -92,6 +109,16 @@ fn judge_text(text: &str, state_spellings: &[String], state: &Path) -> Option<St
         return Some(names_state(state));
     }
     let words: Vec<String> = words(text).collect();
+    let runs_acc = words.iter().any(|w| program(w) == "acc");
+    if let Some(tool) = command_words(text)
+        .iter()
+        .find(|w| runs_acc && REPARENTING.contains(&program(w)))
+    {
+        return Some(format!(
+            "acc: this command runs `acc` under `{}`, which moves it out of this agent's process tree, where acc tells whose command it is. Run the `acc` command directly",
+            escape_line(program(tool))
+        ));
+    }
     for (i, word) in words.iter().enumerate() {
         let rest = &words[i + 1..];
         if STORE_NAMES.contains(&program(word)) {
@@ -246,6 +273,9 @@ mod tests {
             "/usr/local/bin/acc --json prune",
             "acc config init --cwd .",
             "setsid -f script -qc 'acc uninstall'",
+            "setsid -f acc detach --session s --generation g",
+            "echo 'acc release --claim c' | at now",
+            "nohup acc heartbeat &",
             "echo '{}' | acc-hook claude-code SessionEnd",
             "acc-hook --data-home /x codex PreToolUse < p.json",
             "$A release --claim c",
@@ -270,6 +300,7 @@ mod tests {
             "echo $HOME",
             "cargo test -p acc-runtime",
             "$EDITOR notes.md",
+            "git commit -m 'look at acc status'",
         ] {
             assert_eq!(judged(cmd), None, "{cmd}");
         }

@@ -70,6 +70,28 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     .filter(|w| !w.is_empty())
 }
 
+/// Wrappers that run the next word as the command.
+const WRAPPERS: [&str; 8] = [
+    "sudo", "env", "nice", "exec", "command", "time", "builtin", "doas",
+];
+
+/// The command words of `text`: the first word of each command between `;`, `&`, `|`,
+/// parentheses, backquotes and newlines, after `NAME=value` assignments and wrappers, as
+/// [`words`] spells them. A separator inside quotes counts too (this is a reader for refusals,
+/// so it errs on the side of seeing a command).
+pub fn command_words(text: &str) -> Vec<String> {
+    text.split([';', '&', '|', '(', ')', '`', '\n'])
+        .filter_map(|segment| {
+            words(segment).find(|w| {
+                let assignment = w.split_once('=').is_some_and(|(name, _)| {
+                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+                !assignment && !WRAPPERS.contains(&program(w)) && !w.starts_with('-')
+            })
+        })
+        .collect()
+}
+
 /// The last component of a command word (`/usr/local/bin/acc` is `acc`).
 pub fn program(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
@@ -84,6 +106,12 @@ mod tests {
     fn quotes_and_backslashes_do_not_hide_a_word() {
         let w: Vec<String> = words(r#"a''cc "un"install; \acc x|$(acc prune)"#).collect();
         assert_eq!(w, ["acc", "uninstall", "acc", "x", "$", "acc", "prune"]);
+    }
+
+    #[test]
+    fn command_words_start_each_command() {
+        let w = command_words("A=1 sudo setsid -f acc detach; echo 'at acc' | at now && (nohup x)");
+        assert_eq!(w, ["setsid", "echo", "at", "nohup"]);
     }
 
     #[test]

@@ -10,9 +10,11 @@ mod sessions;
 use super::args::Command;
 use super::context::Invocation;
 use super::output::Output;
+use crate::cli::agent;
 use crate::error::Result;
 
 pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
+    judge_agent(inv, &command)?;
     match command {
         Command::Attach(a) => sessions::attach(inv, a),
         Command::Heartbeat(a) => sessions::heartbeat(inv, a),
@@ -36,4 +38,57 @@ pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
         Command::Doctor(a) => install::doctor(inv, a),
         Command::Version => Ok(admin::version()),
     }
+}
+
+/// An agent acts only as itself ([`crate::cli::agent`]): under a hooked client, the commands
+/// that change acc for everyone are refused, and so is any other session named. The store
+/// opened for the look is the one the command then uses.
+fn judge_agent(inv: &Invocation<'_>, command: &Command) -> Result<()> {
+    let Ok(data_home) = crate::paths::data_home(inv.env) else {
+        return Ok(());
+    };
+    let person_only = match command {
+        Command::Install(_) => Some("install"),
+        Command::Uninstall(_) => Some("uninstall"),
+        Command::Prune(_) => Some("prune"),
+        Command::Config(crate::cli::args::ConfigCommand::Init(_)) => Some("config init"),
+        _ => None,
+    };
+    if let Some(name) = person_only {
+        // The workspace's store, where there is one, knows hooked clients too (a pin may
+        // be missing); without one, the pins under the data home decide.
+        return match inv.open(crate::store::OpenMode::ReadOnly) {
+            Ok(mut core) => agent::require_person(Some(&mut core), &data_home, name),
+            Err(_) => agent::require_person(None, &data_home, name),
+        };
+    }
+    if let Command::Attach(a) = command {
+        // No store yet: nobody is live under any name.
+        return match inv.open(crate::store::OpenMode::ReadOnly) {
+            Ok(mut core) => agent::require_free_name(&mut core, &data_home, &a.participant),
+            Err(_) => Ok(()),
+        };
+    }
+    let owner_args = match command {
+        Command::Heartbeat(a) => &a.owner,
+        Command::Detach(a) => &a.owner,
+        Command::Status(a) => &a.owner,
+        Command::Sync(a) => &a.owner,
+        Command::Work(a) => &a.owner,
+        Command::Claim(a) => &a.owner,
+        // A forced release is judged as a person's act by `cli::person`, with its own reason.
+        Command::Release(a) if a.authority.is_some() => return Ok(()),
+        Command::Release(a) => &a.owner,
+        Command::Message(a) => &a.owner,
+        Command::Request(a) => &a.owner,
+        Command::Inbox(a) => &a.owner,
+        Command::Reply(a) => &a.owner,
+        Command::Ack(a) => &a.owner,
+        Command::Finish(a) => &a.owner,
+        _ => return Ok(()),
+    };
+    let Some(owner) = crate::cli::owner::optional(owner_args, inv.env)? else {
+        return Ok(());
+    };
+    inv.with_core(|core| agent::require_own_session(core, &data_home, &owner))
 }
