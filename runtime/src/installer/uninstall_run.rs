@@ -421,8 +421,8 @@ fn uninstall_recorded(
     Ok(outcome(adapter, files))
 }
 
-/// An adapter with no record entry, named explicitly: its own uninstall removes acc's
-/// entries and the acc files it recognises (another data home may have put them there).
+/// An adapter with no record entry, named explicitly: its own uninstall removes the entries
+/// whose command is exactly this acc's for this data home, and the acc files it recognises.
 fn unrecorded(
     ctx: &InstallContext,
     adapter: &Adapter,
