@@ -31,6 +31,10 @@ use crate::install_files::read_json;
 /// The top-level key holding the events.
 pub const HOOKS_KEY: &str = "hooks";
 
+/// What doctor says of an entry that looks like acc's but is not this install's.
+pub const LOOK_ALIKE: &str =
+    "looks like acc's but belongs to no install recorded in this data home";
+
 /// Picks this install's handlers: given the event, the group's matcher and the command.
 pub type Ours<'a> = &'a dyn Fn(&str, Option<&str>, &str) -> bool;
 
@@ -391,7 +395,7 @@ pub fn diagnose_handlers(
     for f in all {
         match owner.stranger(path, &f.event, f.matcher.as_deref(), &f.command) {
             Some(what) => out.push(warn(format!(
-                "{}: the {} hook `{}` looks like acc's but belongs to no install recorded in this data home: {what}; install and uninstall leave it",
+                "{}: the {} hook `{}` {LOOK_ALIKE}: {what}; install and uninstall leave it",
                 path.display(),
                 f.event,
                 f.command
