@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use acc_sdk::json_style::{parse_json_document, render_json_document};
 use serde_json::{Value, json};
-use support::{ADAPTERS, Sandbox, Tree, merge_file, skill_dir};
+use support::{ADAPTERS, Sandbox, Tree, fixtures, merge_file, skill_dir};
 
 fn install(sandbox: &Sandbox, adapter: &str) -> Value {
     let run = sandbox.acc(&["install", "--adapter", adapter, "--json"]);
@@ -538,10 +538,12 @@ fn hostile_homes_round_trip_byte_for_byte_whether_or_not_the_user_edited_since()
             .matches("[[hooks]] # acc")
             .count();
         assert_eq!(accs, 7, "{home}: seven live acc tables");
-        let text = String::from_utf8(installed.clone()).unwrap();
+        // An older acc's table that no install record of this data home names is not this
+        // install's (it may as well be a program of the user's called acc-hook): it stays,
+        // byte for byte, and doctor names it.
         assert!(
-            !text.contains("/old/acc-hook kimi-code SessionStart\"\ntimeout"),
-            "{home}: an older acc's table is replaced, not kept beside the new ones"
+            installed.starts_with(&original),
+            "{home}: everything that was there stays where it was"
         );
         install(&sandbox, adapter);
         assert_eq!(
@@ -558,15 +560,335 @@ fn hostile_homes_round_trip_byte_for_byte_whether_or_not_the_user_edited_since()
         edit_merge_file(&path);
         let report = uninstall(&sandbox, adapter);
         let after = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
-        if home.ends_with("old-block") {
-            // The older acc's table went with acc's; its marker comments are the user's now.
-            assert!(!after.contains("acc-hook kimi-code"), "{home}: {after}");
-        } else {
+        assert_eq!(
+            after,
+            String::from_utf8(expected_after_edit(&original, &path)).unwrap(),
+            "{home}: {report}"
+        );
+    }
+}
+
+/// Issue 31's four entries for `adapter`'s `event`: another acc install's (a second data
+/// home on the machine), a user's own program that happens to be called `acc-hook`, and two
+/// commands that merely mention acc-hook.
+fn strangers(adapter: &str, event: &str) -> [String; 4] {
+    [
+        format!(r#""/usr/local/bin/acc-hook" --data-home "/other/data" {adapter} {event}"#),
+        format!("/home/me/acc-hook {adapter} {event}"),
+        "/opt/tools/acc-hook-audit.sh".to_owned(),
+        "logger acc-hook ran".to_owned(),
+    ]
+}
+
+/// Rewrites the JSON file at `path` (a fresh `{}` when absent) in its own style.
+fn edit_json(path: &Path, edit: impl FnOnce(&mut serde_json::Map<String, Value>)) {
+    let bytes = std::fs::read(path).unwrap_or_else(|_| b"{}\n".to_vec());
+    let (mut value, style) = parse_json_document(&bytes, path).unwrap();
+    edit(value.as_object_mut().unwrap());
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, render_json_document(&value, &style)).unwrap();
+}
+
+/// Claude-shaped groups, one per command, appended under `event`.
+fn add_groups(doc: &mut serde_json::Map<String, Value>, event: &str, commands: &[String]) {
+    let events = doc
+        .entry("hooks")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .unwrap();
+    let groups = events
+        .entry(event)
+        .or_insert_with(|| json!([]))
+        .as_array_mut()
+        .unwrap();
+    for command in commands {
+        groups.push(json!({"matcher": "Write", "hooks": [{"type": "command", "command": command, "timeout": 5}]}));
+    }
+}
+
+/// Puts issue 31's four entries where `adapter`'s client would read them, before acc is
+/// installed; returns the files holding them and the file the user edits later.
+fn seed_strangers(home: &Path, adapter: &str) -> (Vec<PathBuf>, PathBuf) {
+    let claude_shaped = |relative: &str, event: &str| {
+        let path = home.join(relative);
+        edit_json(&path, |doc| {
+            add_groups(doc, event, &strangers(adapter, event))
+        });
+        (vec![path.clone()], path)
+    };
+    match adapter {
+        "claude-code" => claude_shaped(".claude/settings.json", "PreToolUse"),
+        "codex" => claude_shaped(".codex/hooks.json", "PreToolUse"),
+        "gemini-cli" => claude_shaped(".gemini/settings.json", "BeforeTool"),
+        "antigravity" => {
+            // The `acc` set is shared by every acc install; the user's own go in a set of theirs.
+            let path = home.join(".gemini/config/hooks.json");
+            let [other, mine @ ..] = strangers(adapter, "SessionStart");
+            edit_json(&path, |doc| {
+                let handler = |c: &str| json!({"type": "command", "command": c, "timeout": 5});
+                doc.insert("acc".into(), json!({"SessionStart": [handler(&other)]}));
+                let mine: Vec<Value> = mine.iter().map(|c| handler(c)).collect();
+                doc.insert("mine".into(), json!({"SessionStart": mine}));
+            });
+            (vec![path.clone()], path)
+        }
+        "kimi-code" => {
+            let path = home.join(".kimi-code/config.toml");
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+            for command in strangers(adapter, "PreToolUse") {
+                text.push_str(&format!(
+                    "{newline}[[hooks]]{newline}event = \"PreToolUse\"{newline}matcher = \"Write\"{newline}command = '{command}'{newline}timeout = 5{newline}"
+                ));
+            }
+            std::fs::write(&path, text).unwrap();
+            (vec![path.clone()], path)
+        }
+        "grok" => {
+            // `hooks/acc.json` is every acc install's own file; the user's hooks are theirs.
+            let [other, mine @ ..] = strangers(adapter, "SessionStart");
+            let shared = home.join(".grok/hooks/acc.json");
+            std::fs::write(
+                &shared,
+                render_json_document(
+                    &json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": other, "timeout": 10}]}]}}),
+                    &acc_sdk::json_style::JsonStyle::default(),
+                ),
+            )
+            .unwrap();
+            let own = home.join(".grok/hooks/mine.json");
+            edit_json(&own, |doc| add_groups(doc, "SessionStart", &mine));
+            (vec![shared, own.clone()], own)
+        }
+        other => panic!("unknown adapter {other}"),
+    }
+}
+
+/// Every string in the JSON or TOML file at `path`.
+fn strings_in(path: &Path) -> Vec<String> {
+    fn collect(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|v| collect(v, out)),
+            Value::Object(map) => map.values().for_each(|v| collect(v, out)),
+            _ => {}
+        }
+    }
+    let text = std::fs::read_to_string(path).unwrap();
+    let value = if path.extension().is_some_and(|e| e == "toml") {
+        acc_sdk::install_files::parse_toml(&text, path).unwrap()
+    } else {
+        serde_json::from_str(&text).unwrap()
+    };
+    let mut out = Vec::new();
+    collect(&value, &mut out);
+    out
+}
+
+/// Issue 31: uninstall after an unrelated edit removed a user's own `acc-hook` and another
+/// install's hook. Every entry that is not this install's survives install, an edit and
+/// uninstall, for every adapter that writes hook entries, and each file ends as the user
+/// left it: exactly acc's entries gone. Doctor names the look-alikes for what they are.
+#[test]
+fn entries_that_only_look_like_accs_survive_install_an_edit_and_uninstall() {
+    for adapter in ADAPTERS {
+        let sandbox = Sandbox::with_homes(&[adapter]);
+        let (files, edited) = seed_strangers(&sandbox.home, adapter);
+        let seeded: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        install(&sandbox, adapter);
+        let installed: Vec<String> = files.iter().flat_map(|f| strings_in(f)).collect();
+        let event = match adapter {
+            "gemini-cli" => "BeforeTool",
+            "antigravity" | "grok" => "SessionStart",
+            _ => "PreToolUse",
+        };
+        for stranger in strangers(adapter, event) {
+            assert!(
+                installed.contains(&stranger),
+                "{adapter}: install kept `{stranger}`"
+            );
+        }
+        let ours = format!(
+            "\"{}\" --data-home \"{}\" {adapter} {event}",
+            support::hook_bin().display(),
+            sandbox.data.display()
+        );
+        assert!(installed.contains(&ours), "{adapter}: {installed:?}");
+        // Installing again replaces only acc's own entries: nothing changes.
+        let once = sandbox.home_tree();
+        install(&sandbox, adapter);
+        assert_eq!(sandbox.home_tree(), once, "{adapter}: idempotent");
+
+        let doctor = sandbox.acc(&["doctor", "--json"]).json();
+        let client = doctor["data"]["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["adapterId"] == *adapter)
+            .unwrap();
+        let strangers_named: Vec<&str> = client["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|d| d["message"].as_str())
+            .filter(|m| m.contains("belongs to no install recorded in this data home"))
+            .collect();
+        assert!(
+            strangers_named
+                .iter()
+                .any(|m| m.contains("another acc install's, with the data home /other/data")),
+            "{adapter}: {strangers_named:?}"
+        );
+        if adapter != "grok" {
+            assert!(
+                strangers_named
+                    .iter()
+                    .any(|m| m.contains("/home/me/acc-hook is not this install's hook runtime")),
+                "{adapter}: {strangers_named:?}"
+            );
+        }
+        assert_eq!(
+            strangers_named.len(),
+            if adapter == "grok" { 1 } else { 2 },
+            "{adapter}: only the two that run an acc-hook look like acc's: {strangers_named:?}"
+        );
+
+        edit_merge_file(&edited);
+        uninstall(&sandbox, adapter);
+        for (file, seeded) in files.iter().zip(&seeded) {
+            let expected = if *file == edited {
+                expected_after_edit(seeded, file)
+            } else {
+                seeded.clone()
+            };
             assert_eq!(
-                after,
-                String::from_utf8(expected_after_edit(&original, &path)).unwrap(),
-                "{home}: {report}"
+                String::from_utf8_lossy(&std::fs::read(file).unwrap()),
+                String::from_utf8_lossy(&expected),
+                "{adapter}: {} is the user's file minus exactly acc's entries",
+                file.display()
             );
         }
     }
+}
+
+/// `acc` and `acc-hook` copied to another directory: the same acc, moved.
+fn moved_acc(sandbox: &Sandbox) -> PathBuf {
+    let bin = sandbox.tmp.path().join("moved/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for from in [support::acc_bin(), support::hook_bin()] {
+        std::fs::copy(&from, bin.join(from.file_name().unwrap())).unwrap();
+    }
+    bin.join("acc")
+}
+
+/// The install record as an acc before issue 31 wrote it: no hook commands named.
+fn forget_recorded_hooks(sandbox: &Sandbox) {
+    let path = sandbox.data.join("acc/installs.json");
+    let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let mut named = 0;
+    for entry in record["installs"].as_array_mut().unwrap() {
+        for artifact in entry["artifacts"].as_array_mut().unwrap() {
+            named += usize::from(artifact.as_object_mut().unwrap().remove("hooks").is_some());
+        }
+    }
+    assert_eq!(named, 1, "the record named the hook file's entries");
+    std::fs::write(&path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+}
+
+/// Strings in the adapter's hook file that run the `acc-hook` beside `acc`.
+fn commands_of(sandbox: &Sandbox, adapter: &str, acc: &Path) -> usize {
+    let file = merge_file(adapter).unwrap_or(".grok/hooks/acc.json");
+    let hook = acc.with_file_name("acc-hook");
+    strings_in(&sandbox.home.join(file))
+        .iter()
+        .filter(|s| s.starts_with(&format!("\"{}\" ", hook.display())))
+        .count()
+}
+
+/// Install's merge replaces what this install wrote before, as the record names it, even
+/// from where acc used to live; uninstall after a move gives the home back. A record from
+/// before acc named its commands still uninstalls, matching this install's exact command.
+#[test]
+fn the_record_names_what_install_replaces_and_uninstall_removes() {
+    for adapter in ADAPTERS {
+        let sandbox = Sandbox::with_homes(&[adapter]);
+        let before = sandbox.home_tree().contents();
+        install(&sandbox, adapter);
+        let here = support::acc_bin();
+        let written = commands_of(&sandbox, adapter, &here);
+        assert!(written > 0, "{adapter}");
+        let moved = moved_acc(&sandbox);
+        let run = sandbox.acc_with(&moved, &["install", "--adapter", adapter]);
+        run.ok();
+        assert_eq!(
+            commands_of(&sandbox, adapter, &here),
+            0,
+            "{adapter}: replaced"
+        );
+        assert_eq!(commands_of(&sandbox, adapter, &moved), written, "{adapter}");
+        sandbox
+            .acc_with(&moved, &["uninstall", "--adapter", adapter])
+            .ok();
+        assert_eq!(sandbox.home_tree().contents(), before, "{adapter}: moved");
+
+        // An older record: the exact command of this install is still known as its own.
+        let sandbox = Sandbox::with_homes(&[adapter]);
+        install(&sandbox, adapter);
+        forget_recorded_hooks(&sandbox);
+        let Some(relative) = merge_file(adapter) else {
+            uninstall(&sandbox, adapter);
+            assert_eq!(
+                sandbox.home_tree().contents(),
+                before,
+                "{adapter}: old record"
+            );
+            continue;
+        };
+        let path = sandbox.home.join(relative);
+        let seeded = std::fs::read(fixtures().join("homes").join(adapter).join(relative)).unwrap();
+        edit_merge_file(&path);
+        uninstall(&sandbox, adapter);
+        assert_eq!(
+            String::from_utf8(std::fs::read(&path).unwrap()).unwrap(),
+            String::from_utf8(expected_after_edit(&seeded, &path)).unwrap(),
+            "{adapter}: old record"
+        );
+    }
+}
+
+/// An older record and a moved acc: the old entries are named by no record and run another
+/// acc-hook, so they are not this install's. They stay (a user's own program could look
+/// the same) and doctor says what they are.
+#[test]
+fn entries_of_a_moved_acc_no_record_names_stay_and_doctor_names_them() {
+    let sandbox = Sandbox::with_homes(&["claude-code"]);
+    install(&sandbox, "claude-code");
+    forget_recorded_hooks(&sandbox);
+    let moved = moved_acc(&sandbox);
+    sandbox
+        .acc_with(&moved, &["install", "--adapter", "claude-code"])
+        .ok();
+    let here = support::acc_bin();
+    let old = commands_of(&sandbox, "claude-code", &here);
+    assert_eq!(old, commands_of(&sandbox, "claude-code", &moved));
+    let doctor = sandbox.acc_with(&moved, &["doctor", "--json"]).json();
+    let named = doctor["data"]["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["adapterId"] == "claude-code")
+        .unwrap()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| {
+            d["message"].as_str().is_some_and(|m| {
+                m.contains(&format!(
+                    "{} is not this install's hook runtime",
+                    support::hook_bin().display()
+                ))
+            })
+        })
+        .count();
+    assert_eq!(named, old);
 }

@@ -25,7 +25,7 @@ fn written_hooks(sandbox: &Sandbox, adapter: &str) -> Vec<(String, String)> {
         serde_json::from_slice(&std::fs::read(home.join(relative)).unwrap()).unwrap()
     };
     let claude_shaped = |relative: &str| {
-        hook_config::find(&json(relative))
+        hook_config::find_all(&json(relative))
             .into_iter()
             .map(|f| (f.event, f.command))
             .collect()

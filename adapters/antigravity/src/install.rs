@@ -3,7 +3,9 @@
 //! Antigravity CLI (and the Antigravity desktop app) read hooks from
 //! `~/.gemini/config/hooks.json`: named hook sets, each mapping an event to a list of
 //! handlers, `{"<set>": {"<Event>": [{"type": "command", "command": "...", "timeout": 10}]}}`.
-//! acc owns the set named `acc` and nothing else in the file. Its `PreInvocation` and
+//! acc writes into the set named `acc` and nothing else in the file. Another acc install
+//! (another data home) shares that set: install and uninstall replace and remove only this
+//! install's handlers in it ([`HookOwner`]), and the set goes with the last of them. Its `PreInvocation` and
 //! `PostInvocation` payloads are byte-identical, so each command carries its event name as
 //! its last argument, which is how the hook learns which event ran. The skill goes to
 //! `~/.gemini/config/skills/acc/`.
@@ -18,6 +20,7 @@ use std::path::{Path, PathBuf};
 use acc_sdk::adapter::{AdapterError, AdapterErrorKind};
 use acc_sdk::hook_command::{HookCommand, runs_acc_hook};
 use acc_sdk::hook_config::{self, FoundHandler, HookHandler};
+use acc_sdk::hook_owner::HookOwner;
 use acc_sdk::install::{ArtifactKind, ChangeAction, Diagnostic, FileChange, InstallContext};
 use acc_sdk::install_files::read_json;
 use acc_sdk::install_layout::{HookFileClient, HookFileLayout, HookSpec, HookWiring};
@@ -55,53 +58,86 @@ impl HookWiring for NamedHookSet {
         ArtifactKind::Merge
     }
 
-    fn check(&self, path: &Path, _handlers: &[HookHandler]) -> Result<(), AdapterError> {
+    fn check(
+        &self,
+        path: &Path,
+        _handlers: &[HookHandler],
+        _owner: &HookOwner,
+    ) -> Result<(), AdapterError> {
         check_set(path, &read_json(path)?.value)
     }
 
-    fn install(&self, path: &Path, handlers: &[HookHandler]) -> Result<FileChange, AdapterError> {
+    fn install(
+        &self,
+        path: &Path,
+        handlers: &[HookHandler],
+        owner: &HookOwner,
+    ) -> Result<FileChange, AdapterError> {
         let doc = read_json(path)?;
         check_set(path, &doc.value)?;
         let mut value = doc.value.clone();
-        value
-            .as_object_mut()
-            .expect("read_json yields an object")
-            .insert(SET.to_owned(), set(handlers));
+        let root = value.as_object_mut().expect("read_json yields an object");
+        let mut events = match root.get(SET) {
+            Some(existing) => without_ours(path, existing, owner).0,
+            None => Map::new(),
+        };
+        for h in handlers {
+            if let Some(list) = events
+                .entry(h.event.clone())
+                .or_insert_with(|| Value::Array(Vec::new()))
+                .as_array_mut()
+            {
+                list.push(handler(h));
+            }
+        }
+        root.insert(SET.to_owned(), Value::Object(events));
         Ok(FileChange {
             action: doc.save(&value)?,
             path: path.to_path_buf(),
         })
     }
 
-    /// Removes the `acc` set only when acc wrote it; a set of that name that is not acc's
-    /// stays and is reported kept.
+    /// Removes this install's handlers from the `acc` set, and the set once nothing else is
+    /// in it; a set of that name that is not acc's stays and is reported kept.
     fn uninstall(
         &self,
         path: &Path,
         _keep: &[PathBuf],
+        owner: &HookOwner,
     ) -> Result<Option<FileChange>, AdapterError> {
         let doc = read_json(path)?;
-        if !doc.existed || doc.value.get(SET).is_none() {
+        let Some(existing) = doc.value.get(SET).filter(|_| doc.existed) else {
             return Ok(None);
-        }
+        };
         if check_set(path, &doc.value).is_err() {
             return Ok(Some(FileChange {
                 path: path.to_path_buf(),
                 action: ChangeAction::Kept,
             }));
         }
+        let (events, removed) = without_ours(path, existing, owner);
+        if !removed {
+            return Ok(None);
+        }
         let mut value = doc.value.clone();
-        value
-            .as_object_mut()
-            .expect("read_json yields an object")
-            .shift_remove(SET);
+        let root = value.as_object_mut().expect("read_json yields an object");
+        if events.is_empty() {
+            root.shift_remove(SET);
+        } else {
+            root.insert(SET.to_owned(), Value::Object(events));
+        }
         Ok(Some(FileChange {
             action: doc.save(&value)?,
             path: path.to_path_buf(),
         }))
     }
 
-    fn diagnose(&self, path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
+    fn diagnose(
+        &self,
+        path: &Path,
+        expected: &[HookHandler],
+        owner: &HookOwner,
+    ) -> Vec<Diagnostic> {
         let doc = match read_json(path) {
             Ok(doc) if doc.existed => doc,
             Ok(_) => {
@@ -112,12 +148,17 @@ impl HookWiring for NamedHookSet {
             }
             Err(e) => return vec![hook_config::error(e.message)],
         };
-        let found: Vec<FoundHandler> = doc
-            .value
-            .get(SET)
-            .map(commands)
-            .unwrap_or_default()
-            .into_iter()
+        // acc's set first; a look-alike in a set of the user's runs all the same.
+        let sets = doc.value.get(SET).into_iter().chain(
+            doc.value
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(name, _)| *name != SET)
+                .map(|(_, set)| set),
+        );
+        let found: Vec<FoundHandler> = sets
+            .flat_map(commands)
             .enumerate()
             .filter_map(|(i, (event, command))| {
                 Some(FoundHandler {
@@ -130,22 +171,36 @@ impl HookWiring for NamedHookSet {
                 })
             })
             .collect();
-        let mut diagnostics = hook_config::diagnose_handlers(path, &found, expected);
+        let mut diagnostics = hook_config::diagnose_handlers(path, &found, expected, owner);
         diagnostics.extend(found.iter().filter_map(event_argument_mismatch));
         diagnostics
     }
 }
 
-/// acc's hook set.
-fn set(handlers: &[HookHandler]) -> Value {
-    let mut events = Map::new();
-    for h in handlers {
-        events.insert(
-            h.event.clone(),
-            json!([{"type": "command", "command": h.command, "timeout": h.timeout}]),
-        );
-    }
-    Value::Object(events)
+/// The `acc` set's events without this install's handlers, dropping the events only they
+/// filled; and whether any was there.
+fn without_ours(path: &Path, set: &Value, owner: &HookOwner) -> (Map<String, Value>, bool) {
+    let mut events = set.as_object().cloned().unwrap_or_default();
+    let mut removed = false;
+    events.retain(|event, handlers| {
+        let Some(list) = handlers.as_array_mut() else {
+            return true;
+        };
+        let before = list.len();
+        list.retain(|h| {
+            !h.get("command")
+                .and_then(Value::as_str)
+                .is_some_and(|c| owner.owns(path, event, None, c))
+        });
+        removed |= list.len() != before;
+        !(list.is_empty() && before > 0)
+    });
+    (events, removed)
+}
+
+/// One handler of acc's hook set.
+fn handler(h: &HookHandler) -> Value {
+    json!({"type": "command", "command": h.command, "timeout": h.timeout})
 }
 
 /// Every handler command in a hook set, whatever its shape.

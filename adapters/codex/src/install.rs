@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use acc_sdk::adapter::AdapterError;
 use acc_sdk::hook_config::{self, FoundHandler};
+use acc_sdk::hook_owner::HookOwner;
 use acc_sdk::install::{Diagnostic, InstallContext};
 use acc_sdk::install_files::{read_json, read_toml};
 use acc_sdk::install_layout::{
@@ -69,15 +70,23 @@ impl HookFileClient for Install {
 
     /// Nothing to do once every acc hook is trusted.
     fn install_needs_action(&self, ctx: &InstallContext, layout: &HookFileLayout) -> Vec<String> {
-        match trust_state(&layout.hooks, &config_path(ctx)) {
+        match trust_state(&layout.hooks, &config_path(ctx), &owner(ctx)) {
             Ok(TrustState { trusted, total }) if trusted == total && total > 0 => Vec::new(),
             _ => vec![trust_steps(&layout.hooks)],
         }
     }
 
     fn more_diagnostics(&self, ctx: &InstallContext, layout: &HookFileLayout) -> Vec<Diagnostic> {
-        vec![trust_diagnostic(&layout.hooks, &config_path(ctx))]
+        vec![trust_diagnostic(
+            &layout.hooks,
+            &config_path(ctx),
+            &owner(ctx),
+        )]
     }
+}
+
+fn owner(ctx: &InstallContext) -> HookOwner {
+    HookOwner::new(ctx, crate::ID)
 }
 
 fn trust_steps(hooks: &Path) -> String {
@@ -87,15 +96,18 @@ fn trust_steps(hooks: &Path) -> String {
     )
 }
 
-/// How many of acc's hooks in `hooks.json` have a trust table in `config.toml`.
+/// How many of this install's hooks in `hooks.json` have a trust table in `config.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct TrustState {
     trusted: usize,
     total: usize,
 }
 
-fn trust_state(hooks: &Path, config: &Path) -> Result<TrustState, AdapterError> {
-    let found = hook_config::find(&read_json(hooks)?.value);
+fn trust_state(hooks: &Path, config: &Path, owner: &HookOwner) -> Result<TrustState, AdapterError> {
+    let found = hook_config::find(
+        &read_json(hooks)?.value,
+        &hook_config::owned_in(owner, hooks),
+    );
     let config = read_toml(config)?;
     let state = config
         .as_ref()
@@ -138,8 +150,8 @@ fn snake_case(event: &str) -> String {
     out
 }
 
-fn trust_diagnostic(hooks: &Path, config: &Path) -> Diagnostic {
-    match trust_state(hooks, config) {
+fn trust_diagnostic(hooks: &Path, config: &Path, owner: &HookOwner) -> Diagnostic {
+    match trust_state(hooks, config, owner) {
         Err(e) => hook_config::error(e.message),
         Ok(TrustState { total: 0, .. }) => {
             hook_config::warn(format!("no acc hook in {} to trust", hooks.display()))
@@ -227,7 +239,7 @@ mod tests {
         let hooks_path = Install.layout(&ctx).hooks;
         let config_path = config_path(&ctx);
         assert!(!config_path.exists());
-        let diag = trust_diagnostic(&hooks_path, &config_path);
+        let diag = trust_diagnostic(&hooks_path, &config_path, &owner(&ctx));
         assert_eq!(diag.level, DiagnosticLevel::Warn);
         assert!(diag.message.contains("0 of 8"), "{}", diag.message);
         let hooks = hooks_path.display().to_string();
@@ -236,7 +248,7 @@ mod tests {
         );
         std::fs::write(&config_path, &config).unwrap();
         assert_eq!(
-            trust_diagnostic(&hooks_path, &config_path).level,
+            trust_diagnostic(&hooks_path, &config_path, &owner(&ctx)).level,
             DiagnosticLevel::Ok
         );
         assert!(install(&Install, &ctx).unwrap().needs_action.is_empty());

@@ -76,7 +76,7 @@ impl HookFileClient for Install {
 fn claude_compat_diagnostic(configs: &Configs) -> Option<Diagnostic> {
     let claude_has_acc = read_json(&configs.claude_settings)
         .ok()
-        .is_some_and(|doc| !hook_config::find(&doc.value).is_empty());
+        .is_some_and(|doc| !hook_config::find_all(&doc.value).is_empty());
     if !claude_has_acc || claude_hooks_disabled(&configs.grok) {
         return None;
     }

@@ -4,8 +4,8 @@
 //! `$KIMI_CODE_HOME` when set and `~/.kimi-code` otherwise. Hooks are `[[hooks]]` tables
 //! with exactly `event`, `command`, an optional `matcher` and `timeout` (seconds, at most
 //! 600); any other key is rejected by the client. acc appends its own `[[hooks]]` tables
-//! and later removes exactly them, found by the TOML parser (their command runs `acc-hook`),
-//! so the rest of the user's TOML (comments, line endings, text in strings that looks like
+//! and later removes exactly them, found by the TOML parser (tables this install wrote, as
+//! [`HookOwner`] decides: another acc install's and a user's own `acc-hook` stay), so the rest of the user's TOML (comments, line endings, text in strings that looks like
 //! a table) is never rewritten; a user's own `[[hooks]]` tables stay and acc's join the
 //! same array. User skills are read from `<kimi home>/skills/<name>/SKILL.md`.
 //!
@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use acc_sdk::adapter::{AdapterError, AdapterErrorKind};
 use acc_sdk::hook_command::runs_acc_hook;
 use acc_sdk::hook_config::{self, FoundHandler, HookHandler};
+use acc_sdk::hook_owner::HookOwner;
 use acc_sdk::install::{ArtifactKind, ChangeAction, Diagnostic, FileChange, InstallContext};
 use acc_sdk::install_files::{read_optional, write_if_changed};
 use acc_sdk::install_layout::{HookFileClient, HookFileLayout, HookSpec, HookWiring};
@@ -68,14 +69,24 @@ impl HookWiring for TomlHookTables {
         ArtifactKind::Merge
     }
 
-    fn check(&self, path: &Path, handlers: &[HookHandler]) -> Result<(), AdapterError> {
+    fn check(
+        &self,
+        path: &Path,
+        handlers: &[HookHandler],
+        owner: &HookOwner,
+    ) -> Result<(), AdapterError> {
         let text = read_config(path)?.unwrap_or_default();
-        merged(path, &text, handlers).map(drop)
+        merged(path, &text, handlers, owner).map(drop)
     }
 
-    fn install(&self, path: &Path, handlers: &[HookHandler]) -> Result<FileChange, AdapterError> {
+    fn install(
+        &self,
+        path: &Path,
+        handlers: &[HookHandler],
+        owner: &HookOwner,
+    ) -> Result<FileChange, AdapterError> {
         let text = read_config(path)?.unwrap_or_default();
-        let out = merged(path, &text, handlers)?;
+        let out = merged(path, &text, handlers, owner)?;
         Ok(FileChange {
             action: write_if_changed(path, out.as_bytes())?,
             path: path.to_path_buf(),
@@ -87,11 +98,12 @@ impl HookWiring for TomlHookTables {
         &self,
         path: &Path,
         _keep: &[PathBuf],
+        owner: &HookOwner,
     ) -> Result<Option<FileChange>, AdapterError> {
         let Some(text) = read_config(path)? else {
             return Ok(None);
         };
-        let out = toml_tables::remove(&text, path, HOOKS, is_accs)?;
+        let out = toml_tables::remove(&text, path, HOOKS, |e| is_ours(e, path, owner))?;
         let action = write_if_changed(path, out.as_bytes())?;
         Ok((action != ChangeAction::Unchanged).then(|| FileChange {
             path: path.to_path_buf(),
@@ -99,18 +111,31 @@ impl HookWiring for TomlHookTables {
         }))
     }
 
-    fn diagnose(&self, path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
-        hooks_diagnostics(path, expected)
+    fn diagnose(
+        &self,
+        path: &Path,
+        expected: &[HookHandler],
+        owner: &HookOwner,
+    ) -> Vec<Diagnostic> {
+        hooks_diagnostics(path, expected, owner)
     }
 }
 
-/// A table acc wrote: its command runs `acc-hook`, whichever acc or adapter wrote it.
-fn is_accs(entry: &FoundEntry) -> bool {
-    entry
-        .fields
-        .get("command")
-        .and_then(Value::as_str)
-        .is_some_and(runs_acc_hook)
+/// A table that looks like acc's: its command runs an `acc-hook`, whoever wrote it.
+fn looks_accs(entry: &FoundEntry) -> bool {
+    field(entry, "command").is_some_and(runs_acc_hook)
+}
+
+/// A table this install wrote: its event, matcher and command are this install's.
+fn is_ours(entry: &FoundEntry, path: &Path, owner: &HookOwner) -> bool {
+    match (field(entry, "event"), field(entry, "command")) {
+        (Some(event), Some(command)) => owner.owns(path, event, field(entry, "matcher"), command),
+        _ => false,
+    }
+}
+
+fn field<'a>(entry: &'a FoundEntry, key: &str) -> Option<&'a str> {
+    entry.fields.get(key).and_then(Value::as_str)
 }
 
 /// One `[[hooks]]` table's keys, in the order Kimi Code documents them.
@@ -145,21 +170,26 @@ fn read_config(path: &Path) -> Result<Option<String>, AdapterError> {
 /// The config with exactly acc's tables for `handlers`: unchanged when they are already
 /// there as install writes them, else with any older acc tables taken out and the new ones
 /// appended. Refused (naming file and line) when that cannot be done safely.
-fn merged(path: &Path, text: &str, handlers: &[HookHandler]) -> Result<String, AdapterError> {
+fn merged(
+    path: &Path,
+    text: &str,
+    handlers: &[HookHandler],
+    owner: &HookOwner,
+) -> Result<String, AdapterError> {
     let wanted: Vec<Map<String, Value>> = handlers.iter().map(table_fields).collect();
     let current: Vec<Map<String, Value>> = toml_tables::entries(text, path, HOOKS)?
         .into_iter()
-        .filter(is_accs)
+        .filter(|e| is_ours(e, path, owner))
         .map(|e| e.fields)
         .collect();
     if current == wanted {
         return Ok(text.to_owned());
     }
-    let without = toml_tables::remove(text, path, HOOKS, is_accs)?;
+    let without = toml_tables::remove(text, path, HOOKS, |e| is_ours(e, path, owner))?;
     toml_tables::append(&without, path, HOOKS, &wanted, HEADER_COMMENT)
 }
 
-fn hooks_diagnostics(path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
+fn hooks_diagnostics(path: &Path, expected: &[HookHandler], owner: &HookOwner) -> Vec<Diagnostic> {
     let text = match read_config(path) {
         Ok(Some(text)) => text,
         Ok(None) => {
@@ -171,18 +201,19 @@ fn hooks_diagnostics(path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
         Err(e) => return vec![hook_config::error(e.message)],
     };
     match toml_tables::entries(&text, path, HOOKS) {
-        Ok(entries) => hook_config::diagnose_handlers(path, &found_handlers(&entries), expected),
+        Ok(entries) => {
+            hook_config::diagnose_handlers(path, &found_handlers(&entries), expected, owner)
+        }
         Err(e) => vec![hook_config::error(e.message)],
     }
 }
 
-/// acc's `[[hooks]]` tables as handlers.
+/// The `[[hooks]]` tables that look like acc's, as handlers.
 fn found_handlers(entries: &[FoundEntry]) -> Vec<FoundHandler> {
-    let text =
-        |e: &FoundEntry, key: &str| e.fields.get(key).and_then(Value::as_str).map(str::to_owned);
+    let text = |e: &FoundEntry, key: &str| field(e, key).map(str::to_owned);
     entries
         .iter()
-        .filter(|e| is_accs(e))
+        .filter(|e| looks_accs(e))
         .enumerate()
         .filter_map(|(i, e)| {
             Some(FoundHandler {
@@ -322,13 +353,27 @@ mod tests {
     }
 
     #[test]
-    fn an_older_accs_tables_are_replaced_not_doubled() {
+    fn only_this_installs_tables_are_replaced() {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = ctx(dir.path(), &[]);
+        let mut ctx = ctx(dir.path(), &[]);
         let config = dir.path().join(".kimi-code/config.toml");
         std::fs::create_dir_all(config.parent().unwrap()).unwrap();
         let original = "a = 1\n[[hooks]]\nevent = \"SessionStart\"\ncommand = \"/old/acc-hook kimi-code SessionStart\"\ntimeout = 10\n[[hooks]]\nevent = \"Stop\"\ncommand = \"/home/u/mine\"\n";
         std::fs::write(&config, original).unwrap();
+        // No install record names `/old/acc-hook`: it is not this install's, and stays.
+        install(&Install, &ctx).unwrap();
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert!(text.starts_with(original), "{text}");
+        assert_eq!(acc_tables(&config).len(), 8);
+        uninstall(&Install, &ctx, &[]).unwrap();
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+        // The record says this install wrote it (an older path of acc): replaced, not doubled.
+        ctx.recorded_hooks = vec![acc_sdk::hook_owner::RecordedHook {
+            path: config.clone(),
+            event: "SessionStart".to_owned(),
+            matcher: None,
+            command: "/old/acc-hook kimi-code SessionStart".to_owned(),
+        }];
         install(&Install, &ctx).unwrap();
         let text = std::fs::read_to_string(&config).unwrap();
         assert!(!text.contains("/old/acc-hook"), "{text}");

@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use crate::install::InstallContext;
 
 /// The file name of acc's hook runtime. A hook entry whose command runs a program with this
-/// name belongs to acc.
+/// name looks like acc's; whether it is this install's is [`crate::hook_owner::HookOwner`]'s
+/// call.
 pub const HOOK_BINARY: &str = "acc-hook";
 
 /// The option that pins the data home into a hook command.
@@ -87,9 +88,9 @@ impl HookCommand {
     }
 }
 
-/// True when `command`'s program is `acc-hook`, whatever its arguments: how acc recognises
-/// its own entries in a client's config, including ones an older or differently located acc
-/// wrote.
+/// True when `command`'s program is `acc-hook`, whatever its arguments: an entry that looks
+/// like acc's, whichever install (or a user's own program of that name) it is. Never enough
+/// to replace or remove an entry: see [`crate::hook_owner::HookOwner`].
 pub fn runs_acc_hook(command: &str) -> bool {
     shell_words(command)
         .and_then(|words| words.into_iter().next())

@@ -5,10 +5,11 @@
 //! {"hooks": {"<Event>": [{"matcher": "...", "hooks": [{"type": "command", "command": "...", "timeout": 10}]}]}}
 //! ```
 //!
-//! An entry belongs to acc when its command runs `acc-hook` ([`runs_acc_hook`]), so an
-//! install finds and replaces what any earlier acc wrote, wherever that acc lived, and
-//! leaves every other entry, key and value where the user put it. acc's groups go after the
-//! user's own in each event, one group per handler.
+//! An entry is acc's when it is this install's ([`HookOwner`]): the install record names it,
+//! or its command runs exactly this install's `acc-hook` with this install's data home. An
+//! install replaces exactly those, and leaves every other entry, key and value where the user
+//! put it, another acc install's entries and a user's own program called `acc-hook`
+//! included. acc's groups go after the user's own in each event, one group per handler.
 //!
 //! Installing strips acc's handlers and appends the current ones without pruning the
 //! containers it emptied, so installing twice gives the same document as installing once.
@@ -21,6 +22,7 @@ use serde_json::{Map, Value, json};
 
 use crate::adapter::{AdapterError, AdapterErrorKind};
 use crate::hook_command::{HookCommand, runs_acc_hook};
+use crate::hook_owner::HookOwner;
 use crate::install::{
     ChangeAction, Diagnostic, DiagnosticLevel, DoctorReport, FileChange, InstallContext,
 };
@@ -28,6 +30,21 @@ use crate::install_files::read_json;
 
 /// The top-level key holding the events.
 pub const HOOKS_KEY: &str = "hooks";
+
+/// What doctor says of an entry that looks like acc's but is not this install's.
+pub const LOOK_ALIKE: &str =
+    "looks like acc's but belongs to no install recorded in this data home";
+
+/// Picks this install's handlers: given the event, the group's matcher and the command.
+pub type Ours<'a> = &'a dyn Fn(&str, Option<&str>, &str) -> bool;
+
+/// [`Ours`] for the file at `path`, as `owner` decides.
+pub fn owned_in<'a>(
+    owner: &'a HookOwner,
+    path: &'a Path,
+) -> impl Fn(&str, Option<&str>, &str) -> bool + 'a {
+    move |event, matcher, command| owner.owns(path, event, matcher, command)
+}
 
 /// One handler acc registers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,13 +137,14 @@ pub struct FoundHandler {
 
 /// A document holding only `handlers`, for hook files acc owns whole.
 pub fn document(handlers: &[HookHandler]) -> Value {
-    merge(&json!({}), handlers).expect("an empty document has the expected shape")
+    merge(&json!({}), handlers, &|_, _, _| false).expect("an empty document has the expected shape")
 }
 
-/// `doc` with every acc-owned handler replaced by `handlers`. Idempotent.
-pub fn merge(doc: &Value, handlers: &[HookHandler]) -> Result<Value, ShapeError> {
+/// `doc` with every handler `ours` picks replaced by `handlers`. Idempotent when `ours`
+/// picks `handlers`.
+pub fn merge(doc: &Value, handlers: &[HookHandler], ours: Ours) -> Result<Value, ShapeError> {
     let mut out = doc.clone();
-    strip(&mut out, false)?;
+    strip(&mut out, false, ours)?;
     let root = out.as_object_mut().ok_or_else(|| not_object(""))?;
     let hooks = root
         .entry(HOOKS_KEY)
@@ -148,15 +166,24 @@ pub fn merge(doc: &Value, handlers: &[HookHandler]) -> Result<Value, ShapeError>
     Ok(out)
 }
 
-/// `doc` without acc's handlers, and without the groups, event arrays and `hooks` object
-/// that held nothing else. `None` when `doc` holds no acc handler.
-pub fn remove(doc: &Value) -> Result<Option<Value>, ShapeError> {
+/// `doc` without the handlers `ours` picks, and without the groups, event arrays and
+/// `hooks` object that held nothing else. `None` when `doc` holds none.
+pub fn remove(doc: &Value, ours: Ours) -> Result<Option<Value>, ShapeError> {
     let mut out = doc.clone();
-    Ok(strip(&mut out, true)?.then_some(out))
+    Ok(strip(&mut out, true, ours)?.then_some(out))
 }
 
-/// Every acc-owned handler in `doc`, in document order.
-pub fn find(doc: &Value) -> Vec<FoundHandler> {
+/// The handlers `ours` picks in `doc`, in document order.
+pub fn find(doc: &Value, ours: Ours) -> Vec<FoundHandler> {
+    find_all(doc)
+        .into_iter()
+        .filter(|f| ours(&f.event, f.matcher.as_deref(), &f.command))
+        .collect()
+}
+
+/// Every handler in `doc` that looks like acc's (its program is an `acc-hook`), whoever
+/// wrote it, in document order.
+pub fn find_all(doc: &Value) -> Vec<FoundHandler> {
     let mut found = Vec::new();
     let Some(hooks) = doc.get(HOOKS_KEY).and_then(Value::as_object) else {
         return found;
@@ -210,7 +237,7 @@ fn not_object(pointer: &str) -> ShapeError {
 /// Removes acc's handlers in place; with `prune`, also the containers they alone filled.
 /// Says whether anything was removed. Values that are not hook arrays (Gemini keeps
 /// settings such as `hooks.enabled` beside the events) are left alone.
-fn strip(doc: &mut Value, prune: bool) -> Result<bool, ShapeError> {
+fn strip(doc: &mut Value, prune: bool, ours: Ours) -> Result<bool, ShapeError> {
     let root = doc.as_object_mut().ok_or_else(|| not_object(""))?;
     let Some(hooks) = root.get_mut(HOOKS_KEY) else {
         return Ok(false);
@@ -225,11 +252,19 @@ fn strip(doc: &mut Value, prune: bool) -> Result<bool, ShapeError> {
         let before = groups.len();
         let mut removed_here = false;
         groups.retain_mut(|group| {
+            let matcher = group
+                .get("matcher")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             let Some(handlers) = group.get_mut(HOOKS_KEY).and_then(Value::as_array_mut) else {
                 return true;
             };
             let count = handlers.len();
-            handlers.retain(|h| acc_command(h).is_none());
+            handlers.retain(|h| {
+                !h.get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| ours(event, matcher.as_deref(), c))
+            });
             if handlers.len() == count {
                 return true;
             }
@@ -252,9 +287,14 @@ fn strip(doc: &mut Value, prune: bool) -> Result<bool, ShapeError> {
 
 /// Adds (or refreshes) acc's handlers in the JSON file at `path`, keeping its style.
 /// A missing file is created.
-pub fn install_file(path: &Path, handlers: &[HookHandler]) -> Result<FileChange, AdapterError> {
+pub fn install_file(
+    path: &Path,
+    handlers: &[HookHandler],
+    owner: &HookOwner,
+) -> Result<FileChange, AdapterError> {
     let doc = read_json(path)?;
-    let merged = merge(&doc.value, handlers).map_err(|e| e.in_file(path))?;
+    let merged =
+        merge(&doc.value, handlers, &owned_in(owner, path)).map_err(|e| e.in_file(path))?;
     let action = doc.save(&merged)?;
     Ok(FileChange {
         path: path.to_path_buf(),
@@ -263,9 +303,13 @@ pub fn install_file(path: &Path, handlers: &[HookHandler]) -> Result<FileChange,
 }
 
 /// Checks that `path` can take acc's handlers, writing nothing.
-pub fn check_file(path: &Path, handlers: &[HookHandler]) -> Result<(), AdapterError> {
+pub fn check_file(
+    path: &Path,
+    handlers: &[HookHandler],
+    owner: &HookOwner,
+) -> Result<(), AdapterError> {
     let doc = read_json(path)?;
-    merge(&doc.value, handlers).map_err(|e| e.in_file(path))?;
+    merge(&doc.value, handlers, &owned_in(owner, path)).map_err(|e| e.in_file(path))?;
     Ok(())
 }
 
@@ -297,22 +341,23 @@ pub fn check_owned_file(path: &Path) -> Result<(), AdapterError> {
         .filter_map(|group| group.get(HOOKS_KEY).and_then(Value::as_array))
         .flatten()
         .count();
-    let ours = find(&doc.value).len();
-    if ours > 0 && ours == all_handlers {
+    let accs = find_all(&doc.value).len();
+    if accs > 0 && accs == all_handlers {
         Ok(())
     } else {
         Err(foreign())
     }
 }
 
-/// Removes acc's handlers from the JSON file at `path`; the file itself always stays (it is
-/// the user's). `None` when the file is absent or holds no acc handler.
-pub fn uninstall_file(path: &Path) -> Result<Option<FileChange>, AdapterError> {
+/// Removes this install's handlers from the JSON file at `path`; the file itself always
+/// stays (it is the user's). `None` when the file is absent or holds none of them.
+pub fn uninstall_file(path: &Path, owner: &HookOwner) -> Result<Option<FileChange>, AdapterError> {
     let doc = read_json(path)?;
     if !doc.existed {
         return Ok(None);
     }
-    let Some(stripped) = remove(&doc.value).map_err(|e| e.in_file(path))? else {
+    let Some(stripped) = remove(&doc.value, &owned_in(owner, path)).map_err(|e| e.in_file(path))?
+    else {
         return Ok(None);
     };
     let action = doc.save(&stripped)?;
@@ -323,7 +368,7 @@ pub fn uninstall_file(path: &Path) -> Result<Option<FileChange>, AdapterError> {
 }
 
 /// What doctor says about acc's handlers in `path` compared with what install would write.
-pub fn diagnose_file(path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
+pub fn diagnose_file(path: &Path, expected: &[HookHandler], owner: &HookOwner) -> Vec<Diagnostic> {
     let doc = match read_json(path) {
         Ok(doc) if doc.existed => doc,
         Ok(_) => {
@@ -334,16 +379,31 @@ pub fn diagnose_file(path: &Path, expected: &[HookHandler]) -> Vec<Diagnostic> {
         }
         Err(e) => return vec![error(e.message)],
     };
-    diagnose_handlers(path, &find(&doc.value), expected)
+    diagnose_handlers(path, &find_all(&doc.value), expected, owner)
 }
 
-/// Compares found handlers with the expected ones, event by event.
+/// Compares the found handlers that are this install's with the expected ones, event by
+/// event, and names every other one that looks like acc's for what it is.
 pub fn diagnose_handlers(
     path: &Path,
-    found: &[FoundHandler],
+    all: &[FoundHandler],
     expected: &[HookHandler],
+    owner: &HookOwner,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let mut found = Vec::new();
+    for f in all {
+        match owner.stranger(path, &f.event, f.matcher.as_deref(), &f.command) {
+            Some(what) => out.push(warn(format!(
+                "{}: the {} hook `{}` {LOOK_ALIKE}: {what}; install and uninstall leave it",
+                path.display(),
+                f.event,
+                f.command
+            ))),
+            None => found.push(f.clone()),
+        }
+    }
+    let found = found.as_slice();
     let mut matching = 0;
     for want in expected {
         let here: Vec<&FoundHandler> = found.iter().filter(|f| f.event == want.event).collect();
@@ -467,6 +527,17 @@ pub fn error(message: String) -> Diagnostic {
 mod tests {
     use super::*;
 
+    /// This install's: `/opt/acc/acc-hook`, default data home, `claude-code`.
+    fn owner() -> HookOwner {
+        let mut ctx = crate::testing::install::context(Path::new("/h"), &[]);
+        ctx.hook_executable = PathBuf::from("/opt/acc/acc-hook");
+        HookOwner::new(&ctx, "claude-code")
+    }
+
+    fn ours(event: &str, matcher: Option<&str>, command: &str) -> bool {
+        owner().owns(Path::new("/h/settings.json"), event, matcher, command)
+    }
+
     fn handler(event: &str, matcher: Option<&str>) -> HookHandler {
         HookHandler {
             event: event.to_owned(),
@@ -499,7 +570,7 @@ mod tests {
 
     #[test]
     fn merge_appends_after_the_users_groups_and_keeps_everything_else() {
-        let merged = merge(&user_doc(), &acc_handlers()).unwrap();
+        let merged = merge(&user_doc(), &acc_handlers(), &ours).unwrap();
         assert_eq!(
             merged,
             json!({
@@ -529,8 +600,8 @@ mod tests {
             json!({"hooks": {}}),
             json!({"hooks": {"Stop": [], "SessionStart": []}, "x": 1}),
         ] {
-            let once = merge(&doc, &acc_handlers()).unwrap();
-            let twice = merge(&once, &acc_handlers()).unwrap();
+            let once = merge(&doc, &acc_handlers(), &ours).unwrap();
+            let twice = merge(&once, &acc_handlers(), &ours).unwrap();
             assert_eq!(
                 serde_json::to_string(&once).unwrap(),
                 serde_json::to_string(&twice).unwrap()
@@ -539,29 +610,53 @@ mod tests {
     }
 
     #[test]
-    fn merge_replaces_what_an_older_acc_wrote_anywhere() {
-        let old = json!({"hooks": {"SessionStart": [
-            {"hooks": [
-                {"type": "command", "command": "/old/bin/acc-hook claude-code SessionStart"},
-                {"type": "command", "command": "echo mine"}
-            ]}
-        ]}});
-        let merged = merge(&old, &[handler("SessionStart", None)]).unwrap();
-        assert_eq!(
-            merged["hooks"]["SessionStart"],
-            json!([
-                {"hooks": [{"type": "command", "command": "echo mine"}]},
-                {"hooks": [{"type": "command", "command": "\"/opt/acc/acc-hook\" claude-code SessionStart", "timeout": 10}]}
-            ])
-        );
+    fn merge_replaces_only_this_installs_handlers() {
+        let others = [
+            "/home/me/acc-hook claude-code SessionStart",
+            r#""/opt/acc/acc-hook" --data-home "/other/data" claude-code SessionStart"#,
+            "/opt/tools/acc-hook-audit.sh",
+            "logger acc-hook ran",
+        ];
+        let group = |c: &str| json!({"hooks": [{"type": "command", "command": c}]});
+        let mut groups: Vec<Value> = others.iter().map(|c| group(c)).collect();
+        groups.push(group("/opt/acc/acc-hook claude-code SessionStart"));
+        let old = json!({"hooks": {"SessionStart": groups}});
+        let merged = merge(&old, &[handler("SessionStart", None)], &ours).unwrap();
+        let mut expected: Vec<Value> = others.iter().map(|c| group(c)).collect();
+        expected.push(json!({"hooks": [{"type": "command", "command": "\"/opt/acc/acc-hook\" claude-code SessionStart", "timeout": 10}]}));
+        assert_eq!(merged["hooks"]["SessionStart"], json!(expected));
+        let removed = remove(&merged, &ours).unwrap().unwrap();
+        let kept: Vec<Value> = others.iter().map(|c| group(c)).collect();
+        assert_eq!(removed, json!({"hooks": {"SessionStart": kept}}));
+    }
+
+    #[test]
+    fn diagnosis_names_strangers_and_counts_only_this_installs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let mut doc = document(&acc_handlers());
+        doc["hooks"]["SessionStart"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"hooks": [{"type": "command", "command": "\"/usr/local/bin/acc-hook\" --data-home \"/other/data\" claude-code SessionStart"}]}));
+        std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+        let diags = diagnose_file(&path, &acc_handlers(), &owner());
+        let strangers: Vec<&Diagnostic> = diags
+            .iter()
+            .filter(|d| d.message.contains("belongs to no install recorded"))
+            .collect();
+        assert_eq!(strangers.len(), 1, "{diags:?}");
+        assert_eq!(strangers[0].level, DiagnosticLevel::Warn);
+        assert!(strangers[0].message.contains("data home /other/data"));
+        assert!(!diags.iter().any(|d| d.message.contains("acc hooks for")));
     }
 
     #[test]
     fn remove_undoes_merge_and_prunes_only_what_acc_filled() {
         for doc in [user_doc(), json!({}), json!({"a": {"b": [1, 2]}})] {
-            let merged = merge(&doc, &acc_handlers()).unwrap();
-            assert_eq!(remove(&merged).unwrap(), Some(doc.clone()));
-            assert_eq!(remove(&doc).unwrap(), None);
+            let merged = merge(&doc, &acc_handlers(), &ours).unwrap();
+            assert_eq!(remove(&merged, &ours).unwrap(), Some(doc.clone()));
+            assert_eq!(remove(&doc, &ours).unwrap(), None);
         }
     }
 
@@ -569,20 +664,25 @@ mod tests {
     fn names_and_non_event_settings_are_respected() {
         let gemini = json!({"hooks": {"enabled": true, "disabled": ["x"]}});
         let h = handler("BeforeAgent", None).with_name("acc-BeforeAgent".to_owned());
-        let merged = merge(&gemini, std::slice::from_ref(&h)).unwrap();
+        let merged = merge(&gemini, std::slice::from_ref(&h), &ours).unwrap();
         assert_eq!(
             merged["hooks"]["BeforeAgent"][0]["hooks"][0],
             json!({"name": "acc-BeforeAgent", "type": "command", "command": h.command, "timeout": 10})
         );
         assert_eq!(merged["hooks"]["enabled"], json!(true));
-        assert_eq!(remove(&merged).unwrap(), Some(gemini));
+        assert_eq!(remove(&merged, &ours).unwrap(), Some(gemini));
     }
 
     #[test]
     fn shapes_acc_cannot_extend_are_refused_by_pointer() {
-        let err = merge(&json!({"hooks": []}), &acc_handlers()).unwrap_err();
+        let err = merge(&json!({"hooks": []}), &acc_handlers(), &ours).unwrap_err();
         assert_eq!(err.pointer, "/hooks");
-        let err = merge(&json!({"hooks": {"SessionStart": {}}}), &acc_handlers()).unwrap_err();
+        let err = merge(
+            &json!({"hooks": {"SessionStart": {}}}),
+            &acc_handlers(),
+            &ours,
+        )
+        .unwrap_err();
         assert_eq!(err.pointer, "/hooks/SessionStart");
         let err = err.in_file(Path::new("/h/settings.json"));
         assert_eq!(err.kind, AdapterErrorKind::Conflict);
@@ -617,8 +717,8 @@ mod tests {
 
     #[test]
     fn find_reports_positions_for_trust_keys() {
-        let merged = merge(&user_doc(), &acc_handlers()).unwrap();
-        let found = find(&merged);
+        let merged = merge(&user_doc(), &acc_handlers(), &ours).unwrap();
+        let found = find(&merged, &ours);
         assert_eq!(found.len(), 2);
         assert_eq!(
             (found[0].event.as_str(), found[0].group, found[0].index),
@@ -636,7 +736,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
         let expected = acc_handlers();
-        let diags = diagnose_file(&path, &expected);
+        let diags = diagnose_file(&path, &expected, &owner());
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].level, DiagnosticLevel::Error);
         std::fs::write(
@@ -644,7 +744,7 @@ mod tests {
             serde_json::to_string(&document(&expected[..1])).unwrap(),
         )
         .unwrap();
-        let diags = diagnose_file(&path, &expected);
+        let diags = diagnose_file(&path, &expected, &owner());
         assert!(diags.iter().any(|d| d.level == DiagnosticLevel::Error
             && d.message.ends_with("no acc hook for PreToolUse")));
         assert!(

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::hook_owner::RecordedHook;
+
 /// Everything an adapter may read to decide where its client's files are. Nothing here
 /// comes from the process environment directly: the installer fills `env` (and tests and
 /// sandboxes fill it with what they choose).
@@ -34,6 +36,10 @@ pub struct InstallContext {
     pub receiver_sockets: Vec<PathBuf>,
     /// The version of acc doing the install (written into plugin manifests).
     pub acc_version: String,
+    /// The hook entries the install record says this adapter's install wrote, so install
+    /// and uninstall replace and remove exactly them ([`crate::hook_owner::HookOwner`]).
+    /// Empty when nothing is recorded (or the record predates naming them).
+    pub recorded_hooks: Vec<RecordedHook>,
 }
 
 impl InstallContext {
@@ -102,6 +108,9 @@ pub struct FileChange {
 pub struct InstallReport {
     pub changes: Vec<FileChange>,
     pub needs_action: Vec<String>,
+    /// The hook entries install wrote, exactly, for the install record.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<RecordedHook>,
 }
 
 /// Detection is read-only: it never creates, edits or removes a file.

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use crate::adapter::AdapterError;
 use crate::hook_config::{self, HookHandler};
+use crate::hook_owner::{HookOwner, RecordedHook};
 use crate::install::{
     Artifact, ArtifactKind, Detection, Diagnostic, DoctorReport, InstallContext, InstallPlan,
     InstallReport,
@@ -132,7 +133,8 @@ pub fn plan<C: HookFileClient>(
     ctx: &InstallContext,
 ) -> Result<InstallPlan, AdapterError> {
     let layout = client.layout(ctx);
-    C::WIRING.check(&layout.hooks, &client.handlers(ctx))?;
+    let owner = HookOwner::new(ctx, C::ADAPTER_ID);
+    C::WIRING.check(&layout.hooks, &client.handlers(ctx), &owner)?;
     skill::check_owned(&layout.skill)?;
     let needs_action = client.plan_needs_action(ctx, &layout);
     let mut artifacts = vec![
@@ -159,17 +161,28 @@ pub fn install<C: HookFileClient>(
 ) -> Result<InstallReport, AdapterError> {
     let layout = client.layout(ctx);
     let handlers = client.handlers(ctx);
-    C::WIRING.check(&layout.hooks, &handlers)?;
+    let owner = HookOwner::new(ctx, C::ADAPTER_ID);
+    C::WIRING.check(&layout.hooks, &handlers, &owner)?;
     skill::check_owned(&layout.skill)?;
     let mut changes = vec![
-        C::WIRING.install(&layout.hooks, &handlers)?,
+        C::WIRING.install(&layout.hooks, &handlers, &owner)?,
         skill::install(&layout.skill, &ctx.acc_executable)?,
     ];
     changes.sort();
     let needs_action = client.install_needs_action(ctx, &layout);
+    let hooks = handlers
+        .iter()
+        .map(|h| RecordedHook {
+            path: layout.hooks.clone(),
+            event: h.event.clone(),
+            matcher: h.matcher.clone(),
+            command: h.command.clone(),
+        })
+        .collect();
     Ok(InstallReport {
         changes,
         needs_action,
+        hooks,
     })
 }
 
@@ -181,8 +194,9 @@ pub fn uninstall<C: HookFileClient>(
     keep: &[PathBuf],
 ) -> Result<InstallReport, AdapterError> {
     let layout = client.layout(ctx);
+    let owner = HookOwner::new(ctx, C::ADAPTER_ID);
     let mut changes: Vec<_> = C::WIRING
-        .uninstall(&layout.hooks, keep)?
+        .uninstall(&layout.hooks, keep, &owner)?
         .into_iter()
         .chain(skill::uninstall(&layout.skill, keep)?)
         .collect();
@@ -190,13 +204,15 @@ pub fn uninstall<C: HookFileClient>(
     Ok(InstallReport {
         changes,
         needs_action: Vec::new(),
+        hooks: Vec::new(),
     })
 }
 
 /// The health of the client's wiring. Read-only.
 pub fn doctor<C: HookFileClient>(client: &C, ctx: &InstallContext) -> DoctorReport {
     let layout = client.layout(ctx);
-    let mut diagnostics = C::WIRING.diagnose(&layout.hooks, &client.handlers(ctx));
+    let owner = HookOwner::new(ctx, C::ADAPTER_ID);
+    let mut diagnostics = C::WIRING.diagnose(&layout.hooks, &client.handlers(ctx), &owner);
     diagnostics.push(skill::diagnose(&layout.skill, &ctx.acc_executable));
     diagnostics.extend(client.more_diagnostics(ctx, &layout));
     hook_config::doctor_report(diagnostics)

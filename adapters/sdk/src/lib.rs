@@ -18,6 +18,7 @@ pub mod error;
 pub mod event;
 pub mod hook_command;
 pub mod hook_config;
+pub mod hook_owner;
 pub mod identity;
 pub mod install;
 pub mod install_files;

@@ -112,6 +112,7 @@ mod tests {
             platform: "linux-x64".to_owned(),
             receiver_sockets: Vec::new(),
             acc_version: "0.0.0".to_owned(),
+            recorded_hooks: Vec::new(),
         }
     }
 

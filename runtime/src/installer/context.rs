@@ -79,6 +79,7 @@ pub fn build_context(request: &ContextRequest<'_>) -> Result<InstallContext, Ins
         platform: platform(),
         receiver_sockets: Vec::new(),
         acc_version: env!("CARGO_PKG_VERSION").to_owned(),
+        recorded_hooks: Vec::new(),
     })
 }
 

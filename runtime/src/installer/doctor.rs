@@ -192,7 +192,12 @@ fn client_doctor(
         });
     }
     let mut diagnostics = match entry {
-        Some(_) => adapter.behaviour().doctor(ctx).diagnostics,
+        Some(_) => {
+            adapter
+                .behaviour()
+                .doctor(&record::context_for(ctx, entry))
+                .diagnostics
+        }
         None => Vec::new(),
     };
     let wiring = wiring::find(ctx, adapter);

@@ -109,6 +109,7 @@ pub fn run_install_with(
     // Every plan first: nothing is written unless every selected adapter can be installed.
     let mut plans = Vec::new();
     for ((adapter, _), kept) in selected.iter().zip(&kept) {
+        let ctx = &record::context_for(ctx, initial.entry(adapter.id()));
         let plan = match adapter.behaviour().plan_install(ctx) {
             Ok(plan) => plan,
             // A dry run moves nothing, so the adapter may take the user's edit of its own
@@ -329,6 +330,8 @@ fn install_one(
 ) -> Result<AdapterOutcome, InstallError> {
     let id = adapter.id();
     let previous = record.entry(id).cloned();
+    // The adapter replaces exactly the hook entries this install wrote before.
+    let ctx = &record::context_for(ctx, previous.as_ref());
     let delivery = delivery
         .map(str::to_owned)
         .or_else(|| previous.as_ref().and_then(|p| p.delivery.clone()));
@@ -371,18 +374,23 @@ fn install_one(
 
     let mut artifacts = Vec::new();
     for artifact in &plan.artifacts {
-        // A kept file stays "changed since acc wrote it": its digest is still acc's.
-        let sha256 = match previous.as_ref().and_then(|p| p.artifact(&artifact.path)) {
+        // A kept file stays "changed since acc wrote it": its digest, and the hooks in it,
+        // are still what acc wrote there before.
+        let (sha256, hooks) = match previous.as_ref().and_then(|p| p.artifact(&artifact.path)) {
             Some(recorded) if kept_paths.contains(&artifact.path.as_path()) => {
-                recorded.sha256.clone()
+                (recorded.sha256.clone(), recorded.hooks.clone())
             }
-            _ => artifact_sha256(&artifact.path)
-                .map_err(|e| InstallError::io(&artifact.path, "read", &e))?,
+            _ => (
+                artifact_sha256(&artifact.path)
+                    .map_err(|e| InstallError::io(&artifact.path, "read", &e))?,
+                record::hooks_in(&report.hooks, &artifact.path),
+            ),
         };
         artifacts.push(RecordedArtifact {
             path: artifact.path.clone(),
             kind: artifact.kind.into(),
             sha256,
+            hooks,
         });
     }
     let created_directories = directories::existing(

@@ -5,11 +5,19 @@
 //! ```json
 //! {"schemaVersion": 1, "installs": [{
 //!   "adapterId": "claude-code", "accVersion": "0.1.0",
-//!   "artifacts": [{"path": "/home/u/.claude/settings.json", "kind": "merge", "sha256": "…"}],
+//!   "artifacts": [{"path": "/home/u/.claude/settings.json", "kind": "merge", "sha256": "…",
+//!                  "hooks": [{"event": "PreToolUse", "matcher": "Write|Edit",
+//!                             "command": "\"/opt/acc/bin/acc-hook\" claude-code PreToolUse"}]}],
 //!   "createdDirectories": ["/home/u/.claude/skills"],
 //!   "originals": [{"path": "/home/u/.claude/settings.json", "existed": true,
 //!                  "backup": "install-backups/claude-code/….orig", "exact": true}]}]}
 //! ```
+//!
+//! `hooks` names each hook entry install wrote into that file, exactly: install and
+//! uninstall replace and remove those entries and no other (another install's, or a user's
+//! own program called `acc-hook`, stay). A record written before acc named them has none;
+//! then only commands running exactly this install's hook executable with this data home
+//! count as this install's ([`acc_sdk::hook_owner::HookOwner`]).
 //!
 //! A record that cannot be read, or has another schema version, stops every command: it is
 //! never treated as empty, because an empty record would make uninstall leave acc's wiring
@@ -19,7 +27,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use acc_sdk::install::ArtifactKind;
+use acc_sdk::hook_owner::RecordedHook;
+use acc_sdk::install::{ArtifactKind, InstallContext};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -73,6 +82,21 @@ pub struct RecordedArtifact {
     pub kind: RecordedKind,
     /// What install left there; `null` when nothing was there after install.
     pub sha256: Option<String>,
+    /// The hook entries install wrote into this file, exactly; absent for a file holding
+    /// none, and in records written before acc named them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<ArtifactHook>,
+}
+
+/// One hook entry install wrote into an artifact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArtifactHook {
+    pub event: String,
+    /// Its group's matcher; absent when acc wrote none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    pub command: String,
 }
 
 /// [`ArtifactKind`], readable back from the record.
@@ -163,6 +187,43 @@ impl InstallEntry {
     pub fn artifact(&self, path: &Path) -> Option<&RecordedArtifact> {
         self.artifacts.iter().find(|a| a.path == path)
     }
+
+    /// Every hook entry this install wrote, with the file holding it.
+    pub fn recorded_hooks(&self) -> Vec<RecordedHook> {
+        self.artifacts
+            .iter()
+            .flat_map(|a| {
+                a.hooks.iter().map(|h| RecordedHook {
+                    path: a.path.clone(),
+                    event: h.event.clone(),
+                    matcher: h.matcher.clone(),
+                    command: h.command.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// `ctx` knowing which hook entries `entry`'s install wrote, so the adapter replaces and
+/// removes exactly those.
+pub fn context_for(ctx: &InstallContext, entry: Option<&InstallEntry>) -> InstallContext {
+    InstallContext {
+        recorded_hooks: entry.map(InstallEntry::recorded_hooks).unwrap_or_default(),
+        ..ctx.clone()
+    }
+}
+
+/// The hooks of `hooks` that live in `path`, as an artifact records them.
+pub fn hooks_in(hooks: &[RecordedHook], path: &Path) -> Vec<ArtifactHook> {
+    hooks
+        .iter()
+        .filter(|h| h.path == path)
+        .map(|h| ArtifactHook {
+            event: h.event.clone(),
+            matcher: h.matcher.clone(),
+            command: h.command.clone(),
+        })
+        .collect()
 }
 
 fn corrupt(path: &Path, why: String) -> InstallError {
@@ -306,6 +367,7 @@ mod tests {
                 path: PathBuf::from("/h/.codex/hooks.json"),
                 kind: RecordedKind::Merge,
                 sha256: Some("ab".to_owned()),
+                hooks: Vec::new(),
             }],
             created_directories: vec![PathBuf::from("/h/.codex")],
             delivery: None,

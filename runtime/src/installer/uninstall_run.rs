@@ -165,6 +165,7 @@ fn preflight(
     recorded: Option<&InstallEntry>,
 ) -> Result<Option<RefusedFile>, InstallError> {
     let id = adapter.id();
+    let ctx = &record::context_for(ctx, recorded);
     adapter
         .behaviour()
         .preflight_uninstall(ctx)
@@ -365,6 +366,8 @@ fn uninstall_recorded(
     entry: &InstallEntry,
 ) -> Result<AdapterOutcome, InstallError> {
     let id = adapter.id();
+    // The adapter removes exactly the hook entries the record says this install wrote.
+    let ctx = &record::context_for(ctx, Some(entry));
     let verdicts = judge(entry)?;
     let mut files = Vec::new();
     let mut keep = Vec::new();
@@ -418,8 +421,8 @@ fn uninstall_recorded(
     Ok(outcome(adapter, files))
 }
 
-/// An adapter with no record entry, named explicitly: its own uninstall removes acc's
-/// entries and the acc files it recognises (another data home may have put them there).
+/// An adapter with no record entry, named explicitly: its own uninstall removes the entries
+/// whose command is exactly this acc's for this data home, and the acc files it recognises.
 fn unrecorded(
     ctx: &InstallContext,
     adapter: &Adapter,

@@ -246,6 +246,7 @@ fn the_probe_reads_the_marker_from_the_real_executable_behind_a_link() {
         platform: "linux-x64".into(),
         receiver_sockets: Vec::new(),
         acc_version: "0".into(),
+        recorded_hooks: Vec::new(),
     };
     let p = probe(&ctx, &detection);
     assert_eq!(p["supported"], true, "{p}");

@@ -24,6 +24,7 @@ pub fn context(home: &Path, env: &[(&str, &str)]) -> InstallContext {
         platform: "linux-x64".to_owned(),
         receiver_sockets: Vec::new(),
         acc_version: "0.1.0".to_owned(),
+        recorded_hooks: Vec::new(),
     }
 }
 
