@@ -119,6 +119,11 @@ fn judge_text(text: &str, state_spellings: &[String], state: &Path) -> Option<St
             escape_line(program(tool))
         ));
     }
+    if runs_acc && backgrounds(text) {
+        return Some(
+            "acc: this command runs `acc` in the background (`&`), which can move it out of this agent's process tree, where acc tells whose command it is. Run the `acc` command in the foreground".to_string(),
+        );
+    }
     for (i, word) in words.iter().enumerate() {
         let rest = &words[i + 1..];
         if STORE_NAMES.contains(&program(word)) {
@@ -150,6 +155,20 @@ fn judge_text(text: &str, state_spellings: &[String], state: &Path) -> Option<St
         }
     }
     None
+}
+
+/// Whether `text` has a lone `&` (a command sent to the background), not `&&`, `&>`, `>&`
+/// or `|&`.
+fn backgrounds(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len()).any(|i| {
+        b[i] == b'&'
+            && !matches!(b.get(i + 1), Some(b'&' | b'>'))
+            && !matches!(
+                i.checked_sub(1).map(|j| b[j]),
+                Some(b'&' | b'>' | b'|' | b'<')
+            )
+    })
 }
 
 /// The refusal for `acc <rest…>`, when its subcommand is one an agent may not run.
@@ -276,6 +295,7 @@ mod tests {
             "setsid -f acc detach --session s --generation g",
             "echo 'acc release --claim c' | at now",
             "nohup acc heartbeat &",
+            "( acc detach --session s --generation g & )",
             "echo '{}' | acc-hook claude-code SessionEnd",
             "acc-hook --data-home /x codex PreToolUse < p.json",
             "$A release --claim c",
@@ -290,6 +310,7 @@ mod tests {
     fn ordinary_commands_and_acc_s_own_verbs_pass() {
         for cmd in [
             "acc status --json",
+            "acc status 2>&1 | head && acc inbox &> /dev/null",
             "acc claim --resource 'file:src/**' --enforcement guarded",
             "acc config validate",
             "acc-hook --version",
