@@ -293,3 +293,68 @@ fn a_claude_code_bash_call_under_a_peer_claim_runs_with_the_claim_read_only() {
     write["tool_input"] = json!({"file_path": ws.join("free.txt"), "content": "x"});
     assert_eq!(claude_hook(&sb, &write).stdout, "");
 }
+
+/// acc's own data home is read-only in a confined command too, and the command's own `acc`
+/// still works: the runner serves it from outside (issue 24 §1).
+#[test]
+fn acc_s_data_home_is_read_only_inside_and_acc_commands_still_work() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let data = tempfile::tempdir().unwrap();
+    let data_home = data.path().canonicalize().unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_acc")).parent().unwrap();
+    let acc = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_acc"))
+            .args(args)
+            .current_dir(ws.path())
+            .env("ACC_DATA_HOME", &data_home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let attached = acc(&["attach", "--participant", "agent"]);
+    assert!(attached.status.success(), "{attached:?}");
+    let line = String::from_utf8(attached.stdout).unwrap();
+    let (session, generation) = line.trim().split_once(' ').unwrap();
+    let acc_dir = data_home.join("acc");
+    let store: Vec<_> = walkdir::WalkDir::new(&acc_dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "acc.db")
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    let store = store.first().expect("a store").clone();
+    let command = format!(
+        "rm -f '{store}'; python3 -c \"open('{dir}/planted','w').write('x')\"; \
+         acc claim --resource 'file:docs/**' --session {session} --generation {generation}; \
+         echo \"claim exit $?\"",
+        store = store.display(),
+        dir = acc_dir.display(),
+    );
+    let mut cmd = acc_hook();
+    cmd.current_dir(ws.path())
+        .env("ACC_DATA_HOME", &data_home)
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .args(["guard-exec", "--own"])
+        .arg(&acc_dir)
+        .arg("--")
+        .arg(&command)
+        .stdin(Stdio::null());
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(store.exists(), "the store was removed: {out:?}");
+    assert!(!acc_dir.join("planted").exists(), "{out:?}");
+    assert!(stdout.contains("claim exit 0"), "{out:?}");
+    assert!(stdout.contains("claimed file:docs/**"), "{out:?}");
+    let status = acc(&["status", "--json"]);
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("file:docs/**"),
+        "{status:?}"
+    );
+    assert_ne!(std::fs::read(&store).unwrap(), Vec::<u8>::new());
+}

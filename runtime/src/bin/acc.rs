@@ -10,13 +10,16 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let (mut out, mut err) = (stdout.lock(), stderr.lock());
-    let code = acc_runtime::cli::run(
-        std::env::args_os().collect(),
-        &env,
-        &cwd,
-        &mut out,
-        &mut err,
-    );
+    // Inside a confined call acc's data home is read-only: the guard's runner, outside,
+    // runs this same command for it.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(reply) = acc_runtime::guard_exec::broker::forward(&argv, &cwd) {
+        let _ = out.write_all(reply.stdout.as_bytes());
+        let _ = err.write_all(reply.stderr.as_bytes());
+        let _ = out.flush();
+        return ExitCode::from(reply.code as u8);
+    }
+    let code = acc_runtime::cli::run(argv, &env, &cwd, &mut out, &mut err);
     let _ = out.flush();
     ExitCode::from(code as u8)
 }

@@ -17,6 +17,7 @@
 //! acc-hook guard-exec [--ro PATH]... [--claim RESOURCE PARTICIPANT SESSION]... -- COMMAND
 //! ```
 
+pub mod broker;
 pub mod namespace;
 
 use std::ffi::{OsStr, OsString};
@@ -63,6 +64,9 @@ impl ClaimLine {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuardExec {
     pub read_only: Vec<PathBuf>,
+    /// acc's own paths (its data home): read-only too, with acc's own commands in the
+    /// command served from outside ([`broker`]).
+    pub own: Vec<PathBuf>,
     pub claims: Vec<ClaimLine>,
     pub command: OsString,
 }
@@ -73,6 +77,10 @@ impl GuardExec {
         let mut out: Vec<OsString> = vec![SUBCOMMAND.into()];
         for path in &self.read_only {
             out.push("--ro".into());
+            out.push(path.clone().into_os_string());
+        }
+        for path in &self.own {
+            out.push("--own".into());
             out.push(path.clone().into_os_string());
         }
         for claim in &self.claims {
@@ -115,6 +123,7 @@ impl std::fmt::Display for UsageError {
 /// Parses the arguments after the subcommand.
 pub fn parse(argv: &[OsString]) -> Result<GuardExec, UsageError> {
     let mut read_only = Vec::new();
+    let mut own = Vec::new();
     let mut claims = Vec::new();
     let mut i = 0;
     let text = |v: Option<&OsString>, opt: &'static str| -> Result<String, UsageError> {
@@ -128,12 +137,17 @@ pub fn parse(argv: &[OsString]) -> Result<GuardExec, UsageError> {
             return Err(UsageError::Command);
         };
         match arg.to_str() {
-            Some("--ro") => {
-                let path = PathBuf::from(argv.get(i + 1).ok_or(UsageError::MissingValue("--ro"))?);
+            Some(opt @ ("--ro" | "--own")) => {
+                let name = if opt == "--ro" { "--ro" } else { "--own" };
+                let path = PathBuf::from(argv.get(i + 1).ok_or(UsageError::MissingValue(name))?);
                 if !path.is_absolute() {
                     return Err(UsageError::RelativePath(path));
                 }
-                read_only.push(path);
+                if name == "--ro" {
+                    read_only.push(path);
+                } else {
+                    own.push(path);
+                }
                 i += 2;
             }
             Some("--claim") => {
@@ -150,6 +164,7 @@ pub fn parse(argv: &[OsString]) -> Result<GuardExec, UsageError> {
                 };
                 return Ok(GuardExec {
                     read_only,
+                    own,
                     claims,
                     command: command.clone(),
                 });
@@ -177,7 +192,28 @@ pub fn main(argv: &[OsString]) -> i32 {
 
 /// Sets up the namespace, runs the command and reports its claims when it fails.
 pub fn run(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
-    if let Err(why) = enter(&exec.read_only) {
+    let code = if exec.own.is_empty() {
+        confined(&exec.read_only, &exec.command, None, stderr)
+    } else {
+        brokered(exec, stderr)
+    };
+    if code != 0 && code != SETUP_FAILED {
+        for claim in &exec.claims {
+            let _ = writeln!(stderr, "{}", claim.line());
+        }
+    }
+    code
+}
+
+/// Enters the namespace with `read_only` and runs `command` (with the broker's socket named
+/// in its environment, where there is one).
+fn confined(
+    read_only: &[PathBuf],
+    command: &OsStr,
+    socket: Option<&std::path::Path>,
+    stderr: &mut dyn Write,
+) -> i32 {
+    if let Err(why) = enter(read_only) {
         let _ = writeln!(
             stderr,
             "acc: the command did not run: the read-only guard over peers' claims could not \
@@ -186,20 +222,80 @@ pub fn run(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
         );
         return SETUP_FAILED;
     }
-    let status = match Command::new("bash").arg("-c").arg(&exec.command).status() {
-        Ok(status) => status,
+    let mut bash = Command::new("bash");
+    bash.arg("-c").arg(command);
+    if let Some(socket) = socket {
+        bash.env(broker::SOCKET_VAR, socket);
+    }
+    match bash.status() {
+        Ok(status) => exit_code(status),
         Err(e) => {
             let _ = writeln!(stderr, "acc: the command did not run: bash: {e}");
-            return 127;
-        }
-    };
-    let code = exit_code(status);
-    if code != 0 {
-        for claim in &exec.claims {
-            let _ = writeln!(stderr, "{}", claim.line());
+            127
         }
     }
-    code
+}
+
+/// acc's own paths read-only too: the command runs confined in a child, and this process
+/// stays outside to serve the command's own `acc` invocations ([`broker`]).
+fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
+    let broker = match broker::Broker::bind() {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = writeln!(
+                stderr,
+                "acc: the command did not run: the guard could not open its socket for acc's own commands ({e})"
+            );
+            return SETUP_FAILED;
+        }
+    };
+    let socket = broker.path().to_path_buf();
+    let read_only: Vec<PathBuf> = exec.read_only.iter().chain(&exec.own).cloned().collect();
+    // SAFETY: this process has one thread here (the runner is entered before any other is
+    // started), so the child may allocate; it leaves through `_exit`.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        let _ = writeln!(
+            stderr,
+            "acc: the command did not run: fork failed ({})",
+            std::io::Error::last_os_error()
+        );
+        return SETUP_FAILED;
+    }
+    if child == 0 {
+        let code = confined(
+            &read_only,
+            &exec.command,
+            Some(&socket),
+            &mut std::io::stderr(),
+        );
+        let _ = std::io::stderr().flush();
+        // SAFETY: ends the child without running the parent's exit handlers twice.
+        unsafe { libc::_exit(code) };
+    }
+    let acc = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("acc")))
+        .unwrap_or_else(|| PathBuf::from("acc"));
+    broker.serve(acc);
+    let mut status: libc::c_int = 0;
+    loop {
+        // SAFETY: waits for our own child; `status` outlives the call.
+        let r = unsafe { libc::waitpid(child, &mut status, 0) };
+        if r == child {
+            break;
+        }
+        if r < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return SETUP_FAILED;
+        }
+    }
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        SETUP_FAILED
+    }
 }
 
 fn enter(read_only: &[PathBuf]) -> Result<(), String> {
@@ -236,6 +332,7 @@ mod tests {
     fn arguments_round_trip() {
         let exec = GuardExec {
             read_only: vec!["/ws/src".into(), "/ws/a b".into()],
+            own: vec!["/data/acc".into()],
             claims: vec![ClaimLine {
                 resource: "file:src/**".into(),
                 participant: "alice".into(),

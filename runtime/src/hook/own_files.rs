@@ -92,6 +92,23 @@ impl OwnFiles {
         }
     }
 
+    /// What a confined command must not write, as existing real paths: the state
+    /// directory, the install record's files and acc's programs.
+    pub fn confined(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::iter::once(&self.state)
+            .chain(&self.wiring)
+            .chain(&self.programs)
+            .filter(|p| p.symlink_metadata().is_ok())
+            .cloned()
+            .collect();
+        out.sort();
+        out.dedup();
+        // A path under another one is already read-only with it.
+        let all = out.clone();
+        out.retain(|p| !all.iter().any(|q| q != p && p.starts_with(q)));
+        out
+    }
+
     /// The own file `raw` (as a tool named it, relative to `cwd`) reaches, if any. A raw
     /// path ending in `/**` is written whole (removed, moved away, restored): it reaches
     /// every own file under it.

@@ -81,12 +81,7 @@ const STORE_NAMES: [&str; 3] = ["acc.db", "acc.db-wal", "acc.db-shm"];
 pub fn deny_reason(call: &Call) -> Option<String> {
     let tool = call.event.tool.as_ref()?;
     let env = call.settings.env.env();
-    let hook_control: Vec<&'static str> = crate::registry::HOOK_CONTROL_FILES
-        .iter()
-        .flat_map(|files| files.iter().copied())
-        .collect();
-    let program_path = std::env::current_exe().ok();
-    let own = OwnFiles::new(&call.data_home, program_path.as_deref(), &hook_control, env);
+    let own = own_files(call);
     if let Targets::Paths(paths) = &tool.targets {
         let cwd = Path::new(&call.event.cwd);
         if let Some(hit) = paths.iter().find_map(|raw| own.reached(cwd, raw, env)) {
@@ -100,6 +95,21 @@ pub fn deny_reason(call: &Call) -> Option<String> {
     payload_texts(call.payload)
         .iter()
         .find_map(|text| judge_text(text, &spellings, &own.state))
+}
+
+/// acc's own files, as this call's hook sees them.
+pub fn own_files(call: &Call) -> OwnFiles {
+    let hook_control: Vec<&'static str> = crate::registry::HOOK_CONTROL_FILES
+        .iter()
+        .flat_map(|files| files.iter().copied())
+        .collect();
+    let program = std::env::current_exe().ok();
+    OwnFiles::new(
+        &call.data_home,
+        program.as_deref(),
+        &hook_control,
+        call.settings.env.env(),
+    )
 }
 
 /// The refusal for one shell text, if it names acc's state or runs an acc command an agent

@@ -65,11 +65,17 @@ pub fn confinement(
     out
 }
 
-/// The command line that runs `command` under `runner guard-exec` with `confinement`,
-/// every word single-quoted for the client's shell.
-pub fn runner_command(runner: &Path, confinement: &Confinement, command: &str) -> String {
+/// The command line that runs `command` under `runner guard-exec` with `confinement` and
+/// acc's own paths `own` read-only, every word single-quoted for the client's shell.
+pub fn runner_command(
+    runner: &Path,
+    confinement: &Confinement,
+    own: &[PathBuf],
+    command: &str,
+) -> String {
     let exec = GuardExec {
         read_only: confinement.read_only.clone(),
+        own: own.to_vec(),
         claims: confinement.claims.clone(),
         command: command.into(),
     };
@@ -140,7 +146,8 @@ fn wrapped(
     if namespace::probe(&plan).is_err() {
         return Ok(None);
     }
-    Ok(Some(runner_command(&runner, &confinement, command)))
+    let own = crate::hook::self_guard::own_files(call).confined();
+    Ok(Some(runner_command(&runner, &confinement, &own, command)))
 }
 
 #[cfg(test)]
@@ -228,7 +235,8 @@ mod tests {
             }],
         };
         let command = r#"python3 -c "open('src/x','w').write('$HOME')" && echo `date`"#;
-        let line = runner_command(Path::new("/opt/acc/acc-hook"), &confinement, command);
+        let own = [PathBuf::from("/data/acc")];
+        let line = runner_command(Path::new("/opt/acc/acc-hook"), &confinement, &own, command);
         // bash splits the line back into exactly the runner's words.
         let out = std::process::Command::new("bash")
             .arg("-c")
@@ -247,6 +255,8 @@ mod tests {
                 "guard-exec",
                 "--ro",
                 "/ws/it's src",
+                "--own",
+                "/data/acc",
                 "--claim",
                 "file:it's/**",
                 "alice",
