@@ -1,5 +1,5 @@
-//! acc defends itself, judged by outcomes: an agent (Claude Code, Codex, Gemini CLI
-//! payloads) whose write into a peer's guarded `src/**` is refused tries to undo the guard
+//! acc defends itself, judged by outcomes: an agent (Claude Code, Codex, Gemini CLI, Kimi
+//! Code and Grok payloads) whose write into a peer's guarded `src/**` is refused tries to undo the guard
 //! through its own tools: removing, moving or editing acc's store and snapshot, switching
 //! its client's hooks off, writing `acc.workspace.json`, running `acc uninstall` or
 //! `acc-hook` by hand. Each call goes through the in-process hook and is carried out when
@@ -22,9 +22,13 @@ struct Client {
     tool: &'static str,
     shell: &'static str,
     write: &'static str,
+    /// The payload's keys for the tool's name and input, and the file tool's path key.
+    keys: (&'static str, &'static str, &'static str),
 }
 
-const CLIENTS: [Client; 3] = [
+const SNAKE: (&str, &str, &str) = ("tool_name", "tool_input", "file_path");
+
+const CLIENTS: [Client; 5] = [
     Client {
         id: "claude-code",
         dir: "claude-code/deny",
@@ -32,6 +36,7 @@ const CLIENTS: [Client; 3] = [
         tool: "PreToolUse",
         shell: "Bash",
         write: "Write",
+        keys: SNAKE,
     },
     Client {
         id: "codex",
@@ -40,6 +45,7 @@ const CLIENTS: [Client; 3] = [
         tool: "PreToolUse",
         shell: "Bash",
         write: "Bash",
+        keys: SNAKE,
     },
     Client {
         id: "gemini-cli",
@@ -48,6 +54,25 @@ const CLIENTS: [Client; 3] = [
         tool: "BeforeTool",
         shell: "run_shell_command",
         write: "write_file",
+        keys: SNAKE,
+    },
+    Client {
+        id: "kimi-code",
+        dir: "kimi-code/write",
+        start: "SessionStart",
+        tool: "PreToolUse",
+        shell: "Bash",
+        write: "Write",
+        keys: ("tool_name", "tool_input", "path"),
+    },
+    Client {
+        id: "grok",
+        dir: "grok/shell",
+        start: "SessionStart",
+        tool: "PreToolUse",
+        shell: "run_terminal_command",
+        write: "write",
+        keys: ("toolName", "toolInput", "file_path"),
     },
 ];
 
@@ -167,14 +192,14 @@ impl Room {
     /// Asks the hook about a tool call; carries it out when allowed. True when denied.
     fn attempt(&self, c: Client, tool: &str, input: Value) -> (bool, HookRun) {
         let mut p = self.payload(c, c.tool);
-        p["tool_name"] = json!(tool);
-        p["tool_input"] = input.clone();
+        p[c.keys.0] = json!(tool);
+        p[c.keys.1] = input.clone();
         let run = self.run(c, c.tool, &p);
         let denied = is_deny(&run);
         if !denied {
             if let Some(cmd) = input["command"].as_str() {
                 let _ = self.command(cmd).output().unwrap();
-            } else if let Some(path) = input["file_path"].as_str() {
+            } else if let Some(path) = input[c.keys.2].as_str() {
                 let _ = std::fs::write(path, input["content"].as_str().unwrap_or(""));
             }
         }
@@ -192,11 +217,9 @@ impl Room {
                 &format!("printf 'overwritten\\n' > '{}'", path.display()),
             );
         }
-        self.attempt(
-            c,
-            c.write,
-            json!({ "file_path": path.display().to_string(), "content": "overwritten\n" }),
-        )
+        let mut input = json!({ "content": "overwritten\n" });
+        input[c.keys.2] = json!(path.display().to_string());
+        self.attempt(c, c.write, input)
     }
 
     fn store(&self) -> PathBuf {
