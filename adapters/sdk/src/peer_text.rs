@@ -139,7 +139,9 @@ pub fn display(text: &str) -> String {
 /// missed must still not reach a terminal or a model as an escape sequence or a bidi
 /// override. Text with nothing hidden is returned as it is, without a copy.
 pub fn escape_hidden(text: &str) -> Cow<'_, str> {
-    let Some(first) = text.find(is_hidden) else {
+    let Some(first) = first_hidden(text, |b| {
+        (b < b' ' && b != b'\t' && b != b'\n') || b == 0x7f
+    }) else {
         return Cow::Borrowed(text);
     };
     let mut out = String::with_capacity(text.len() + 8);
@@ -154,6 +156,27 @@ pub fn escape_hidden(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Where the first hidden character of `text` starts: an ASCII byte that `ascii` names, or
+/// a non-ASCII character [`is_hidden`] names. Output texts are mostly ASCII, so they are
+/// walked a byte at a time and only other characters are decoded: the hook's context passes
+/// through here on every turn.
+fn first_hidden(text: &str, ascii: impl Fn(u8) -> bool) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    loop {
+        i += bytes[i..].iter().position(|&b| !b.is_ascii() || ascii(b))?;
+        if bytes[i].is_ascii() {
+            return Some(i);
+        }
+        // `i` is a char boundary: it only ever moves by whole characters.
+        let c = text[i..].chars().next()?;
+        if is_hidden(c) {
+            return Some(i);
+        }
+        i += c.len_utf8();
+    }
+}
+
 /// Serialised JSON whose bytes are safe to show, with the same value: every hidden
 /// character that JSON leaves raw (DEL, C1 controls, bidi controls, zero-width and the
 /// other invisible characters, U+2028/U+2029) written as a JSON `\uXXXX` escape, beyond the
@@ -162,7 +185,7 @@ pub fn escape_hidden(text: &str) -> Cow<'_, str> {
 /// exactly the string the store held.
 pub fn json_escape_hidden(json: &str) -> Cow<'_, str> {
     let hidden = |c: char| c >= '\u{7f}' && is_hidden(c);
-    let Some(first) = json.find(hidden) else {
+    let Some(first) = first_hidden(json, |b| b == 0x7f) else {
         return Cow::Borrowed(json);
     };
     let mut out = String::with_capacity(json.len() + 8);
