@@ -387,3 +387,50 @@ fn free_text_options_refuse_what_subjects_refuse() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+/// Every other text column a reader shows: the client's name and version, the checkout and
+/// branch, intent hints, event details, and a claim whose resource no writer would accept.
+fn plant_the_rest(sb: &Sandbox) {
+    let db = rusqlite::Connection::open(sb.db_path()).unwrap();
+    db.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    for sql in [
+        "UPDATE hook_bindings SET client_name = ?1, client_version = ?2",
+        "UPDATE sessions SET branch = ?1, checkout_root = ?2",
+        "UPDATE intents SET hints = json_array(?1, ?2)",
+        "INSERT INTO claims SELECT 'claim_evil', owner_session_id, ?1, scheme, mode, enforcement, ?2, acquired_at, expires_at, generation FROM claims LIMIT 1",
+        "UPDATE events SET payload = replace(replace(payload, '\"mallory\"', json_quote(?1)), '\"cli\"', json_quote(?2))",
+    ] {
+        db.execute(sql, [HOSTILE_ID, HOSTILE_TEXT]).unwrap();
+    }
+}
+
+#[test]
+fn every_text_column_planted_at_once_is_shown_escaped() {
+    let (sb, me) = planted_room();
+    plant_the_rest(&sb);
+    for args in [
+        &["status"][..],
+        &["status", "--all"],
+        &["status", "--all", "--json"],
+        &["inbox"],
+        &["sync", "--json", "--scope", "history"],
+        &["watch", "--once"],
+    ] {
+        let r = sb.run_as(&me, args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert_nothing_hidden(&format!("acc {args:?}"), &r.stdout);
+        assert_nothing_hidden(&format!("acc {args:?} stderr"), &r.stderr);
+    }
+    let (code, out, err) = claude_hook(&sb, "UserPromptSubmit");
+    assert_eq!(code, 0, "{err}");
+    let context = shown_by_client(&out);
+    assert_nothing_hidden("the injected context", &context);
+    assert_nothing_hidden("the hook's stderr", &err);
+    assert_eq!(
+        context.lines().filter(|l| l.starts_with(YOU_ARE)).count(),
+        1,
+        "{context}"
+    );
+    let (_, out, err) = claude_hook(&sb, "PreToolUse");
+    assert_nothing_hidden("a deny", &format!("{}\n{err}", shown_by_client(&out)));
+}
