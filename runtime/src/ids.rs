@@ -100,7 +100,7 @@ macro_rules! string_id {
             }
         }
 
-        /// The id as shown to a person or a model: [`shown`]. Code that stores, compares
+        /// The id as shown to a person or a model (see `shown` above). Code that stores, compares
         /// or sends the id uses [`Self::as_str`].
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
