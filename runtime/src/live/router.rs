@@ -9,7 +9,7 @@ use acc_sdk::adapter::LiveOffer;
 use acc_sdk::context::{ContextInput, PeerMessage};
 use acc_sdk::define::Adapter;
 use acc_sdk::native::{Mode, OfferKind, evaluate_version_contract};
-use acc_sdk::peer_text::display;
+use acc_sdk::peer_text::{display, escape_hidden};
 use serde::Serialize;
 
 use super::contract::contract_for;
@@ -166,7 +166,9 @@ impl Router<'_> {
                 {
                     return result(LiveOutcome::NotOffered, Some("handshake_failed"));
                 }
-                Cow::Owned(rendered.text)
+                // As every injected text: what the renderer missed of the store's text is
+                // escaped on the way out.
+                Cow::Owned(escape_hidden(&rendered.text).into_owned())
             }
         };
         let acceptance = push.offer_message(&LiveOffer {
