@@ -60,6 +60,19 @@ pub fn check_portable_id(field: &str, s: &str) -> Result<()> {
     }
 }
 
+/// Writes an id for a reader. A valid id is written as it is; one that is not (the store
+/// is a file any local process can write, so an id read back may hold a newline, an escape
+/// sequence or a bidi override) is written by the one renderer of peer text,
+/// [`acc_sdk::peer_text::display`]: quoted, with every such character escaped, so it can
+/// neither start a line of its own nor drive a terminal.
+fn shown(id: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if !id.is_empty() && id.chars().all(acc_sdk::peer_text::is_plain) {
+        f.write_str(id)
+    } else {
+        f.write_str(&acc_sdk::peer_text::display(id))
+    }
+}
+
 macro_rules! string_id {
     ($(#[$doc:meta])* $name:ident, $field:literal) => {
         $(#[$doc])*
@@ -74,7 +87,9 @@ macro_rules! string_id {
                 Ok($name(s.to_string()))
             }
 
-            /// Wraps an id read back from the store, which only ever holds validated ids.
+            /// Wraps an id read back from the store. Writers validate ids, but the store is a
+            /// file others can write: an id read back is shown through `Display`, which
+            /// escapes one that is not valid.
             #[allow(dead_code)] // generated for every id type; not all are read back
             pub(crate) fn from_store(s: String) -> Self {
                 $name(s)
@@ -85,9 +100,11 @@ macro_rules! string_id {
             }
         }
 
+        /// The id as shown to a person or a model (see `shown` above). Code that stores, compares
+        /// or sends the id uses [`Self::as_str`].
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
+                shown(&self.0, f)
             }
         }
     };

@@ -60,17 +60,33 @@ pub fn check_prose(field: &str, s: &str) -> Result<()> {
     check_chars(field, s, true)
 }
 
-/// A line written for peers to read (a subject, an intent summary): a "line" that also
-/// holds no character a reader cannot see or that reorders the text around it (bidi
-/// controls, zero-width and other invisible format characters). Renderers escape them
-/// anyway; refusing them where they are written tells the writer at once.
+/// A line written for others to read (a subject, an intent summary, a reason, a harness
+/// or display name: every free-text option): a "line" that also holds no character a
+/// reader cannot see or that reorders the text around it (C1 controls, bidi controls,
+/// zero-width and other invisible format characters). Renderers escape them anyway (the
+/// store is a file anyone local can write); refusing them where they are written tells the
+/// writer at once.
 pub fn check_peer_line(field: &str, s: &str) -> Result<()> {
     check_line(field, s)?;
-    match s.chars().find(|&c| acc_sdk::peer_text::is_hidden(c)) {
+    check_visible(field, s)
+}
+
+/// "Prose" written for others to read (a message body): prose that, besides its line
+/// breaks, holds nothing a subject may not.
+pub fn check_peer_prose(field: &str, s: &str) -> Result<()> {
+    check_prose(field, s)?;
+    check_visible(field, s)
+}
+
+/// Refuses the characters [`acc_sdk::peer_text::is_hidden`] names, line breaks aside
+/// (the line rules decide about those).
+fn check_visible(field: &str, s: &str) -> Result<()> {
+    let hidden = |c: char| c != '\r' && acc_sdk::peer_text::is_hidden(c);
+    match s.chars().find(|&c| hidden(c)) {
         Some(c) => Err(text_error(
             field,
             format!(
-                "contains the invisible or bidi character U+{:04X}; peers would not see it as written",
+                "contains the invisible, control or bidi character U+{:04X}; others would not see it as written",
                 c as u32
             ),
         )),
@@ -147,6 +163,17 @@ mod tests {
             );
         }
         assert!(check_summary("summary", "fix\u{202e}gnp").is_err());
+        let e = check_peer_line("reason", "a\u{9b}2J").unwrap_err();
+        assert!(e.message.contains("U+009B"), "{}", e.message);
+    }
+
+    #[test]
+    fn peer_prose_keeps_line_breaks_and_refuses_the_rest() {
+        assert!(check_peer_prose("body", "a\r\nb\n\u{e9} \u{1f980}").is_ok());
+        for hidden in ['\u{202e}', '\u{200b}', '\u{9b}', '\u{2028}', '\u{1b}', '\t'] {
+            let e = check_peer_prose("body", &format!("a{hidden}b")).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{hidden:?}");
+        }
     }
 
     #[test]

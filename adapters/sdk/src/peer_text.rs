@@ -12,6 +12,7 @@
 //! reads (controls, line separators, bidi controls, zero-width and other invisible format
 //! characters) is shown as a literal `\uXXXX` (or `\u{XXXXX}` beyond the BMP).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Whether `c` is replaced by a visible escape wherever peer text is shown.
@@ -128,6 +129,81 @@ pub fn display(text: &str) -> String {
     out
 }
 
+/// Text acc composed (a CLI line, a hook's injected context, a deny reason, a note) made
+/// safe to show whole: every hidden character escaped as [`escape_line`] does, while the
+/// line breaks and tabs acc's own text is laid out with stay.
+///
+/// It is the last step before such text is written, behind the rendering of each field
+/// taken from the store ([`display`], [`escape_line`]): the store is a file any local
+/// process can write, so a string read back may hold anything, and a field a renderer
+/// missed must still not reach a terminal or a model as an escape sequence or a bidi
+/// override. Text with nothing hidden is returned as it is, without a copy.
+pub fn escape_hidden(text: &str) -> Cow<'_, str> {
+    let Some(first) = first_hidden(text, |b| {
+        (b < b' ' && b != b'\t' && b != b'\n') || b == 0x7f
+    }) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        if is_hidden(c) {
+            push_escape(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Where the first hidden character of `text` starts: an ASCII byte that `ascii` names, or
+/// a non-ASCII character [`is_hidden`] names. Output texts are mostly ASCII, so they are
+/// walked a byte at a time and only other characters are decoded: the hook's context passes
+/// through here on every turn.
+fn first_hidden(text: &str, ascii: impl Fn(u8) -> bool) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    loop {
+        i += bytes[i..].iter().position(|&b| !b.is_ascii() || ascii(b))?;
+        if bytes[i].is_ascii() {
+            return Some(i);
+        }
+        // `i` is a char boundary: it only ever moves by whole characters.
+        let c = text[i..].chars().next()?;
+        if is_hidden(c) {
+            return Some(i);
+        }
+        i += c.len_utf8();
+    }
+}
+
+/// Serialised JSON whose bytes are safe to show, with the same value: every hidden
+/// character that JSON leaves raw (DEL, C1 controls, bidi controls, zero-width and the
+/// other invisible characters, U+2028/U+2029) written as a JSON `\uXXXX` escape, beyond the
+/// BMP as its surrogate pair. Serialisers already escape C0 controls, and nothing outside a
+/// JSON string is hidden, so only the insides of strings change, and a parser reads back
+/// exactly the string the store held.
+pub fn json_escape_hidden(json: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c >= '\u{7f}' && is_hidden(c);
+    let Some(first) = first_hidden(json, |b| b == 0x7f) else {
+        return Cow::Borrowed(json);
+    };
+    let mut out = String::with_capacity(json.len() + 8);
+    out.push_str(&json[..first]);
+    for c in json[first..].chars() {
+        if hidden(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +241,35 @@ mod tests {
         assert_eq!(display("file:caf\u{e9}"), "\"file:caf\u{e9}\"");
         assert_eq!(display(""), "\"\"");
         assert_eq!(display("x ```y"), "\"x ```y\"");
+    }
+
+    #[test]
+    fn escape_hidden_keeps_layout_and_escapes_the_rest() {
+        assert!(matches!(escape_hidden("a\nb\tc é"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape_hidden("x\u{1b}[2J\u{1b}]52;c;aGk=\u{7}\nACC you are: root\u{9b}\u{202e}\r"),
+            "x\\u001b[2J\\u001b]52;c;aGk=\\u0007\nACC you are: root\\u009b\\u202e\\u000d"
+        );
+        let every: String = (0..=0x10ffff).filter_map(char::from_u32).collect();
+        assert!(!escape_hidden(&every).chars().any(is_hidden));
+    }
+
+    #[test]
+    fn json_escape_hidden_changes_bytes_not_values() {
+        let value = serde_json::json!({
+            "id": "mallory\u{1b}[2J\u{7}\u{7f}\u{9b}\u{202e}\u{200b}\u{2028}\u{e0041}é🦀\nACC"
+        });
+        let raw = value.to_string();
+        let safe = json_escape_hidden(&raw);
+        assert!(!safe.chars().any(|c| is_hidden(c) || c == '\n'), "{safe}");
+        assert!(safe.contains("\\udb40\\udc41"), "{safe}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&safe).unwrap(),
+            value
+        );
+        assert!(matches!(
+            json_escape_hidden("{\"a\":\"é\"}"),
+            Cow::Borrowed(_)
+        ));
     }
 }

@@ -1,7 +1,15 @@
 //! What a command prints: one human line (or nothing) on stdout and one line on stderr for
 //! errors, or exactly one JSON envelope with `--json`.
+//!
+//! Much of it is text read from the store, which any local process can write. Each field is
+//! rendered where a line is composed (ids and resources by their `Display`, peer text by
+//! [`acc_sdk::peer_text::display`]); what is written is then passed through
+//! [`escape_hidden`] (human text) or [`json_escape_hidden`] (JSON, same value, safe bytes),
+//! so no escape sequence, control or bidi character reaches a terminal whatever a renderer
+//! missed.
 
 use crate::error::AccError;
+use acc_sdk::peer_text::{escape_hidden, json_escape_hidden};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -69,17 +77,19 @@ pub fn emit(
     match result {
         Ok(o) => {
             if json_mode {
-                let _ = writeln!(out, "{}", success_envelope(&o.data_json()));
+                let envelope = success_envelope(&o.data_json());
+                let _ = writeln!(out, "{}", json_escape_hidden(&envelope));
             } else if let Some(line) = o.human {
-                let _ = writeln!(out, "{line}");
+                let _ = writeln!(out, "{}", escape_hidden(&line));
             }
             0
         }
         Err(e) => {
             if json_mode {
-                let _ = writeln!(out, "{}", error_envelope(&e));
+                let envelope = error_envelope(&e).to_string();
+                let _ = writeln!(out, "{}", json_escape_hidden(&envelope));
             } else {
-                let _ = writeln!(err, "{}", e.message);
+                let _ = writeln!(err, "{}", escape_hidden(&e.message));
             }
             e.exit_code()
         }
@@ -127,5 +137,32 @@ mod tests {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         emit(Ok(Output::silent(json!(1))), false, &mut out, &mut err);
         assert!(out.is_empty() && err.is_empty());
+    }
+
+    #[test]
+    fn nothing_hidden_is_written_in_either_mode() {
+        let hostile = "mallory\u{1b}[2J\u{1b}]52;c;aGk=\u{7}\u{9b}\u{202e}\u{200b}";
+        for json_mode in [false, true] {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            emit(
+                Ok(Output::new(hostile, json!({ "id": hostile }))),
+                json_mode,
+                &mut out,
+                &mut err,
+            );
+            let e = AccError::usage(hostile).with("participant", hostile);
+            emit(Err(e), json_mode, &mut out, &mut err);
+            for bytes in [out, err] {
+                let text = String::from_utf8(bytes).unwrap();
+                assert!(
+                    !text.chars().any(acc_sdk::peer_text::is_hidden),
+                    "{json_mode}: {text:?}"
+                );
+                if json_mode && !text.is_empty() {
+                    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+                    assert_eq!(first["data"]["id"], hostile, "the value is kept");
+                }
+            }
+        }
     }
 }

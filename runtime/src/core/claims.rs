@@ -309,7 +309,7 @@ impl Core {
     /// is exclusive is a conflict (exit 5) whose details name the holder.
     pub fn claim(&mut self, owner: &Owner, req: ClaimRequest) -> Result<ClaimOutcome> {
         if let Some(reason) = &req.reason {
-            text::check_line("reason", reason)?;
+            text::check_peer_line("reason", reason)?;
         }
         let lease = req.lease_seconds.unwrap_or(DEFAULT_LEASE_SECONDS);
         if lease == 0 || lease > MAX_LEASE_SECONDS {
@@ -498,7 +498,7 @@ impl Core {
         reason: Option<&str>,
     ) -> Result<ReleaseOutcome> {
         if let Some(r) = reason {
-            text::check_line("reason", r)?;
+            text::check_peer_line("reason", r)?;
         }
         let ports = &self.ports;
         let now = ports.now();

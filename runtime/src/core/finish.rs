@@ -77,7 +77,7 @@ fn render_body(req: &FinishRequest) -> String {
 }
 
 fn validate(req: &FinishRequest) -> Result<()> {
-    text::check_line("goal", &req.goal)?;
+    text::check_peer_line("goal", &req.goal)?;
     for (field, items) in [
         ("completed", &req.completed),
         ("remaining", &req.remaining),
@@ -90,7 +90,7 @@ fn validate(req: &FinishRequest) -> Result<()> {
             )));
         }
         for item in items {
-            text::check_line(field, item)?;
+            text::check_peer_line(field, item)?;
         }
     }
     Ok(())

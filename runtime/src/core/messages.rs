@@ -521,7 +521,7 @@ impl Core {
         }
         let obligation = obligation_for(req.kind, req.obligation, room)?;
         text::check_peer_line("subject", &req.subject)?;
-        text::check_prose("body", &req.body)?;
+        text::check_peer_prose("body", &req.body)?;
         let ports = &self.ports;
         let cmid = client_message_id(ports, req.client_message_id.as_deref())?;
         let mut parts = json!([

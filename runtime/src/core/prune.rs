@@ -48,7 +48,7 @@ impl Core {
             let offline: HashSet<String> = sessions
                 .iter()
                 .filter(|s| s.presence(ports, now) == Presence::Offline)
-                .map(|s| s.session_id.to_string())
+                .map(|s| s.session_id.as_str().to_owned())
                 .collect();
             let mut stmt = tx.prepare_cached(
                 "SELECT claim_id, owner_session_id, expires_at FROM claims ORDER BY rowid",
@@ -74,7 +74,7 @@ impl Core {
                     .filter(|i| {
                         i.state == IntentState::Done || offline.contains(i.session_id.as_str())
                     })
-                    .map(|i| i.session_id.to_string())
+                    .map(|i| i.session_id.as_str().to_owned())
                     .collect();
             }
             if wants(PruneClass::Sessions) {
@@ -82,7 +82,7 @@ impl Core {
                     .iter()
                     .filter(|s| offline.contains(s.session_id.as_str()))
                     .filter(|s| !remaining_owners.contains(s.session_id.as_str()))
-                    .map(|s| s.session_id.to_string())
+                    .map(|s| s.session_id.as_str().to_owned())
                     .collect();
             }
             if wants(PruneClass::Participants) {
@@ -103,7 +103,7 @@ impl Core {
                         sessions
                             .iter()
                             .filter(|s| s.participant_id.as_str() == p)
-                            .all(|s| report.sessions.contains(&s.session_id.to_string()))
+                            .all(|s| report.sessions.contains(&s.session_id.as_str().to_owned()))
                     })
                     .collect();
             }

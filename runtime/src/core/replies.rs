@@ -46,7 +46,7 @@ impl Core {
         subject: Option<&str>,
         client_message_id_in: Option<&str>,
     ) -> Result<ReplyOutcome> {
-        text::check_prose("body", body)?;
+        text::check_peer_prose("body", body)?;
         if let Some(s) = subject {
             text::check_peer_line("subject", s)?;
         }

@@ -291,9 +291,9 @@ pub(crate) fn participant_exists(conn: &Connection, id: &str) -> Result<bool> {
 }
 
 fn validate_open(req: &OpenSession) -> Result<()> {
-    text::check_line("harness", &req.harness)?;
+    text::check_peer_line("harness", &req.harness)?;
     if let Some(name) = &req.display_name {
-        text::check_line("display name", name)?;
+        text::check_peer_line("display name", name)?;
     }
     if let Some(root) = &req.checkout_root {
         text::check_prose("checkout root", root)?;
@@ -333,7 +333,7 @@ fn first_free(
         let name = if n == 1 {
             base.clone()
         } else {
-            ParticipantId::parse(&format!("{base}-{n}"))?
+            ParticipantId::parse(&format!("{}-{n}", base.as_str()))?
         };
         if !taken.contains(&name) {
             return Ok(name);
@@ -373,7 +373,7 @@ impl Core {
             let display = req
                 .display_name
                 .clone()
-                .unwrap_or_else(|| req.participant_id.to_string());
+                .unwrap_or_else(|| req.participant_id.as_str().to_owned());
             tx.prepare_cached(
                 "INSERT INTO participants (participant_id, display_name, kind, created_at)
                  VALUES (?1, ?2, ?3, ?4)
@@ -521,7 +521,7 @@ impl Core {
         end_reason: Option<&str>,
     ) -> Result<SessionRecord> {
         if let Some(reason) = end_reason {
-            text::check_line("end reason", reason)?;
+            text::check_peer_line("end reason", reason)?;
         }
         let ports = &self.ports;
         let now = ports.now();

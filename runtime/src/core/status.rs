@@ -253,7 +253,7 @@ impl Core {
                 .collect::<Result<Vec<_>>>()?;
             Ok(StatusReport {
                 workspace: WorkspaceSummary {
-                    id: ws.id.to_string(),
+                    id: ws.id.as_str().to_owned(),
                     display_name: ws.display_name.clone(),
                     source: ws.source,
                     roots: ws.roots.iter().map(|r| r.display().to_string()).collect(),

@@ -21,6 +21,7 @@ use crate::paths;
 use crate::store::guard_snapshot::{self, SnapshotClaim};
 use crate::workspace::pin;
 use acc_sdk::event::Targets;
+use acc_sdk::peer_text::escape_hidden;
 use std::path::Path;
 use std::time::Instant;
 
@@ -89,7 +90,7 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
             let outcome = call
                 .adapter
                 .behaviour()
-                .deny_outcome(call.event, &denial.reason);
+                .deny_outcome(call.event, &escape_hidden(&denial.reason));
             Ok(Answer::of(outcome).with_note(note))
         }
         None if matches!(tool.targets, Targets::Unreadable { .. }) => {

@@ -17,6 +17,7 @@ use super::settings::HookSettings;
 use crate::core::Core;
 use crate::core::delivery::NEXT_TURN;
 use crate::paths;
+use acc_sdk::peer_text::escape_hidden;
 use std::io::{Read, Write};
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -138,7 +139,11 @@ fn deliver(
             }
         }
     }
-    answer.notes = answer.notes.iter().map(|n| cap_diagnostic(n)).collect();
+    answer.notes = answer
+        .notes
+        .iter()
+        .map(|n| cap_diagnostic(&escape_hidden(n)))
+        .collect();
     let _ = stderr.write_all(answer.stderr_text().as_bytes());
     let _ = stderr.flush();
     answer.outcome.exit_code

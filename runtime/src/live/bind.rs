@@ -54,8 +54,8 @@ pub fn publish(adapter: &Adapter, core: &mut Core, f: &HookFacts<'_>) -> Result<
     let now = core.now_ms();
     let lease_until_ms = now + LEASE_MS;
     let facts = NativeSessionFacts {
-        session_id: f.owner.session.to_string(),
-        generation: f.owner.generation.to_string(),
+        session_id: f.owner.session.as_str().to_owned(),
+        generation: f.owner.generation.as_str().to_owned(),
         cwd: f.cwd.to_owned(),
         client_pid: f.client_pid,
         client_version: f.client_version.map(str::to_owned),

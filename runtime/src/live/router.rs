@@ -9,6 +9,7 @@ use acc_sdk::adapter::LiveOffer;
 use acc_sdk::context::{ContextInput, PeerMessage};
 use acc_sdk::define::Adapter;
 use acc_sdk::native::{Mode, OfferKind, evaluate_version_contract};
+use acc_sdk::peer_text::{display, escape_hidden};
 use serde::Serialize;
 
 use super::contract::contract_for;
@@ -104,8 +105,8 @@ impl Router<'_> {
     ) -> LiveResult {
         let b = &target.binding;
         let result = |outcome: LiveOutcome, reason: Option<&str>| LiveResult {
-            recipient_participant_id: target.recipient.to_string(),
-            session_id: target.owner.session.to_string(),
+            recipient_participant_id: target.recipient.as_str().to_owned(),
+            session_id: target.owner.session.as_str().to_owned(),
             adapter_id: b.adapter_id.clone(),
             outcome,
             pending_approval: outcome == LiveOutcome::PendingApproval,
@@ -165,13 +166,15 @@ impl Router<'_> {
                 {
                     return result(LiveOutcome::NotOffered, Some("handshake_failed"));
                 }
-                Cow::Owned(rendered.text)
+                // As every injected text: what the renderer missed of the store's text is
+                // escaped on the way out.
+                Cow::Owned(escape_hidden(&rendered.text).into_owned())
             }
         };
         let acceptance = push.offer_message(&LiveOffer {
-            session_id: target.owner.session.to_string(),
-            generation: target.owner.generation.to_string(),
-            message_id: message.message_id.to_string(),
+            session_id: target.owner.session.as_str().to_owned(),
+            generation: target.owner.generation.as_str().to_owned(),
+            message_id: message.message_id.as_str().to_owned(),
             text: text.into_owned(),
             endpoint_ref: Some(b.endpoint_ref.clone()),
         });
@@ -252,11 +255,11 @@ fn single(m: &MessageRecord) -> ContextInput {
         peer_count: 1,
         solo: false,
         messages: vec![PeerMessage {
-            message_id: m.message_id.to_string(),
-            thread_id: m.thread_id.to_string(),
+            message_id: m.message_id.as_str().to_owned(),
+            thread_id: m.thread_id.as_str().to_owned(),
             kind: m.kind.as_str().to_owned(),
-            sender_participant_id: m.from_participant_id.to_string(),
-            sender_session_id: m.from_session_id.to_string(),
+            sender_participant_id: m.from_participant_id.as_str().to_owned(),
+            sender_session_id: m.from_session_id.as_str().to_owned(),
             obligation: m.obligation.as_str().to_owned(),
             subject: m.subject.clone(),
             body: m.body.clone(),
@@ -268,30 +271,32 @@ fn single(m: &MessageRecord) -> ContextInput {
     }
 }
 
-/// The sender's line: one clause per offered session, or nothing when none was bound.
+/// The sender's line: one clause per offered session, or nothing when none was bound. The
+/// recipient is read back from the store, so it is shown by the one renderer of peer text.
 pub fn human_summary(results: &[LiveResult]) -> Option<String> {
     if results.is_empty() {
         return None;
     }
     let parts: Vec<String> = results
         .iter()
-        .map(|r| match r.outcome {
-            LiveOutcome::Woken => format!("woke {}'s idle session", r.recipient_participant_id),
-            LiveOutcome::Offered => format!("offered live to {}", r.recipient_participant_id),
-            LiveOutcome::PendingApproval => format!(
-                "{}'s session holds the wake for its user's approval",
-                r.recipient_participant_id
-            ),
-            LiveOutcome::Failed => format!(
-                "live offer to {} failed ({}); queued for its next turn",
-                r.recipient_participant_id,
-                r.reason_code.as_deref().unwrap_or("unknown")
-            ),
-            LiveOutcome::NotOffered => format!(
-                "not offered live to {} ({}); queued for its next turn",
-                r.recipient_participant_id,
-                r.reason_code.as_deref().unwrap_or("unknown")
-            ),
+        .map(|r| {
+            let to = display(&r.recipient_participant_id);
+            let why = || display(r.reason_code.as_deref().unwrap_or("unknown"));
+            match r.outcome {
+                LiveOutcome::Woken => format!("woke {to}'s idle session"),
+                LiveOutcome::Offered => format!("offered live to {to}"),
+                LiveOutcome::PendingApproval => {
+                    format!("{to}'s session holds the wake for its user's approval")
+                }
+                LiveOutcome::Failed => format!(
+                    "live offer to {to} failed ({}); queued for its next turn",
+                    why()
+                ),
+                LiveOutcome::NotOffered => format!(
+                    "not offered live to {to} ({}); queued for its next turn",
+                    why()
+                ),
+            }
         })
         .collect();
     Some(parts.join("; "))

@@ -100,6 +100,9 @@ pub fn serve_until(
             Ok(Frame::Line(line)) => server.handle_line(&line),
         };
         if let Some(reply) = reply {
+            // Same value, safe bytes: a client may show a reply's text as it stands.
+            let reply = reply.to_string();
+            let reply = acc_sdk::peer_text::json_escape_hidden(&reply);
             let written = writeln!(output, "{reply}").and_then(|()| output.flush());
             if written.is_err() {
                 break Ending::ClientGone;

@@ -120,13 +120,15 @@ pub fn read(resource: AccResource, core: &mut Core, owner: Option<&Owner>) -> Re
     }
 }
 
-/// The `resources/read` result for one document.
+/// The `resources/read` result for one document. Its text is the document's JSON with
+/// every hidden character escaped: the same value, nothing a reader cannot see.
 pub fn contents(resource: AccResource, document: &Value) -> Value {
+    let text = acc_sdk::peer_text::json_escape_hidden(&document.to_string()).into_owned();
     json!({
         "contents": [{
             "uri": resource.uri(),
             "mimeType": MIME_TYPE,
-            "text": document.to_string(),
+            "text": text,
         }]
     })
 }

@@ -258,9 +258,11 @@ fn refuse_cursor(params: Option<&Map<String, Value>>) -> std::result::Result<(),
     }
 }
 
-/// One line on stderr; stdout carries only JSON-RPC.
+/// One line on stderr; stdout carries only JSON-RPC. Errors may quote the store, so what
+/// is hidden in the line is escaped.
 pub fn log(line: &str) {
     use std::io::Write;
+    let line = acc_sdk::peer_text::escape_hidden(line);
     let _ = writeln!(std::io::stderr(), "acc-mcp: {line}");
 }
 

@@ -221,7 +221,7 @@ pub fn ack(inv: &Invocation<'_>, a: AckArgs) -> Result<Output> {
 pub fn finish(inv: &Invocation<'_>, a: FinishArgs) -> Result<Output> {
     let owner = owner::required(&a.owner, inv.env)?;
     let status = HandoffStatus::parse(&a.status)?;
-    text::check_line("goal", &a.goal)?;
+    text::check_peer_line("goal", &a.goal)?;
     let mut core = inv.open(OpenMode::ReadOnly)?;
     let out = core.finish(
         &owner,

@@ -18,9 +18,9 @@ pub fn attach(inv: &Invocation<'_>, a: AttachArgs) -> Result<Output> {
     let participant = ParticipantId::parse(&a.participant)?;
     let enforcement = Enforcement::parse(&a.enforcement)?;
     let parent = a.parent.as_deref().map(SessionId::parse).transpose()?;
-    text::check_line("harness", &a.harness)?;
+    text::check_peer_line("harness", &a.harness)?;
     if let Some(name) = &a.display_name {
-        text::check_line("display name", name)?;
+        text::check_peer_line("display name", name)?;
     }
     let mut req = OpenSession::new(participant, &a.harness, a.cadence);
     req.enforcement = enforcement;

@@ -86,7 +86,7 @@ fn compare(
         let refusal = refusal_of(claim, change);
         named.push(format!(
             "{} {} ({} of {})",
-            refusal.target,
+            acc_sdk::peer_text::display(&refusal.target),
             change.how.as_str(),
             refusal.claim_id,
             refusal.owner_participant_id

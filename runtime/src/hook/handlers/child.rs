@@ -120,7 +120,11 @@ pub fn open_child(call: &Call, core: &mut Core, parent: &Bound) -> Result<Owner,
     // still acts there; the guard's fallback judges it as its family's root.
     let facts = PinFacts {
         client_pid: parent.binding.client_pid,
-        session_id: Some(core.session_root(&parent.binding.session_id)?.to_string()),
+        session_id: Some(
+            core.session_root(&parent.binding.session_id)?
+                .as_str()
+                .to_owned(),
+        ),
     };
     if let Some(fault) = bound_workspace::pin_at_attach(
         &call.data_home,

@@ -48,7 +48,7 @@ pub fn session_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
             .event
             .end_reason
             .as_deref()
-            .filter(|r| text::check_line("end reason", r).is_ok());
+            .filter(|r| text::check_peer_line("end reason", r).is_ok());
         core.close_session(&bound.owner(), reason)?;
     }
     // A call that never reached its post-tool hook leaves nothing behind.

@@ -16,6 +16,7 @@ use crate::ids::EventSeq;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::outcome::HookOutcome;
+use acc_sdk::peer_text::escape_hidden;
 
 /// Bodies held back because the client is not certified to receive them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,7 +170,9 @@ pub fn answer(
     if projection.text.is_empty() {
         return answer;
     }
-    let Some(outcome) = inject(&projection.text) else {
+    // The last step before the text leaves: whatever a line's renderer missed of the
+    // store's text is escaped here (see `acc_sdk::peer_text::escape_hidden`).
+    let Some(outcome) = inject(&escape_hidden(&projection.text)) else {
         return answer;
     };
     let shown = !outcome.stdout.is_empty();

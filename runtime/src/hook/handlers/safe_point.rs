@@ -16,6 +16,7 @@ use crate::core::Core;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::context::ContextInput;
+use acc_sdk::peer_text::escape_hidden;
 
 /// The queued bodies for this conversation's session, injected after its tool call; `None`
 /// when nothing is granted, queued or injectable.
@@ -56,7 +57,7 @@ pub fn deliver(call: &Call, core: &mut Core) -> Result<Option<Answer>, Failure> 
     let outcome = call
         .adapter
         .behaviour()
-        .inject_outcome(call.event, &rendered.text);
+        .inject_outcome(call.event, &escape_hidden(&rendered.text));
     if outcome.stdout.is_empty() {
         return Ok(None);
     }

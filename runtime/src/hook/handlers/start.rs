@@ -163,7 +163,7 @@ fn bind(
 fn pin(call: &Call, core: &Core, probe: &ClientProbe, owner: &Owner) {
     let facts = PinFacts {
         client_pid: probe.pid,
-        session_id: Some(owner.session.to_string()),
+        session_id: Some(owner.session.as_str().to_owned()),
     };
     if let Some(fault) = bound_workspace::pin_at_attach(
         &call.data_home,

@@ -23,6 +23,7 @@ use crate::store::guard_snapshot::{self, SnapshotText};
 use acc_sdk::adapter::OwnerLine;
 use acc_sdk::event::{Targets, ToolClass};
 use acc_sdk::outcome::HookOutcome;
+use acc_sdk::peer_text::escape_hidden;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -46,12 +47,16 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let tool = call.event.tool.as_ref();
     if let Some(reason) = authority_guard::deny_reason(call) {
         return Ok(Answer::of(
-            call.adapter.behaviour().deny_outcome(call.event, reason),
+            call.adapter
+                .behaviour()
+                .deny_outcome(call.event, &escape_hidden(reason)),
         ));
     }
     if let Some(reason) = certify_read::deny_reason(call) {
         return Ok(Answer::of(
-            call.adapter.behaviour().deny_outcome(call.event, reason),
+            call.adapter
+                .behaviour()
+                .deny_outcome(call.event, &escape_hidden(reason)),
         ));
     }
     let Some(bound) = bound else {
@@ -83,7 +88,7 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
                 let outcome = call
                     .adapter
                     .behaviour()
-                    .deny_outcome(call.event, &denial.reason);
+                    .deny_outcome(call.event, &escape_hidden(&denial.reason));
                 return Ok(Answer::of(outcome));
             }
             if unreadable {
@@ -165,7 +170,9 @@ fn unattached(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         denial.reason
     );
     Ok(Answer::of(
-        call.adapter.behaviour().deny_outcome(call.event, &reason),
+        call.adapter
+            .behaviour()
+            .deny_outcome(call.event, &escape_hidden(&reason)),
     ))
 }
 

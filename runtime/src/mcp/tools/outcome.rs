@@ -8,9 +8,14 @@
 use crate::error::AccError;
 use serde_json::{Value, json};
 
+/// The text block is the object's JSON with every hidden character escaped
+/// ([`acc_sdk::peer_text::json_escape_hidden`]): a client shows it to the model as it
+/// stands, and a string read from the store must not reach the model as a bidi override or
+/// an escape sequence. Parsed, it is still the structured object.
 fn call_result(object: Value, is_error: bool) -> Value {
+    let text = acc_sdk::peer_text::json_escape_hidden(&object.to_string()).into_owned();
     json!({
-        "content": [{ "type": "text", "text": object.to_string() }],
+        "content": [{ "type": "text", "text": text }],
         "structuredContent": object,
         "isError": is_error,
     })
@@ -50,6 +55,20 @@ mod tests {
         let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
         assert_eq!(text, r["structuredContent"]);
         assert_eq!(r["content"][0]["type"], "text");
+    }
+
+    #[test]
+    fn the_text_block_shows_no_hidden_character() {
+        let hostile = "mallory\u{9b}2J\u{202e}\u{200b}\u{2028}";
+        let r = success(json!({ "participantId": hostile }));
+        let shown = r["content"][0]["text"].as_str().unwrap();
+        assert!(
+            !shown.chars().any(acc_sdk::peer_text::is_hidden),
+            "{shown:?}"
+        );
+        let text: Value = serde_json::from_str(shown).unwrap();
+        assert_eq!(text, r["structuredContent"]);
+        assert_eq!(text["participantId"], hostile);
     }
 
     #[test]
