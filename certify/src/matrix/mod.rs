@@ -58,6 +58,9 @@ pub struct Column {
     pub note: Option<String>,
     /// The committed guard-opaque captures of this adapter, judged again.
     pub kernel_guard: Vec<KernelGuard>,
+    /// What its COMPATIBILITY.md records under [`REWRITE_HEADING`]: whether the client's
+    /// pre-tool hook can rewrite a call, and in which permission modes acc uses it.
+    pub rewrite_note: Option<String>,
     /// The committed interactive-quit captures of this adapter, judged again.
     pub interactive_quit: Vec<QuitOutcome>,
 }
@@ -215,6 +218,25 @@ fn deciding_platform(
     }
 }
 
+/// The section of an adapter's `COMPATIBILITY.md` whose first paragraph the kernel-guard
+/// section of the matrix shows under the client's captures.
+pub const REWRITE_HEADING: &str = "Can a hook rewrite a call?";
+
+/// The first paragraph of the `## {heading}` section of `text` (lines joined by spaces).
+pub fn section_paragraph(text: &str, heading: &str) -> Option<String> {
+    let body = text
+        .lines()
+        .skip_while(|line| line.strip_prefix("## ").map(str::trim) != Some(heading))
+        .skip(1)
+        .take_while(|line| !line.starts_with("## "));
+    let paragraph: Vec<&str> = body
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    (!paragraph.is_empty()).then(|| paragraph.join(" "))
+}
+
 /// The paragraph of `COMPATIBILITY.md` that says why a client has no capture: the first
 /// section whose heading says it could not be had (or why everything is false), else the
 /// capabilities section.
@@ -299,13 +321,15 @@ fn column(root: &Path, id: &str) -> Result<Column, MatrixError> {
             (cap, cell)
         })
         .collect();
+    let compatibility = std::fs::read_to_string(dir.join("COMPATIBILITY.md")).ok();
     let note = if rows.is_empty() {
-        std::fs::read_to_string(dir.join("COMPATIBILITY.md"))
-            .ok()
-            .and_then(|t| compatibility_note(&t))
+        compatibility.as_deref().and_then(compatibility_note)
     } else {
         None
     };
+    let rewrite_note = compatibility
+        .as_deref()
+        .and_then(|t| section_paragraph(t, REWRITE_HEADING));
     Ok(Column {
         id: id.to_owned(),
         display_name: declaration.manifest().display_name.clone(),
@@ -315,6 +339,7 @@ fn column(root: &Path, id: &str) -> Result<Column, MatrixError> {
         cells,
         note,
         kernel_guard: kernel_guard(root, id),
+        rewrite_note,
         interactive_quit: interactive_quit(root, id),
     })
 }
@@ -417,6 +442,26 @@ mod tests {
             Some("Every capability is **false**.")
         );
         assert_eq!(compatibility_note("# X\n\n## Events\n\nA.\n"), None);
+    }
+
+    #[test]
+    fn the_rewrite_note_is_the_first_paragraph_of_its_own_section() {
+        let text = "# X\n\n## Guard limits\n\nA.\n\n## Can a hook rewrite a call?\n\nYes, with\n`allow`.\n\nDetails.\n\n## Not observed\n\nB.\n";
+        assert_eq!(
+            section_paragraph(text, REWRITE_HEADING).as_deref(),
+            Some("Yes, with `allow`.")
+        );
+        assert_eq!(
+            section_paragraph("# X\n\n## Guard limits\n\nA.\n", REWRITE_HEADING),
+            None
+        );
+        assert_eq!(
+            section_paragraph(
+                "## Can a hook rewrite a call?\n\n## Next\n\nB.\n",
+                REWRITE_HEADING
+            ),
+            None
+        );
     }
 
     #[test]

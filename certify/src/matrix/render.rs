@@ -143,7 +143,7 @@ pub fn render(matrix: &Matrix) -> String {
         }
     }
     out.push_str(
-        "\n## Kernel guard\n\nWhether a shell command no parser can read (`python3 -c` writing into a peer's guarded claim) is kept out by the kernel guard, as the committed guard-opaque captures show. Where the client cannot let acc rewrite the call, acc refuses such a command instead while a peer holds a guarded claim. The same capture runs a script every parser reads (`python3 tools/gen.py`) that writes into the claim: it must be kept out, or noticed by acc's post-tool hook and recorded for the claim's owner.\n\n",
+        "\n## Kernel guard\n\nWhether a shell command no parser can read (`python3 -c` writing into a peer's guarded claim) is kept out by the kernel guard, as the committed guard-opaque captures show. Where the client cannot let acc rewrite the call, acc refuses such a command instead while a peer holds a guarded claim. The same capture runs a script every parser reads (`python3 tools/gen.py`) that writes into the claim: it must be kept out, or noticed by acc's post-tool hook and recorded for the claim's owner. Under each client, what its COMPATIBILITY.md records (section \"Can a hook rewrite a call?\") about whether its pre-tool hook can rewrite a call and in which permission modes acc does.\n\n",
     );
     for c in &matrix.columns {
         for g in &c.kernel_guard {
@@ -168,6 +168,9 @@ pub fn render(matrix: &Matrix) -> String {
         }
         if c.kernel_guard.is_empty() {
             out.push_str(&format!("- `{}`: no capture.\n", c.id));
+        }
+        if let Some(note) = &c.rewrite_note {
+            out.push_str(&format!("  - Rewriting a call: {}\n", escape(note)));
         }
     }
     out.push_str(
