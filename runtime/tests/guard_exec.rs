@@ -292,6 +292,18 @@ fn a_claude_code_bash_call_under_a_peer_claim_runs_with_the_claim_read_only() {
     write["tool_name"] = json!("Write");
     write["tool_input"] = json!({"file_path": ws.join("free.txt"), "content": "x"});
     assert_eq!(claude_hook(&sb, &write).stdout, "");
+
+    // The person's own shell rules would be matched against the runner line: where the
+    // project's settings hold one, the call is not rewritten, and Claude Code judges the
+    // command as written.
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    std::fs::write(
+        ws.join(".claude/settings.local.json"),
+        r#"{"permissions": {"deny": ["Bash(curl:*)"]}}"#,
+    )
+    .unwrap();
+    let kept = claude_hook(&sb, &bash_call(&sb, mode, "make"));
+    assert_eq!(kept.stdout, "", "{kept:?}");
 }
 
 /// acc's own data home is read-only in a confined command too, and the command's own `acc`

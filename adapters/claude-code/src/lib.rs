@@ -9,6 +9,7 @@ pub mod inbox;
 mod install;
 pub mod normalize;
 pub mod outcomes;
+pub mod person_rules;
 pub mod session_record;
 pub mod tools;
 

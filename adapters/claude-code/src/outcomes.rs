@@ -33,7 +33,8 @@ pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
 }
 
 /// A `Bash` call rewritten to run `wrap(command)`, through `updatedInput` with `allow`
-/// (PreToolUse). Only in [`UNASKED_MODE`]. The client replaces the tool's whole input with
+/// (PreToolUse). Only in [`UNASKED_MODE`], and only where the person's settings hold no
+/// shell `deny` or `ask` rule ([`crate::person_rules`]). The client replaces the tool's whole input with
 /// `updatedInput`, so every other key of the call's own input (timeout, description,
 /// background) goes back unchanged.
 pub fn rewrite_shell(
@@ -48,6 +49,11 @@ pub fn rewrite_shell(
     let obj = raw.as_object()?;
     let name = payload::text(obj, "tool_name")?;
     if !tools::SHELL.names.contains(&name) {
+        return None;
+    }
+    // The person's own deny and ask rules would be matched against acc's runner line.
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    if crate::person_rules::shell_rules_present(std::path::Path::new(&event.cwd), &env) {
         return None;
     }
     let mut input = obj.get("tool_input")?.as_object()?.clone();
