@@ -193,7 +193,7 @@ pub fn main(argv: &[OsString]) -> i32 {
 /// Sets up the namespace, runs the command and reports its claims when it fails.
 pub fn run(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
     let code = if exec.own.is_empty() {
-        confined(&exec.read_only, &exec.command, None, stderr)
+        confined(&exec.read_only, &exec.command, stderr)
     } else {
         brokered(exec, stderr)
     };
@@ -205,35 +205,27 @@ pub fn run(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
     code
 }
 
-/// Enters the namespace with `read_only` and runs `command` (with the broker's socket named
-/// in its environment, where there is one).
-fn confined(
-    read_only: &[PathBuf],
-    command: &OsStr,
-    socket: Option<&std::path::Path>,
-    stderr: &mut dyn Write,
-) -> i32 {
+/// Enters the namespace with `read_only` and runs `command`.
+fn confined(read_only: &[PathBuf], command: &OsStr, stderr: &mut dyn Write) -> i32 {
     if let Err(why) = enter(read_only) {
-        let _ = writeln!(
-            stderr,
-            "acc: the command did not run: the read-only guard over peers' claims could not \
-             be set up ({why}); ask the claims' owners to release them, or run it where user \
-             namespaces are allowed"
-        );
+        let _ = writeln!(stderr, "{}", setup_failed(&why));
         return SETUP_FAILED;
     }
-    let mut bash = Command::new("bash");
-    bash.arg("-c").arg(command);
-    if let Some(socket) = socket {
-        bash.env(broker::SOCKET_VAR, socket);
-    }
-    match bash.status() {
+    match Command::new("bash").arg("-c").arg(command).status() {
         Ok(status) => exit_code(status),
         Err(e) => {
             let _ = writeln!(stderr, "acc: the command did not run: bash: {e}");
             127
         }
     }
+}
+
+fn setup_failed(why: &str) -> String {
+    format!(
+        "acc: the command did not run: the read-only guard over peers' claims could not be set \
+         up ({why}); ask the claims' owners to release them, or run it where user namespaces \
+         are allowed"
+    )
 }
 
 /// acc's own paths read-only too: the command runs confined in a child, and this process
@@ -263,13 +255,23 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
         return SETUP_FAILED;
     }
     if child == 0 {
-        let code = confined(
-            &read_only,
-            &exec.command,
-            Some(&socket),
-            &mut std::io::stderr(),
-        );
-        let _ = std::io::stderr().flush();
+        // The child becomes the command's shell: no third process to start and reap.
+        let code = match enter(&read_only) {
+            Err(why) => {
+                let _ = writeln!(std::io::stderr(), "{}", setup_failed(&why));
+                SETUP_FAILED
+            }
+            Ok(()) => {
+                use std::os::unix::process::CommandExt;
+                let e = Command::new("bash")
+                    .arg("-c")
+                    .arg(&exec.command)
+                    .env(broker::SOCKET_VAR, &socket)
+                    .exec();
+                let _ = writeln!(std::io::stderr(), "acc: the command did not run: bash: {e}");
+                127
+            }
+        };
         // SAFETY: ends the child without running the parent's exit handlers twice.
         unsafe { libc::_exit(code) };
     }
