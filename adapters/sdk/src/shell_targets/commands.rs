@@ -197,7 +197,7 @@ fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
         }
         "sudoedit" => operands(args, &OptionSpec::NONE),
         "apply_patch" | "applypatch" => apply_patch(args, stdin),
-        _ => NOTHING,
+        _ => super::unknown::unknown(name, args),
     }
 }
 
