@@ -26,12 +26,19 @@
 //!   name is written whole ([`ShellTarget::whole`]).
 //! - `apply_patch` (Codex's patch tool run as a command) writes the files its patch names,
 //!   whether the patch is its argument or a heredoc on its standard input.
-//! - `$(…)` and backticks stay opaque: nothing inside them is a target, an unbalanced one
+//! - `$(…)`, backticks, `<(…)` and `>(…)` are read like the commands they hold, wherever
+//!   they stand (arguments, assignments, redirection targets, double quotes, `${…}`,
+//!   arithmetic, unquoted heredoc bodies): `echo $(rm f)` removes `f`. An unbalanced one
 //!   makes the command unreadable, and so does a target that contains one (its value exists
-//!   only at runtime). `$NAME`, globs and `~` are kept literally, as written.
+//!   only at runtime).
+//! - Programs outside the command table (the `unknown` module): known read-only ones name
+//!   nothing; extractors, `patch`, package managers and scaffolders write their working
+//!   directory (or `-C`/`-d`/`--prefix` directory) whole; any other program may write every
+//!   path it names (operands and option values), each marked [`ShellTarget::named_by`] so
+//!   the guard refuses it only inside a peer's guarded claim, naming the program.
 //!
-//! Not seen, by design: reads, writes made by interpreters (`python -c`), files a program
-//! chooses itself, and commands fed from standard input (`xargs`).
+//! Not seen, by design: reads, writes made by interpreters (`python -c`, a script's own
+//! choices: seen after it runs), and files a program chooses itself without naming them.
 
 mod commands;
 mod context;

@@ -759,7 +759,15 @@ fn installer(name: &str, args: &[Word]) -> Option<Effect> {
         other => other,
     };
     let (_, writes) = INSTALLERS.iter().find(|(p, _)| *p == program)?;
-    let sub = args.iter().find(|w| !w.is_flag()).map(|w| w.text.as_str());
+    // The subcommand: the first operand that is not a directory option's value.
+    let sub = args
+        .iter()
+        .enumerate()
+        .find(|(at, w)| {
+            let a_directory = *at > 0 && DIR_OPTIONS.contains(&args[at - 1].text.as_str());
+            !w.is_flag() && !a_directory
+        })
+        .map(|(_, w)| w.text.as_str());
     // `yarn` and `bun` alone install.
     let installs = match sub {
         Some(sub) => writes.contains(&sub),
