@@ -500,6 +500,32 @@ mod tests {
             path_targets(&json!({"path": "a.txt"}), &["file_path", "path"]),
             Targets::Paths(vec!["a.txt".into()])
         );
+        // Every path field is judged: the same file twice is that file, two files are
+        // unreadable (acc cannot tell which one the client writes).
+        let keys = ["file_path", "notebook_path"];
+        assert_eq!(
+            path_targets(&json!({"file_path": "a", "notebook_path": "a"}), &keys),
+            Targets::Paths(vec!["a".into()])
+        );
+        let split = path_targets(&json!({"notebook_path": "src/x", "file_path": "a"}), &keys);
+        assert!(
+            matches!(&split, Targets::Unreadable { reason } if reason.contains("`file_path` and `notebook_path` fields name different files")),
+            "{split:?}"
+        );
+        // A command naming a path through a program acc cannot bound.
+        assert_eq!(
+            shell_targets(Some("chmod 000 src/lib.rs > log")),
+            Targets::Named {
+                paths: vec!["log".into()],
+                named: ["000", "src/lib.rs"]
+                    .map(|p| NamedPath {
+                        program: "chmod".into(),
+                        path: format!("{p}/**"),
+                        into: false,
+                    })
+                    .to_vec(),
+            }
+        );
         assert_eq!(
             patch_targets(Some(
                 "*** Begin Patch\n*** Delete File: old.rs\n*** End Patch\n"

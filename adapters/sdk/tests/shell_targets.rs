@@ -1113,6 +1113,8 @@ const UNBOUNDED: &[(&str, &str, bool, By)] = &[
         true,
         By::Names("cargo"),
     ),
+    ("sh tools/gen.sh src/a", "src/a", true, By::Names("sh")),
+    ("gh repo clone o/r", ".", true, By::Into("gh")),
 ];
 
 #[test]
@@ -1176,6 +1178,9 @@ fn read_only_programs_and_plain_scripts_name_nothing() {
         "find src -type f | xargs grep -l x",
         "echo $(cat src/a) `ls src`",
         "cat $(ls src/a)",
+        "sh tools/gen.sh",
+        "git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"",
+        "gh pr create --title t --body \"$(cat <<'EOF'\nbody\nEOF\n)\"",
     ] {
         let found = read_shell_command(command, &ShellContext::DETACHED)
             .unwrap_or_else(|e| panic!("{command:?}: {e}"));

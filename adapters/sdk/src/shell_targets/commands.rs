@@ -446,7 +446,9 @@ fn shell(name: &str, args: &[Word]) -> Effect {
         if parsed.operands[0].substituted {
             return Effect::Unknown(Unreadable::dynamic_script(name));
         }
-        return NOTHING;
+        // What the script writes is seen after it runs; the paths it is given may be written.
+        let rest: Vec<Word> = parsed.operands[1..].iter().map(|w| (*w).clone()).collect();
+        return Effect::Writes(super::unknown::all_named(name, &rest));
     }
     match parsed.operands.split_first() {
         Some((script, _)) if script.substituted => {

@@ -359,6 +359,22 @@ pub fn unknown(name: &str, args: &[Word]) -> Effect {
         "ar" | "jar" | "unrar" | "unar" | "bsdcpio" => return archive(name, args),
         "curl" | "wget" => return fetcher(name, args),
         "npx" | "pnpx" | "bunx" => return runner_of_packages(name, args),
+        // GitHub's CLI writes files only where it clones, downloads or checks out; its
+        // other arguments are titles and bodies (`--body "$(cat <<EOF …)"`), not paths.
+        "gh" => {
+            let writes = args.iter().any(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "clone" | "download" | "checkout" | "co" | "sync"
+                )
+            });
+            if !writes {
+                return NOTHING;
+            }
+            let mut out = vec![into(name, ".")];
+            out.extend(all_named(name, args));
+            return Effect::Writes(out);
+        }
         _ => {}
     }
     if READ_ONLY.contains(&name) {
