@@ -1115,6 +1115,17 @@ const UNBOUNDED: &[(&str, &str, bool, By)] = &[
     ),
     ("sh tools/gen.sh src/a", "src/a", true, By::Names("sh")),
     ("gh repo clone o/r", ".", true, By::Into("gh")),
+    ("prettier --write src", "src", true, By::Names("prettier")),
+    ("eslint --fix src", "src", true, By::Names("eslint")),
+    ("black src", "src", true, By::Names("black")),
+    ("ruff format src", "src", true, By::Names("ruff")),
+    ("gofmt -w src", "src", true, By::Names("gofmt")),
+    (
+        "yq -i '.a = 1' src/a.yaml",
+        "src/a.yaml",
+        true,
+        By::Names("yq"),
+    ),
 ];
 
 #[test]
@@ -1179,6 +1190,15 @@ fn read_only_programs_and_plain_scripts_name_nothing() {
         "echo $(cat src/a) `ls src`",
         "cat $(ls src/a)",
         "sh tools/gen.sh",
+        "prettier --check src",
+        "eslint src",
+        "black --check src",
+        "ruff check src",
+        "ruff format --check src",
+        "gofmt -l src",
+        "mypy src",
+        "shellcheck src/a.sh",
+        "yq '.a' src/a.yaml",
         "git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"",
         "gh pr create --title t --body \"$(cat <<'EOF'\nbody\nEOF\n)\"",
     ] {

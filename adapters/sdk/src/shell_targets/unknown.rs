@@ -380,6 +380,13 @@ pub fn unknown(name: &str, args: &[Word]) -> Effect {
     if READ_ONLY.contains(&name) {
         return NOTHING;
     }
+    if let Some(writes) = checker_writes(name, args) {
+        return if writes {
+            Effect::Writes(all_named(name, args))
+        } else {
+            NOTHING
+        };
+    }
     if WRITES_INTO_CWD.contains(&name) || name.starts_with("create-") {
         let mut out = vec![into(name, ".")];
         out.extend(all_named(name, args));
@@ -392,6 +399,39 @@ pub fn unknown(name: &str, args: &[Word]) -> Effect {
         return rest;
     }
     Effect::Writes(all_named(name, args))
+}
+
+/// Linters and formatters: read-only unless told to fix or write in place (`eslint --fix`,
+/// `prettier --write`, `gofmt -w`), or, for formatters that write by default (`black`,
+/// `rustfmt`, `ruff format`, `isort`), unless told only to check. `None` for any other
+/// program.
+fn checker_writes(name: &str, args: &[Word]) -> Option<bool> {
+    let has = |flags: &[&str]| {
+        args.iter()
+            .any(|w| flags.contains(&w.text.split('=').next().unwrap_or_default()))
+    };
+    let checks_only = || has(&["--check", "--diff", "--check-only", "-c", "--dry-run"]);
+    Some(match name {
+        "eslint" | "stylelint" | "markdownlint" | "markdownlint-cli2" | "biome" => {
+            has(&["--fix", "--write", "--apply"])
+        }
+        "prettier" => has(&["--write", "-w"]),
+        "gofmt" | "goimports" => has(&["-w"]),
+        "clang-format" => has(&["-i"]),
+        "yq" => has(&["-i", "--inplace"]),
+        "black" | "rustfmt" | "isort" | "autopep8" | "yapf" => {
+            !checks_only() || has(&["-i", "--in-place"])
+        }
+        "ruff" => match args.iter().find(|w| !w.is_flag()).map(|w| w.text.as_str()) {
+            Some("format") => !checks_only(),
+            _ => has(&["--fix", "--unsafe-fixes"]),
+        },
+        "shellcheck" | "mypy" | "flake8" | "pylint" | "pyright" | "yamllint" | "hadolint"
+        | "tflint" | "actionlint" | "cppcheck" | "golangci-lint" | "staticcheck" => {
+            has(&["--fix", "-fix"])
+        }
+        _ => return None,
+    })
 }
 
 /// `fd -x`/`-X`: runs a command on what it finds.
