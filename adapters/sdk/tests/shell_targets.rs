@@ -1222,3 +1222,42 @@ fn read_only_programs_and_plain_scripts_name_nothing() {
         );
     }
 }
+
+/// The commands the recorder's model doubles run against real clients (CI compares their
+/// verdicts with the committed evidence): each reads as it did before programs acc cannot
+/// bound were named.
+#[test]
+fn the_recorders_commands_read_as_before() {
+    for (command, want) in [
+        ("echo x > src/y", &["src/y"][..]),
+        ("echo ok > free.txt", &["free.txt"]),
+        ("echo ok > after.txt", &["after.txt"]),
+        ("echo a > a", &["a"]),
+        ("ls", &[]),
+        ("python3 tools/gen.py", &[]),
+        (
+            "acc claim --resource 'file:src/**' --enforcement guarded --reason 'the peer owns src' --session-key k --cwd /w",
+            &[],
+        ),
+        (
+            "acc message --to peer --type question --subject 'May I?' --body 'Please release src' --session-key k",
+            &[],
+        ),
+        (
+            "acc reply --message m-1 --body 'Released.' --session-key k",
+            &[],
+        ),
+        ("acc release --resource 'file:src/**' --session-key k", &[]),
+    ] {
+        let found = read_shell_command(command, &ShellContext::DETACHED).unwrap();
+        let got: Vec<&str> = found.iter().map(|t| t.path.as_str()).collect();
+        assert_eq!(got, want, "{command:?}");
+        assert!(found.iter().all(|t| t.named_by.is_none()), "{command:?}");
+    }
+    let opaque =
+        "python3 -c \"open('free.txt','w').write('ran'); open('src/x','w').write('model')\"";
+    assert_eq!(
+        read_shell_command(opaque, &ShellContext::DETACHED).map_err(|e| e.code()),
+        Err("shell.inline-code")
+    );
+}
