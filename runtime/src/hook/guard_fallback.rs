@@ -84,8 +84,7 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
         Targets::Named { paths, named } => {
             let roots = verdict::roots_of_workspace(&pinned.workspace);
             let cwd = Path::new(&call.event.cwd);
-            verdict::judge_paths(&guarded, &roots, cwd, paths, until)
-                .or_else(|| verdict::judge_named(&guarded, &roots, cwd, named, until))
+            verdict::judge_unbounded(&guarded, &roots, cwd, (paths, named), until)
         }
         Targets::Unreadable { reason } => verdict::unreadable(&guarded, Some(reason)),
         Targets::None => None,

@@ -230,6 +230,19 @@ pub fn judge_named(
     None
 }
 
+/// The refusal of a [`Targets::Named`] call: its known paths first, then the paths
+/// programs acc cannot bound name.
+pub fn judge_unbounded(
+    guarded: &Guarded,
+    roots: &Roots,
+    cwd: &Path,
+    (paths, named): (&[String], &[NamedPath]),
+    until: Instant,
+) -> Option<Denial> {
+    judge_paths(guarded, roots, cwd, paths, until)
+        .or_else(|| judge_named(guarded, roots, cwd, named, until))
+}
+
 /// `denial` of a path `one.program` may write, reworded to say acc cannot bound it.
 fn unbounded(one: &NamedPath, denial: Denial) -> Denial {
     let spelt = denial
@@ -387,10 +400,27 @@ pub fn judge_call(
         }
         Targets::Paths(paths) => paths,
         Targets::Named { paths, named } => {
-            let guarded = Guarded::load(core, me)?;
             let roots = roots_of(core);
-            return Ok(judge_paths(&guarded, &roots, cwd, paths, until)
-                .or_else(|| judge_named(&guarded, &roots, cwd, named, until)));
+            // Only the claims that can decide one of the targets, as for `Paths`.
+            let every: Vec<String> = paths
+                .iter()
+                .chain(named.iter().map(|n| &n.path))
+                .cloned()
+                .collect();
+            let resolved = match targets::resolve_all(cwd, &roots, &every, until) {
+                Ok(resolved) => resolved,
+                Err(targets::OutOfTime) => {
+                    return Ok(too_many(&Guarded::load(core, me)?, every.len()));
+                }
+            };
+            let guarded = candidates(core, me, &resolved)?;
+            return Ok(judge_unbounded(
+                &guarded,
+                &roots,
+                cwd,
+                (paths, named),
+                until,
+            ));
         }
     };
     let roots = roots_of(core);
