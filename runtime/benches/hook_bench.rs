@@ -37,7 +37,7 @@ const MESSAGES: usize = 1_000;
 const RUNS: usize = 60;
 const CONVERSATION: &str = "5b0c6f2e-0000-4000-8000-00000000bench";
 /// A shell command the reader reads whole, naming no claimed path.
-const READABLE: &str = "cargo fmt --all && cargo test -p acc-runtime 2>&1 | tee docs/test.log \
+const READABLE: &str = "cargo fmt --all --check && cargo test -p acc-runtime 2>&1 | tee docs/test.log \
     && cp README.md docs/README.copy && mkdir -p build && echo done > build/stamp";
 /// Targets of the issue's command too large to judge (a `mv` of padding names).
 const HUGE_TARGETS: usize = 60_000;

@@ -282,6 +282,34 @@ fn a_claude_code_bash_call_under_a_peer_claim_runs_with_the_claim_read_only() {
     let answer: Value = serde_json::from_str(&denied.stdout).unwrap();
     assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
 
+    // A program acc cannot bound, naming the claim, runs confined where the call can be
+    // rewritten, and is refused where it cannot.
+    std::fs::create_dir_all(ws.join("tools")).unwrap();
+    std::fs::write(
+        ws.join("tools/w.py"),
+        "import sys\nopen('free2.txt','w').write('ran')\nopen(sys.argv[1],'w').write('model')\n",
+    )
+    .unwrap();
+    let named = "python3 tools/w.py src/x";
+    let run = claude_hook(&sb, &bash_call(&sb, mode, named));
+    run_rewritten(&sb, &run.stdout);
+    assert_eq!(std::fs::read_to_string(ws.join("src/x")).unwrap(), KNOWN);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("free2.txt")).unwrap(),
+        "ran"
+    );
+    let denied = claude_hook(&sb, &bash_call(&sb, "default", named));
+    let answer: Value = serde_json::from_str(&denied.stdout).unwrap();
+    let out = &answer["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "deny");
+    assert!(
+        out["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("`python3` is not known to be read-only and names file:src/x"),
+        "{answer}"
+    );
+
     // Where an allow would skip the client's own prompt, the call is not rewritten.
     for other in ["default", "acceptEdits", "auto"] {
         let run = claude_hook(&sb, &bash_call(&sb, other, "make"));

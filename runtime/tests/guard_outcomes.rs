@@ -512,3 +512,222 @@ fn writes_outside_the_claim_still_land_and_reads_are_never_denied() {
     }
     assert_eq!(room.claimed_bytes(), before);
 }
+
+/// Archives, a patch and scripts that really change `src/` when run at the root.
+fn seed_unbounded(room: &Room) {
+    let ws = room.ws();
+    let stage = room.sb.root().join("stage");
+    std::fs::create_dir_all(stage.join("src")).unwrap();
+    std::fs::write(stage.join("src/lib.rs"), "from the archive\n").unwrap();
+    let run = |dir: &Path, program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+    };
+    let at = |name: &str| ws.join(name).display().to_string();
+    run(&stage, "tar", &["cf", &at("a.tar"), "src/lib.rs"]);
+    run(&stage.join("src"), "tar", &["cf", &at("b.tar"), "lib.rs"]);
+    run(&stage, "zip", &["-q", &at("a.zip"), "src/lib.rs"]);
+    run(&stage.join("src"), "zip", &["-q", &at("b.zip"), "lib.rs"]);
+    std::fs::write(
+        ws.join("x.diff"),
+        "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-claimed \"src/lib.rs\"\n+patched\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(ws.join("tools")).unwrap();
+    std::fs::write(
+        ws.join("tools/w.py"),
+        "import sys\nopen(sys.argv[1], 'w').write('written')\n",
+    )
+    .unwrap();
+    std::fs::write(ws.join("tools/r.py"), "print('read only')\n").unwrap();
+}
+
+/// The forms issue 25 measured: command substitutions, programs acc does not know that name
+/// a claimed path, and programs that write into a directory holding the claim. Each would
+/// change `src/` if it ran.
+const UNBOUNDED: &[&str] = &[
+    "echo $(rm -f src/lib.rs)",
+    "x=$(rm -f src/lib.rs)",
+    "cat <(rm -f src/lib.rs)",
+    "echo \"$(rm -f src/lib.rs)\"",
+    "echo `rm -f src/lib.rs`",
+    "echo ${x:-$(rm -f src/lib.rs)}",
+    "cat <<EOF\n$(rm -f src/lib.rs)\nEOF",
+    "ls $(echo > src/lib.rs)",
+    "chmod 000 src/lib.rs",
+    "chmod -R 000 src",
+    "chmod -R 000 .",
+    "curl -s -o src/lib.rs http://127.0.0.1:9/x",
+    "tar -C src -xf b.tar",
+    "tar xf a.tar",
+    "tar -xf a.tar",
+    "cd src && tar xf ../b.tar",
+    "unzip -o a.zip",
+    "unzip -o -d src b.zip",
+    "patch -p1 < x.diff",
+    "git am x.patch",
+    "git apply x.diff",
+    "npm install",
+    "truncate -s0 src/lib.rs",
+    "dd of=src/lib.rs if=/dev/null",
+    "shred src/lib.rs",
+    "rsync docs/notes.md src/",
+    "install -m644 docs/notes.md src/lib.rs",
+    "split -b1 docs/notes.md src/x",
+    "touch src/lib.rs",
+    "chown 12345 src/lib.rs",
+    "ln -sf /etc/hostname src/lib.rs",
+    "sqlite3 src/db 'create table t(x)'",
+    "python3 - <<'EOF'\nopen('src/lib.rs', 'w').write('x')\nEOF",
+    "python3 tools/w.py src/lib.rs",
+    "sort -o src/lib.rs docs/notes.md",
+    "uniq docs/notes.md src/lib.rs",
+    "cp docs/notes.md src/new.rs",
+];
+
+/// Read-only forms: allowed, run, and nothing claimed changes.
+const READS: &[&str] = &[
+    "cat src/lib.rs",
+    "cat < src/lib.rs",
+    "head -n 1 src/lib.rs",
+    "tail -n 1 src/lib.rs",
+    "grep -rn claimed src",
+    "grep -c claimed src/lib.rs",
+    "ls src",
+    "ls -la src/",
+    "ls -R src | head",
+    "wc -l src/lib.rs docs/notes.md",
+    "wc -c src/*",
+    "diff -u src/lib.rs docs/notes.md || true",
+    "cmp src/lib.rs docs/notes.md || true",
+    "git status",
+    "git diff",
+    "git log --oneline",
+    "git log -p -- src",
+    "git show HEAD:src/lib.rs",
+    "git ls-files src",
+    "git grep claimed",
+    "git blame src/lib.rs",
+    "find src -type f",
+    "find src -name '*.rs' -exec grep -l claimed {} +",
+    "find src -type f | xargs grep -l claimed",
+    "echo src/*",
+    "printf '%s\\n' src/*",
+    "test -f src/lib.rs && echo yes",
+    "[ -d src ] && echo dir",
+    "stat src/lib.rs",
+    "file src/lib.rs",
+    "sort src/lib.rs",
+    "uniq src/lib.rs",
+    "echo '{}' | jq .",
+    "sha256sum src/lib.rs",
+    "md5sum src/lib.rs",
+    "du -sh src",
+    "readlink -f src/lib.rs",
+    "realpath src",
+    "basename src/lib.rs",
+    "dirname src/lib.rs",
+    "od -c src/lib.rs | head",
+    "xxd src/lib.rs | head",
+    "cut -c1-3 src/lib.rs",
+    "tr a-z A-Z < src/lib.rs",
+    "nl src/lib.rs",
+    "tac src/lib.rs",
+    "strings src/lib.rs",
+    "paste src/lib.rs docs/notes.md",
+    "awk 'END{print NR}' src/lib.rs",
+    "sed -n '1p' src/lib.rs",
+    "cat src/lib.rs | base64",
+    "comm <(sort src/lib.rs) <(sort docs/notes.md)",
+    "diff <(sort src/lib.rs) <(sort docs/notes.md) || true",
+    "echo $(cat src/lib.rs)",
+    "x=$(cat src/lib.rs); echo \"$x\"",
+    "echo $(git rev-parse HEAD) `date`",
+    "tar tf a.tar",
+    "tar czf ../out.tgz src",
+    "unzip -l a.zip",
+    "python3 tools/r.py",
+    "pwd && which bash && type ls",
+];
+
+#[test]
+fn programs_acc_cannot_bound_cannot_touch_claimed_files() {
+    for c in [CLAUDE_CODE, CODEX, GEMINI_CLI] {
+        let tool = if c.id == "gemini-cli" {
+            "run_shell_command"
+        } else {
+            "Bash"
+        };
+        hold(c, |room| {
+            seed_unbounded(room);
+            UNBOUNDED.iter().map(|form| shell(tool, form)).collect()
+        });
+    }
+}
+
+#[test]
+fn read_only_forms_stay_allowed_and_run() {
+    let room = Room::new();
+    seed_unbounded(&room);
+    let before = room.claimed_bytes();
+    assert!(READS.len() >= 60);
+    for (c, tool) in [
+        (CLAUDE_CODE, "Bash"),
+        (CODEX, "Bash"),
+        (GEMINI_CLI, "run_shell_command"),
+    ] {
+        room.start(c);
+        for command in READS {
+            assert!(
+                !room.attempt(c, &shell(tool, command)),
+                "{} denied {command:?}",
+                c.id
+            );
+        }
+    }
+    assert_eq!(room.claimed_bytes(), before);
+}
+
+#[test]
+fn a_refusal_of_an_unknown_program_names_it_the_claim_and_the_owner() {
+    let room = Room::new();
+    room.start(CLAUDE_CODE);
+    let ask = |command: &str| {
+        let mut p = room.payload(CLAUDE_CODE, "PreToolUse");
+        p["tool_name"] = json!("Bash");
+        p["tool_input"] = json!({ "command": command });
+        let run = room.run(CLAUDE_CODE, "PreToolUse", &p);
+        assert!(is_deny(&run), "{command:?}: {run:?}");
+        run.stdout
+    };
+    let chmod = ask("chmod 000 src/lib.rs");
+    assert!(
+        chmod.contains("`chmod` is not known to be read-only and names file:src/lib.rs")
+            && chmod.contains("claimed by peer")
+            && chmod.contains("ask peer to release the claim, or name the files"),
+        "{chmod}"
+    );
+    let tar = ask("tar xf a.tar");
+    assert!(
+        tar.contains("`tar` writes into the whole workspace")
+            && tar.contains("file:src/** is claimed by peer"),
+        "{tar}"
+    );
+}
+
+#[test]
+fn a_notebook_edit_whose_path_fields_disagree_is_refused() {
+    hold(CLAUDE_CODE, |room| {
+        let ws = room.ws();
+        let inside = ws.join("src/lib.rs").display().to_string();
+        let outside = ws.join("docs/notes.md").display().to_string();
+        vec![Call {
+            tool: "NotebookEdit",
+            input: json!({ "notebook_path": inside, "file_path": outside, "new_source": "x" }),
+            act: Act::Write(inside.clone(), "overwritten\n"),
+        }]
+    });
+}

@@ -317,6 +317,10 @@ fn worktrees_of_one_repository_share_claims() {
 fn shell(sb: &Sandbox, conv: &str, cwd: &Path, command: &str) -> HookRun {
     let targets = match acc_sdk::payload::shell_targets(Some(command)) {
         acc_sdk::event::Targets::Paths(paths) => paths,
+        acc_sdk::event::Targets::Named { paths, named } => paths
+            .into_iter()
+            .chain(named.into_iter().map(|n| n.path))
+            .collect(),
         acc_sdk::event::Targets::None => Vec::new(),
         acc_sdk::event::Targets::Unreadable { reason } => {
             panic!("{command:?} is readable: {reason}")

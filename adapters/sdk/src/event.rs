@@ -74,12 +74,34 @@ pub enum Targets {
     /// (`rm -r src`, `git restore src`), so every file under it is a target. Any other path
     /// is the file (or directory entry) itself.
     Paths(Vec<String>),
+    /// A shell command some of whose writes acc cannot bound: `paths` as in
+    /// [`Targets::Paths`] (files it is known to write), and the paths that programs acc does
+    /// not know to be read-only name or write into (`chmod 000 src/lib.rs`, `tar xf a.tar`
+    /// in the directory holding a claim). Each named path may be written whole. The guard
+    /// refuses a named path only inside a peer's guarded claim, naming the program.
+    Named {
+        paths: Vec<String>,
+        named: Vec<NamedPath>,
+    },
     /// A write-capable call whose targets could not be read (an opaque or unparseable shell
     /// command, a patch Codex could not parse either). `reason` names what could not be
     /// read and says how to rephrase; it holds no text of the call itself beyond a short
     /// program name. The guard decides what to do with it (deny while a peer holds a
     /// guarded claim).
     Unreadable { reason: String },
+}
+
+/// A path a program acc cannot bound may write (see [`Targets::Named`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamedPath {
+    /// The program, by its short name (never the command's text).
+    pub program: String,
+    /// Relative to the payload's cwd or absolute; ending in `/**` when written whole.
+    pub path: String,
+    /// The program writes into this directory as its working directory (an extractor, a
+    /// package manager), rather than naming it as an argument.
+    pub into: bool,
 }
 
 impl Targets {

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::adapter::ToolGuard;
-use crate::event::{NormalizeError, Targets, ToolCall, ToolClass};
+use crate::event::{NamedPath, NormalizeError, Targets, ToolCall, ToolClass};
 use crate::outcome::HookOutcome;
 use crate::patch_targets::read_apply_patch;
 use crate::shell_targets::{ShellContext, ShellTarget, read_shell_command};
@@ -121,16 +121,31 @@ const NO_PATH: &str =
 /// Why a shell tool's call is unreadable when it carries no command.
 const NO_COMMAND: &str = "acc cannot find the command this shell call runs; send it as text";
 
-/// The file a write tool names under the first of `keys`; a write whose path cannot be read
-/// is `Unreadable`, never harmless.
+/// The file a write tool names under `keys`; a write whose path cannot be read is
+/// `Unreadable`, never harmless. Every key the client could act on is read: a call naming
+/// different files under two of them (`notebook_path` inside a claim, `file_path` outside)
+/// is `Unreadable`, since acc cannot tell which one the client writes.
 pub fn path_targets(input: &Value, keys: &[&str]) -> Targets {
-    input
-        .as_object()
-        .and_then(|obj| first_text(obj, keys))
-        .map_or_else(
-            || Targets::unreadable(NO_PATH),
-            |p| Targets::Paths(vec![p.to_owned()]),
-        )
+    let Some(obj) = input.as_object() else {
+        return Targets::unreadable(NO_PATH);
+    };
+    let mut named: Vec<(&str, &str)> = Vec::new();
+    for key in keys {
+        if let Some(path) = first_text(obj, &[key]) {
+            named.push((key, path));
+        }
+    }
+    match named.as_slice() {
+        [] => Targets::unreadable(NO_PATH),
+        [(_, path), rest @ ..] => match rest.iter().find(|(_, other)| other != path) {
+            None => Targets::Paths(vec![(*path).to_owned()]),
+            Some((other_key, _)) => Targets::unreadable(format!(
+                "acc cannot tell which file this write names: its `{}` and `{other_key}` \
+                 fields name different files; send the path in one field",
+                named[0].0
+            )),
+        },
+    }
 }
 
 /// The files a shell command writes, read with no context (no directory, home or file
@@ -148,9 +163,29 @@ pub fn shell_targets_at(command: Option<&str>, at: &ShellContext<'_>) -> Targets
         return Targets::unreadable(NO_COMMAND);
     };
     match read_shell_command(command, at) {
-        Ok(found) => targets_of(found.into_iter().map(reach_path).collect()),
+        Ok(found) => shell_found(found),
         Err(why) => Targets::unreadable(why),
     }
+}
+
+/// What the reader found, as targets: `Named` when a program it cannot bound names a path.
+fn shell_found(found: Vec<ShellTarget>) -> Targets {
+    if found.iter().all(|t| t.named_by.is_none()) {
+        return targets_of(found.into_iter().map(reach_path).collect());
+    }
+    let mut paths = Vec::new();
+    let mut named = Vec::new();
+    for target in found {
+        match target.named_by.clone() {
+            None => paths.push(reach_path(target)),
+            Some(by) => named.push(NamedPath {
+                program: by.program,
+                path: reach_path(target),
+                into: by.into,
+            }),
+        }
+    }
+    Targets::Named { paths, named }
 }
 
 fn reach_path(target: ShellTarget) -> String {
@@ -464,6 +499,32 @@ mod tests {
         assert_eq!(
             path_targets(&json!({"path": "a.txt"}), &["file_path", "path"]),
             Targets::Paths(vec!["a.txt".into()])
+        );
+        // Every path field is judged: the same file twice is that file, two files are
+        // unreadable (acc cannot tell which one the client writes).
+        let keys = ["file_path", "notebook_path"];
+        assert_eq!(
+            path_targets(&json!({"file_path": "a", "notebook_path": "a"}), &keys),
+            Targets::Paths(vec!["a".into()])
+        );
+        let split = path_targets(&json!({"notebook_path": "src/x", "file_path": "a"}), &keys);
+        assert!(
+            matches!(&split, Targets::Unreadable { reason } if reason.contains("`file_path` and `notebook_path` fields name different files")),
+            "{split:?}"
+        );
+        // A command naming a path through a program acc cannot bound.
+        assert_eq!(
+            shell_targets(Some("chmod 000 src/lib.rs > log")),
+            Targets::Named {
+                paths: vec!["log".into()],
+                named: ["000", "src/lib.rs"]
+                    .map(|p| NamedPath {
+                        program: "chmod".into(),
+                        path: format!("{p}/**"),
+                        into: false,
+                    })
+                    .to_vec(),
+            }
         );
         assert_eq!(
             patch_targets(Some(

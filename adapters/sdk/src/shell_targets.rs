@@ -26,12 +26,19 @@
 //!   name is written whole ([`ShellTarget::whole`]).
 //! - `apply_patch` (Codex's patch tool run as a command) writes the files its patch names,
 //!   whether the patch is its argument or a heredoc on its standard input.
-//! - `$(…)` and backticks stay opaque: nothing inside them is a target, an unbalanced one
+//! - `$(…)`, backticks, `<(…)` and `>(…)` are read like the commands they hold, wherever
+//!   they stand (arguments, assignments, redirection targets, double quotes, `${…}`,
+//!   arithmetic, unquoted heredoc bodies): `echo $(rm f)` removes `f`. An unbalanced one
 //!   makes the command unreadable, and so does a target that contains one (its value exists
-//!   only at runtime). `$NAME`, globs and `~` are kept literally, as written.
+//!   only at runtime).
+//! - Programs outside the command table (the `unknown` module): known read-only ones name
+//!   nothing; extractors, `patch`, package managers and scaffolders write their working
+//!   directory (or `-C`/`-d`/`--prefix` directory) whole; any other program may write every
+//!   path it names (operands and option values), each marked [`ShellTarget::named_by`] so
+//!   the guard refuses it only inside a peer's guarded claim, naming the program.
 //!
-//! Not seen, by design: reads, writes made by interpreters (`python -c`), files a program
-//! chooses itself, and commands fed from standard input (`xargs`).
+//! Not seen, by design: reads, writes made by interpreters (`python -c`, a script's own
+//! choices: seen after it runs), and files a program chooses itself without naming them.
 
 mod commands;
 mod context;
@@ -43,12 +50,14 @@ mod lexer;
 mod opaque;
 mod options;
 mod state;
+mod unknown;
 mod unreadable;
 mod wrappers;
 
 use std::collections::HashMap;
 
 pub use context::{RealFs, ShellContext, ShellFs};
+pub use effect::NamedBy;
 pub use lexer::LexError;
 pub use unreadable::Unreadable;
 
@@ -96,6 +105,11 @@ pub struct ShellTarget {
     /// `git checkout --`): a directory here has everything under it written. Otherwise
     /// the path itself is written, and a directory only gains an entry (`cp f dir/`).
     pub whole: bool,
+    /// Set when the command is not known to write this path, only that it may: a program
+    /// acc does not know to be read-only names it (`chmod 000 src/lib.rs`), or writes into
+    /// it as its working directory (`tar xf a.tar`). The guard refuses it only inside a
+    /// peer's guarded claim, saying acc could not bound the program.
+    pub named_by: Option<NamedBy>,
 }
 
 /// Like [`parse_shell_write_targets`], with each path's reach, read with no context (see
@@ -131,15 +145,31 @@ struct Found {
 }
 
 impl Found {
-    fn push(&mut self, path: String, whole: bool) -> Result<(), Unreadable> {
+    fn push(
+        &mut self,
+        path: String,
+        whole: bool,
+        named_by: Option<&NamedBy>,
+    ) -> Result<(), Unreadable> {
         match self.index.get(&path) {
-            Some(&at) => self.paths[at].whole |= whole,
+            Some(&at) => {
+                let found = &mut self.paths[at];
+                found.whole |= whole;
+                // A path the command is known to write is judged as such.
+                if named_by.is_none() {
+                    found.named_by = None;
+                }
+            }
             None => {
                 if self.paths.len() >= MAX_TARGETS {
                     return Err(Unreadable::TooLarge);
                 }
                 self.index.insert(path.clone(), self.paths.len());
-                self.paths.push(ShellTarget { path, whole });
+                self.paths.push(ShellTarget {
+                    path,
+                    whole,
+                    named_by: named_by.cloned(),
+                });
             }
         }
         Ok(())
@@ -289,13 +319,19 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
-    /// The commands inside `<(…)` or `>(…)` run too (`echo > >(tee f)` writes `f`).
+    /// The commands inside `<(…)` or `>(…)` run too (`echo > >(tee f)` writes `f`), and so
+    /// do those of `$(…)` and backticks, wherever the word stands (`echo $(rm f)` removes
+    /// `f`): each is read like any command, in a subshell.
     fn process_substitution(
         &mut self,
         word: &Word,
         state: &State,
         depth: usize,
     ) -> Result<(), Unreadable> {
+        for script in &word.scripts {
+            let mut child = state.clone();
+            self.walk(script, &mut child, depth + 1)?;
+        }
         if !word.process {
             return Ok(());
         }
@@ -600,7 +636,7 @@ impl Reader<'_, '_> {
         }
         if let Some(dir) = target.text.strip_suffix(git::WORKTREE) {
             let top = self.worktree_of(dir.trim_end_matches('/'), state);
-            return self.found.push(top, true);
+            return self.found.push(top, true, target.named_by.as_ref());
         }
         let path = state
             .resolve(&target.text)
@@ -621,9 +657,12 @@ impl Reader<'_, '_> {
                 .links
                 .insert(path.trim_end_matches('/').to_owned(), resolved);
         }
-        self.found.push(path, target.whole)?;
+        self.found
+            .push(path, target.whole, target.named_by.as_ref())?;
         match real {
-            Some(real) => self.found.push(real, target.whole),
+            Some(real) => self
+                .found
+                .push(real, target.whole, target.named_by.as_ref()),
             None => Ok(()),
         }
     }

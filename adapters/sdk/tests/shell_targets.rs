@@ -217,8 +217,9 @@ const CASES: &[(&str, &[&str])] = &[
     ),
     ("touch '{a,b}' x{y}", &["{a,b}", "x{y}"]),
     // Substitutions.
-    ("y=$(rm inside) && touch outside", &["outside"]),
-    ("echo `rm inside` > out", &["out"]),
+    // A substitution's command runs wherever it stands.
+    ("y=$(rm inside) && touch outside", &["inside", "outside"]),
+    ("echo `rm inside` > out", &["inside", "out"]),
     (
         "tee >(gzip > inner.gz) plain.txt",
         &["inner.gz", "plain.txt"],
@@ -771,15 +772,18 @@ fn globs_and_removals_keep_their_reach() {
         [
             ShellTarget {
                 path: "src".into(),
-                whole: true
+                whole: true,
+                named_by: None
             },
             ShellTarget {
                 path: "docs/".into(),
-                whole: false
+                whole: false,
+                named_by: None
             },
             ShellTarget {
                 path: "docs/f".into(),
-                whole: false
+                whole: false,
+                named_by: None
             },
         ]
     );
@@ -788,7 +792,8 @@ fn globs_and_removals_keep_their_reach() {
         got,
         [ShellTarget {
             path: "/w".into(),
-            whole: true
+            whole: true,
+            named_by: None
         }]
     );
 }
@@ -937,13 +942,30 @@ const READ_ONLY: &[&str] = &[
 
 #[test]
 fn read_only_commands_stay_readable_and_write_nothing() {
+    // A program acc does not know may name paths (`npm test` names `test`), none of them
+    // under `src`, which these commands only read.
+    let known = |found: Result<Vec<ShellTarget>, Unreadable>| {
+        found.map(|found| {
+            for t in found.iter().filter(|t| t.named_by.is_some()) {
+                assert!(!t.path.contains("src"), "{t:?}");
+            }
+            found
+                .into_iter()
+                .filter(|t| t.named_by.is_none())
+                .collect::<Vec<_>>()
+        })
+    };
     for command in READ_ONLY {
         assert_eq!(
-            read_shell_command(command, &ShellContext::DETACHED),
+            known(read_shell_command(command, &ShellContext::DETACHED)),
             Ok(vec![]),
             "{command:?} (no context)"
         );
-        assert_eq!(read_in(command, "/w"), Ok(vec![]), "{command:?} (in /w)");
+        assert_eq!(
+            known(read_in(command, "/w")),
+            Ok(vec![]),
+            "{command:?} (in /w)"
+        );
     }
 }
 
@@ -960,7 +982,8 @@ fn sixty_thousand_targets_are_read_and_a_larger_command_is_refused() {
         found.last(),
         Some(&ShellTarget {
             path: "src".into(),
-            whole: true
+            whole: true,
+            named_by: None
         })
     );
     let huge = format!("touch {}", "a".repeat(MAX_COMMAND_BYTES));
@@ -977,5 +1000,264 @@ fn sixty_thousand_targets_are_read_and_a_larger_command_is_refused() {
     assert_eq!(
         read_shell_command(&bomb, &ShellContext::DETACHED),
         Err(Unreadable::TooLarge)
+    );
+}
+
+/// How a form reaches a path: known to write it, named by a program acc cannot bound, or
+/// written into as that program's working directory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum By {
+    Known,
+    Names(&'static str),
+    Into(&'static str),
+}
+
+/// Issue 25's forms, each with a path it must reach (written whole when `true`).
+const UNBOUNDED: &[(&str, &str, bool, By)] = &[
+    ("echo $(rm src/lib.rs)", "src/lib.rs", true, By::Known),
+    ("x=$(rm src/a)", "src/a", true, By::Known),
+    ("cat <(rm src/a)", "src/a", true, By::Known),
+    ("echo \"$(rm src/a)\"", "src/a", true, By::Known),
+    ("echo `rm src/a`", "src/a", true, By::Known),
+    ("echo `echo \\`rm src/a\\``", "src/a", true, By::Known),
+    ("echo ${x:-$(rm src/a)}", "src/a", true, By::Known),
+    ("echo $((1 + $(rm src/a)))", "src/a", true, By::Known),
+    ("cat <<EOF\n$(rm src/a)\nEOF", "src/a", true, By::Known),
+    ("echo x > \"$(echo f)\"; ls", "", false, By::Known),
+    (
+        "chmod 000 src/lib.rs",
+        "src/lib.rs",
+        true,
+        By::Names("chmod"),
+    ),
+    (
+        "chown me:me src/lib.rs",
+        "src/lib.rs",
+        true,
+        By::Names("chown"),
+    ),
+    (
+        "curl -o src/lib.rs http://127.0.0.1/x",
+        "src/lib.rs",
+        true,
+        By::Names("curl"),
+    ),
+    (
+        "curl --output=src/lib.rs http://127.0.0.1/x",
+        "src/lib.rs",
+        true,
+        By::Names("curl"),
+    ),
+    (
+        "curl -O http://127.0.0.1/a/lib.rs",
+        "lib.rs",
+        true,
+        By::Names("curl"),
+    ),
+    (
+        "wget -Osrc/x http://127.0.0.1/x",
+        "src/x",
+        true,
+        By::Names("wget"),
+    ),
+    ("tar -C src -xf a.tar", "src", true, By::Into("tar")),
+    (
+        "tar --directory=src -x -f a.tar",
+        "src",
+        true,
+        By::Into("tar"),
+    ),
+    ("tar xf a.tar", ".", true, By::Into("tar")),
+    (
+        "tar czf src/out.tgz docs",
+        "src/out.tgz",
+        true,
+        By::Names("tar"),
+    ),
+    ("unzip a.zip", ".", true, By::Into("unzip")),
+    ("unzip -d src a.zip", "src", true, By::Into("unzip")),
+    ("7z x a.7z -osrc", "src", true, By::Into("7z")),
+    ("cpio -idv < a.cpio", ".", true, By::Into("cpio")),
+    ("patch -p1 < x.diff", ".", true, By::Into("patch")),
+    ("patch -d src -p1 < x.diff", "src", true, By::Into("patch")),
+    ("npm install", ".", true, By::Into("npm")),
+    ("pnpm -C src add left-pad", "src", true, By::Into("pnpm")),
+    ("yarn", ".", true, By::Into("yarn")),
+    ("pip install -e .", ".", true, By::Into("pip")),
+    ("python3 -m pip install x", ".", true, By::Into("pip")),
+    ("cargo fmt", ".", true, By::Into("cargo")),
+    ("npx create-vite app", ".", true, By::Into("npx")),
+    ("truncate -s0 src/lib.rs", "src/lib.rs", false, By::Known),
+    ("dd of=src/lib.rs", "src/lib.rs", false, By::Known),
+    ("shred src/lib.rs", "src/lib.rs", false, By::Known),
+    ("rsync a src/", "src/", false, By::Known),
+    ("install -m644 a src/a", "src/a", false, By::Known),
+    ("split -b1 a src/x", "src/x", true, By::Names("split")),
+    ("touch src/a", "src/a", false, By::Known),
+    ("ln -sf a src/a", "src/a", false, By::Known),
+    ("sqlite3 src/db", "src/db", true, By::Names("sqlite3")),
+    ("sort -o src/a b", "src/a", false, By::Names("sort")),
+    ("uniq a src/a", "src/a", true, By::Names("uniq")),
+    ("make -C src", "src", true, By::Names("make")),
+    ("make PREFIX=src install", "src", true, By::Names("make")),
+    ("./build.sh src", "src", true, By::Names("build.sh")),
+    (
+        "python3 tools/gen.py src/a",
+        "src/a",
+        true,
+        By::Names("python3"),
+    ),
+    (
+        "cargo build --target-dir src",
+        "src",
+        true,
+        By::Names("cargo"),
+    ),
+    ("sh tools/gen.sh src/a", "src/a", true, By::Names("sh")),
+    ("gh repo clone o/r", ".", true, By::Into("gh")),
+    ("prettier --write src", "src", true, By::Names("prettier")),
+    ("eslint --fix src", "src", true, By::Names("eslint")),
+    ("black src", "src", true, By::Names("black")),
+    ("ruff format src", "src", true, By::Names("ruff")),
+    ("gofmt -w src", "src", true, By::Names("gofmt")),
+    (
+        "yq -i '.a = 1' src/a.yaml",
+        "src/a.yaml",
+        true,
+        By::Names("yq"),
+    ),
+];
+
+#[test]
+fn what_acc_cannot_bound_is_named_with_the_program() {
+    let mut failures = Vec::new();
+    for (command, path, whole, by) in UNBOUNDED {
+        let found = read_shell_command(command, &ShellContext::DETACHED);
+        if path.is_empty() {
+            if found.is_ok() {
+                failures.push(format!("{command:?}: readable: {found:?}"));
+            }
+            continue;
+        }
+        let hit = found.as_ref().ok().and_then(|found| {
+            found.iter().find(|t| {
+                let named = match &t.named_by {
+                    None => By::Known,
+                    Some(n) if n.into => By::Into(leak(&n.program)),
+                    Some(n) => By::Names(leak(&n.program)),
+                };
+                t.path == *path && t.whole == *whole && named == *by
+            })
+        });
+        if hit.is_none() {
+            failures.push(format!("{command:?}: want {path:?} {by:?}, got {found:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_owned().into_boxed_str())
+}
+
+/// Known read-only programs name nothing, whatever their arguments; an interpreter running
+/// a script with no arguments names nothing (what the script writes is seen after it runs),
+/// and an unreadable inline script stays unreadable.
+#[test]
+fn read_only_programs_and_plain_scripts_name_nothing() {
+    for command in [
+        "cat src/lib.rs",
+        "grep -rn x src",
+        "rg x src",
+        "ls -la src",
+        "head src/a; tail src/a",
+        "wc -l src/*",
+        "diff src/a src/b",
+        "echo src/a; printf '%s' src/a",
+        "test -f src/a",
+        "stat src/a; file src/a",
+        "sort src/a",
+        "uniq src/a",
+        "jq . src/a.json",
+        "tar tf a.tar",
+        "unzip -l a.zip",
+        "python3 tools/gen.py",
+        "node scripts/build.js",
+        "cargo test -p acc-sdk",
+        "go test ./...",
+        "acc release --resource 'file:src/**'",
+        "find src -type f | xargs grep -l x",
+        "echo $(cat src/a) `ls src`",
+        "cat $(ls src/a)",
+        "sh tools/gen.sh",
+        "prettier --check src",
+        "eslint src",
+        "black --check src",
+        "ruff check src",
+        "ruff format --check src",
+        "gofmt -l src",
+        "mypy src",
+        "shellcheck src/a.sh",
+        "yq '.a' src/a.yaml",
+        "git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"",
+        "gh pr create --title t --body \"$(cat <<'EOF'\nbody\nEOF\n)\"",
+    ] {
+        let found = read_shell_command(command, &ShellContext::DETACHED)
+            .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+        assert!(
+            found.iter().all(|t| !t.path.starts_with("src")),
+            "{command:?}: {found:?}"
+        );
+    }
+    for command in [
+        "python3 - <<EOF\nprint(1)\nEOF",
+        "find src | xargs chmod 000",
+        "find src | xargs unknown-tool",
+        "find src -exec unknown-tool {} +",
+        "echo $(python3 -c 'print(1)')",
+    ] {
+        assert!(
+            read_shell_command(command, &ShellContext::DETACHED).is_err(),
+            "{command:?}"
+        );
+    }
+}
+
+/// The commands the recorder's model doubles run against real clients (CI compares their
+/// verdicts with the committed evidence): each reads as it did before programs acc cannot
+/// bound were named.
+#[test]
+fn the_recorders_commands_read_as_before() {
+    for (command, want) in [
+        ("echo x > src/y", &["src/y"][..]),
+        ("echo ok > free.txt", &["free.txt"]),
+        ("echo ok > after.txt", &["after.txt"]),
+        ("echo a > a", &["a"]),
+        ("ls", &[]),
+        ("python3 tools/gen.py", &[]),
+        (
+            "acc claim --resource 'file:src/**' --enforcement guarded --reason 'the peer owns src' --session-key k --cwd /w",
+            &[],
+        ),
+        (
+            "acc message --to peer --type question --subject 'May I?' --body 'Please release src' --session-key k",
+            &[],
+        ),
+        (
+            "acc reply --message m-1 --body 'Released.' --session-key k",
+            &[],
+        ),
+        ("acc release --resource 'file:src/**' --session-key k", &[]),
+    ] {
+        let found = read_shell_command(command, &ShellContext::DETACHED).unwrap();
+        let got: Vec<&str> = found.iter().map(|t| t.path.as_str()).collect();
+        assert_eq!(got, want, "{command:?}");
+        assert!(found.iter().all(|t| t.named_by.is_none()), "{command:?}");
+    }
+    let opaque =
+        "python3 -c \"open('free.txt','w').write('ran'); open('src/x','w').write('model')\"";
+    assert_eq!(
+        read_shell_command(opaque, &ShellContext::DETACHED).map_err(|e| e.code()),
+        Err("shell.inline-code")
     );
 }

@@ -82,6 +82,11 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
             let roots = verdict::roots_of_workspace(&pinned.workspace);
             verdict::judge_paths(&guarded, &roots, Path::new(&call.event.cwd), paths, until)
         }
+        Targets::Named { paths, named } => {
+            let roots = verdict::roots_of_workspace(&pinned.workspace);
+            let cwd = Path::new(&call.event.cwd);
+            verdict::judge_unbounded(&guarded, &roots, cwd, (paths, named), until)
+        }
         Targets::Unreadable { reason } => verdict::unreadable(&guarded, Some(reason)),
         Targets::None => None,
     };

@@ -47,10 +47,21 @@ pub const FAST_SNAPSHOT_BYTES: usize = 512 * 1024;
 pub fn before_tool(call: &Call) -> Option<Answer> {
     let event = call.event;
     let tool = event.tool.as_ref()?;
+    // A path a program acc cannot bound names is judged as a target like any other: any
+    // claim covering one sends the call to the store path, which words its refusal.
+    let all: Vec<String>;
     let paths: &[String] = match &tool.targets {
         Targets::Paths(paths) if paths.len() <= FAST_TARGETS => paths,
+        Targets::Named { paths, named } if paths.len() + named.len() <= FAST_TARGETS => {
+            all = paths
+                .iter()
+                .cloned()
+                .chain(named.iter().map(|n| n.path.clone()))
+                .collect();
+            &all
+        }
         Targets::None => &[],
-        Targets::Paths(_) | Targets::Unreadable { .. } => return None,
+        Targets::Paths(_) | Targets::Named { .. } | Targets::Unreadable { .. } => return None,
     };
     // A subagent acts under its own binding or its parent's: the store path decides which.
     if event.parent_session_id.is_some()

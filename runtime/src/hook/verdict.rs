@@ -21,7 +21,7 @@ use crate::core::claims::ClaimRecord;
 use crate::core::resources::{FilePattern, Resource};
 use crate::error::Result;
 use crate::ids::SessionId;
-use acc_sdk::event::Targets;
+use acc_sdk::event::{NamedPath, Targets};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -204,6 +204,71 @@ pub fn judge_paths(
     }
 }
 
+/// The refusal of paths that programs acc cannot bound name or write into (`chmod 000
+/// src/lib.rs`, `tar xf a.tar` at the root): the first one a guarded claim covers, with a
+/// reason naming the program, the claim and its owner, and how to proceed.
+pub fn judge_named(
+    guarded: &Guarded,
+    roots: &Roots,
+    cwd: &Path,
+    named: &[NamedPath],
+    until: Instant,
+) -> Option<Denial> {
+    if guarded.is_empty() {
+        return None;
+    }
+    for one in named {
+        let resolved =
+            match targets::resolve_all(cwd, roots, std::slice::from_ref(&one.path), until) {
+                Ok(resolved) => resolved,
+                Err(targets::OutOfTime) => return too_many(guarded, named.len()),
+            };
+        if let Some(denial) = resolved.iter().find_map(|r| guarded.judge(&r.reach)) {
+            return Some(unbounded(one, denial));
+        }
+    }
+    None
+}
+
+/// The refusal of a [`Targets::Named`] call: its known paths first, then the paths
+/// programs acc cannot bound name.
+pub fn judge_unbounded(
+    guarded: &Guarded,
+    roots: &Roots,
+    cwd: &Path,
+    (paths, named): (&[String], &[NamedPath]),
+    until: Instant,
+) -> Option<Denial> {
+    judge_paths(guarded, roots, cwd, paths, until)
+        .or_else(|| judge_named(guarded, roots, cwd, named, until))
+}
+
+/// `denial` of a path `one.program` may write, reworded to say acc cannot bound it.
+fn unbounded(one: &NamedPath, denial: Denial) -> Denial {
+    let spelt = denial
+        .target
+        .as_ref()
+        .map_or_else(|| "the whole workspace".to_owned(), ToString::to_string);
+    let how = if one.into {
+        format!(
+            "`{}` writes into {spelt} (the directory it works in), where it may change any file",
+            one.program
+        )
+    } else {
+        format!(
+            "`{}` is not known to be read-only and names {spelt}",
+            one.program
+        )
+    };
+    Denial {
+        reason: format!(
+            "{how}, and {}: acc cannot tell what it writes there; ask {} to release the claim, or name the files the command writes so acc can judge (the file tool, a redirection, cp or tee)",
+            denial.reason, denial.claim.owner_participant_id
+        ),
+        ..denial
+    }
+}
+
 fn too_many(guarded: &Guarded, count: usize) -> Option<Denial> {
     cannot_judge(
         guarded,
@@ -334,6 +399,29 @@ pub fn judge_call(
             return Ok(unreadable(&Guarded::load(core, me)?, Some(reason)));
         }
         Targets::Paths(paths) => paths,
+        Targets::Named { paths, named } => {
+            let roots = roots_of(core);
+            // Only the claims that can decide one of the targets, as for `Paths`.
+            let every: Vec<String> = paths
+                .iter()
+                .chain(named.iter().map(|n| &n.path))
+                .cloned()
+                .collect();
+            let resolved = match targets::resolve_all(cwd, &roots, &every, until) {
+                Ok(resolved) => resolved,
+                Err(targets::OutOfTime) => {
+                    return Ok(too_many(&Guarded::load(core, me)?, every.len()));
+                }
+            };
+            let guarded = candidates(core, me, &resolved)?;
+            return Ok(judge_unbounded(
+                &guarded,
+                &roots,
+                cwd,
+                (paths, named),
+                until,
+            ));
+        }
     };
     let roots = roots_of(core);
     let resolved = match targets::resolve_all(cwd, &roots, paths, until) {

@@ -197,7 +197,7 @@ fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
         }
         "sudoedit" => operands(args, &OptionSpec::NONE),
         "apply_patch" | "applypatch" => apply_patch(args, stdin),
-        _ => NOTHING,
+        _ => super::unknown::unknown(name, args),
     }
 }
 
@@ -446,7 +446,9 @@ fn shell(name: &str, args: &[Word]) -> Effect {
         if parsed.operands[0].substituted {
             return Effect::Unknown(Unreadable::dynamic_script(name));
         }
-        return NOTHING;
+        // What the script writes is seen after it runs; the paths it is given may be written.
+        let rest: Vec<Word> = parsed.operands[1..].iter().map(|w| (*w).clone()).collect();
+        return Effect::Writes(super::unknown::all_named(name, &rest));
     }
     match parsed.operands.split_first() {
         Some((script, _)) if script.substituted => {

@@ -19,6 +19,19 @@ pub struct Target {
     /// The target is a link made to this path (`ln -s src l`: `l` leads to `src`, relative
     /// to where the command runs); later targets through the link are followed.
     pub link_to: Option<String>,
+    /// Not a file the command is known to write: a program acc does not know to be
+    /// read-only names it, or writes into it as its working directory.
+    pub named_by: Option<NamedBy>,
+}
+
+/// A program whose writes acc cannot bound, and how it reaches a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedBy {
+    /// The program's name, as short as a reason shows it.
+    pub program: String,
+    /// The program writes into this directory as its working directory (an archive
+    /// extracted, a package installed), rather than naming it as an argument.
+    pub into: bool,
 }
 
 impl Target {
@@ -29,6 +42,7 @@ impl Target {
             dynamic: None,
             whole: false,
             link_to: None,
+            named_by: None,
         }
     }
 

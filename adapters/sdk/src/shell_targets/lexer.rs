@@ -33,6 +33,10 @@ pub struct Word {
     pub atoms: Vec<Atom>,
     /// After expansion: why the word's value is only known at runtime (with `substituted`).
     pub unknown: Option<super::unreadable::Unreadable>,
+    /// The commands its substitutions run (`$(…)`, backticks, and those nested in `${…}`
+    /// or `$((…))`; an unquoted heredoc body's, on its delimiter word): they run when the
+    /// word is expanded, wherever it stands.
+    pub scripts: Vec<String>,
 }
 
 /// One piece of a word before expansion.
@@ -223,6 +227,11 @@ impl Lexer {
         for heredoc in pending {
             let body = self.read_heredoc_body(&heredoc);
             if let Some(Token::Word(word)) = self.tokens.get_mut(heredoc.token) {
+                // An unquoted delimiter leaves the body's substitutions live.
+                if !word.is_quoted() {
+                    let chars: Vec<char> = body.chars().collect();
+                    nested_scripts(&chars, &mut word.scripts)?;
+                }
                 word.heredoc_body = Some(body);
             }
         }
@@ -500,16 +509,20 @@ impl Lexer {
             (Some('`'), _) => {
                 word.substituted = true;
                 let end = scan_nested(&self.chars, start + 1, Frame::Backtick)?;
+                word.scripts
+                    .push(backtick_script(&self.chars[start + 1..end - 1]));
                 (end, opaque(quoted, true))
             }
             (Some('$'), Some('(')) => {
                 word.substituted = true;
                 let end = scan_nested(&self.chars, start + 2, Frame::Paren)?;
+                paren_scripts(&self.chars[start + 2..end - 1], &mut word.scripts)?;
                 (end, opaque(quoted, true))
             }
             (Some('$'), Some('{')) => {
                 word.expanded = true;
                 let end = scan_nested(&self.chars, start + 2, Frame::Brace)?;
+                nested_scripts(&self.chars[start + 2..end - 1], &mut word.scripts)?;
                 let inner: String = self.chars[start + 2..end - 1].iter().collect();
                 let atom = if is_name(&inner) || is_special(&inner) {
                     Atom::Param {
@@ -550,6 +563,62 @@ impl Lexer {
         self.pos = end;
         Ok(())
     }
+}
+
+/// The command inside backticks: `\\`, `` \` `` and `\$` lose their backslash.
+fn backtick_script(inner: &[char]) -> String {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.iter().peekable();
+    while let Some(&c) = chars.next() {
+        if c == '\\'
+            && let Some(&&next) = chars.peek()
+            && matches!(next, '\\' | '`' | '$')
+        {
+            out.push(next);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The inside of `$(…)`: a command, unless it is arithmetic (`$((…))`), whose own
+/// substitutions still run.
+fn paren_scripts(inner: &[char], out: &mut Vec<String>) -> Result<(), LexError> {
+    if inner.first() == Some(&'(') && inner.last() == Some(&')') {
+        return nested_scripts(&inner[1..inner.len() - 1], out);
+    }
+    out.push(inner.iter().collect());
+    Ok(())
+}
+
+/// The substitutions in `text` (a parameter expansion's inside, arithmetic, a heredoc
+/// body), in order.
+fn nested_scripts(text: &[char], out: &mut Vec<String>) -> Result<(), LexError> {
+    let mut i = 0;
+    while let Some(&c) = text.get(i) {
+        match (c, text.get(i + 1)) {
+            ('\\', _) => i += 2,
+            ('`', _) => {
+                let end = scan_nested(text, i + 1, Frame::Backtick)?;
+                out.push(backtick_script(&text[i + 1..end - 1]));
+                i = end;
+            }
+            ('$', Some('(')) => {
+                let end = scan_nested(text, i + 2, Frame::Paren)?;
+                paren_scripts(&text[i + 2..end - 1], out)?;
+                i = end;
+            }
+            ('$', Some('{')) => {
+                let end = scan_nested(text, i + 2, Frame::Brace)?;
+                nested_scripts(&text[i + 2..end - 1], out)?;
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(())
 }
 
 fn opaque(quoted: bool, substitution: bool) -> Atom {

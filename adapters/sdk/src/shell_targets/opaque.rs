@@ -124,8 +124,17 @@ fn writer_among(args: &[Word]) -> Option<String> {
     })
 }
 
+/// `program` running `command` on files chosen at runtime: refused when the command may
+/// write (a writer among its words, or a program not known to be read-only).
 fn runner(program: &str, command: &[Word]) -> Option<Unreadable> {
-    writer_among(command).map(|runs| Unreadable::runner(program, &runs))
+    let unbounded = || {
+        let first = command.first()?;
+        let base = first.text.rsplit('/').next().unwrap_or(&first.text);
+        (!super::unknown::is_read_only(base)).then(|| base.to_owned())
+    };
+    writer_among(command)
+        .or_else(unbounded)
+        .map(|runs| Unreadable::runner(program, &runs))
 }
 
 /// How many leading words are `xargs`' own options.

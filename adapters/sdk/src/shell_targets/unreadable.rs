@@ -128,7 +128,7 @@ impl Unreadable {
 }
 
 /// A name fit to quote in a reason: short, printable, without backticks.
-fn shown(name: &str) -> String {
+pub(super) fn shown(name: &str) -> String {
     let mut out: String = name
         .chars()
         .filter(|c| !c.is_control() && *c != '`')

@@ -82,7 +82,27 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         }
         if !matches!(confined, Some(Some(_))) {
             let cwd = Path::new(&call.event.cwd);
-            if let Some(denial) = verdict::judge_call(core, me, cwd, targets, guard_until(call))? {
+            let mut denial = verdict::judge_call(core, me, cwd, targets, guard_until(call))?;
+            // A refusal only of what a program acc cannot bound may write (`chmod`, `tar x`)
+            // runs confined instead, where the kernel can keep the claims read-only for it.
+            if denial.is_some()
+                && let Targets::Named { paths, .. } = targets
+                && verdict::judge_call(
+                    core,
+                    me,
+                    cwd,
+                    &Targets::Paths(paths.clone()),
+                    guard_until(call),
+                )?
+                .is_none()
+            {
+                let attempt = confine::confine(call, core, me)?;
+                if attempt.is_some() {
+                    denial = None;
+                }
+                confined = Some(attempt);
+            }
+            if let Some(denial) = denial {
                 deny_events::record(call, core, Some(actor), &deny_events::of_denial(&denial));
                 // Decided: a heartbeat write now could only delay the deny.
                 let outcome = call
