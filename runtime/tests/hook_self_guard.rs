@@ -294,6 +294,9 @@ const SHELL_ATTACKS: &[&str] = &[
     "a''cc uninstall --home ~",
     "setsid -f script -qc 'acc uninstall --home $HOME' /dev/null; sleep 1",
     "A=acc; $A uninstall --home $HOME",
+    "chmod 000 ~/.claude/settings.json",
+    "truncate -s0 {store}",
+    "touch acc.workspace.json",
 ];
 
 #[test]

@@ -82,11 +82,20 @@ pub fn deny_reason(call: &Call) -> Option<String> {
     let tool = call.event.tool.as_ref()?;
     let env = call.settings.env.env();
     let own = own_files(call);
-    if let Targets::Paths(paths) = &tool.targets {
-        let cwd = Path::new(&call.event.cwd);
-        if let Some(hit) = paths.iter().find_map(|raw| own.reached(cwd, raw, env)) {
-            return Some(refusal(&hit));
-        }
+    let cwd = Path::new(&call.event.cwd);
+    let hit = match &tool.targets {
+        Targets::Paths(paths) => paths.iter().find_map(|raw| own.reached(cwd, raw, env)),
+        // What a program acc cannot bound names is judged as the path itself: naming the
+        // home directory (`tool ~`) is not taken for writing all of it.
+        Targets::Named { paths, named } => paths
+            .iter()
+            .map(String::as_str)
+            .chain(named.iter().map(|n| n.path.trim_end_matches("/**")))
+            .find_map(|raw| own.reached(cwd, raw, env)),
+        _ => None,
+    };
+    if let Some(hit) = hit {
+        return Some(refusal(&hit));
     }
     if tool.class != ToolClass::Shell {
         return None;
