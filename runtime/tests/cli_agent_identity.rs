@@ -7,41 +7,7 @@
 
 mod common;
 
-use acc_runtime::core::bindings::binding_key;
-use acc_runtime::core::sessions::OpenSession;
-use acc_runtime::ids::ParticipantId;
-use acc_runtime::store::OpenMode;
-use acc_runtime::workspace;
-use acc_runtime::{Core, Owner, Ports};
 use common::Sandbox;
-
-fn core(sb: &Sandbox) -> Core {
-    let ws = workspace::discover(&sb.ws_path(), &acc_runtime::env::Env::new()).unwrap();
-    Core::open(ws, &sb.data_path(), OpenMode::ReadWrite, Ports::system()).unwrap()
-}
-
-/// An agent session bound to a hooked conversation whose client process is this test:
-/// every `acc` the test starts from now on runs as that agent would.
-fn agent_of_this_test(sb: &Sandbox) -> (String, String) {
-    let mut core = core(sb);
-    let s = core
-        .open_session(OpenSession::new(
-            ParticipantId::parse("agent").unwrap(),
-            "scenario",
-            30_000,
-        ))
-        .unwrap();
-    let owner = Owner::new(s.session_id.clone(), s.generation.clone());
-    core.put_binding(
-        &binding_key("agent-conversation"),
-        &owner,
-        "scenarioclient",
-        None,
-        Some(std::process::id()),
-    )
-    .unwrap();
-    (s.session_id.to_string(), s.generation.to_string())
-}
 
 fn status(sb: &Sandbox) -> serde_json::Value {
     sb.run(&["status", "--json", "--all"]).json()["data"].clone()
@@ -58,19 +24,9 @@ fn refused(r: &common::Run, why: &str) {
 fn an_agent_cannot_act_as_a_peer_with_the_peer_s_credentials() {
     let sb = Sandbox::new();
     let alice = sb.attach("alice", &[]);
-    let r = sb.run_as(
-        &alice,
-        &[
-            "claim",
-            "--resource",
-            "file:src/**",
-            "--enforcement",
-            "guarded",
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    sb.claim_guarded(&alice, "file:src/**");
     let before = status(&sb);
-    let agent = agent_of_this_test(&sb);
+    let agent = sb.hooked_client_is_this_test();
     let claim = before["claims"][0]["claimId"].as_str().unwrap().to_string();
     for args in [
         vec!["detach", "--json"],
@@ -118,7 +74,7 @@ fn an_agent_cannot_act_as_a_peer_with_the_peer_s_credentials() {
 fn an_agent_cannot_run_what_changes_acc_for_everyone() {
     let sb = Sandbox::new();
     let home = tempfile::tempdir().unwrap();
-    agent_of_this_test(&sb);
+    sb.hooked_client_is_this_test();
     let home_arg = home.path().display().to_string();
     for (args, name) in [
         (

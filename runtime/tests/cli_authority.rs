@@ -7,11 +7,7 @@
 mod common;
 
 use acc_runtime::core::bindings::binding_key;
-use acc_runtime::core::sessions::OpenSession;
-use acc_runtime::ids::ParticipantId;
-use acc_runtime::store::OpenMode;
 use acc_runtime::workspace::{self, pin};
-use acc_runtime::{Core, Owner, Ports};
 use common::Sandbox;
 
 /// The claim ids in the room.
@@ -29,17 +25,7 @@ fn claims(sb: &Sandbox) -> Vec<String> {
 fn held_by_alice(sb: &Sandbox) -> ((String, String), String) {
     let alice = sb.attach("alice", &[]);
     let bob = sb.attach("bob", &[]);
-    let r = sb.run_as(
-        &alice,
-        &[
-            "claim",
-            "--resource",
-            "file:src/**",
-            "--enforcement",
-            "guarded",
-        ],
-    );
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    sb.claim_guarded(&alice, "file:src/**");
     let held = claims(sb);
     assert_eq!(held.len(), 1);
     (bob, held[0].clone())
@@ -57,33 +43,6 @@ fn force(sb: &Sandbox, bob: &(String, String), claim: &str) -> common::Run {
             "--json",
         ],
     )
-}
-
-fn core(sb: &Sandbox) -> Core {
-    let ws = workspace::discover(&sb.ws_path(), &acc_runtime::env::Env::new()).unwrap();
-    Core::open(ws, &sb.data_path(), OpenMode::ReadWrite, Ports::system()).unwrap()
-}
-
-/// A hooked conversation whose client process is this test process: every `acc` it
-/// starts (through `script` too) runs under it.
-fn hooked_client_is_this_test(sb: &Sandbox) {
-    let mut core = core(sb);
-    let s = core
-        .open_session(OpenSession::new(
-            ParticipantId::parse("agent").unwrap(),
-            "scenario",
-            30_000,
-        ))
-        .unwrap();
-    let owner = Owner::new(s.session_id, s.generation);
-    core.put_binding(
-        &binding_key("agent-conversation"),
-        &owner,
-        "scenarioclient",
-        None,
-        Some(std::process::id()),
-    )
-    .unwrap();
 }
 
 fn assert_refused(r: &common::Run, why: &str) {
@@ -119,7 +78,7 @@ fn a_person_at_a_terminal_may_release_a_peers_claim() {
 fn under_a_hooked_client_even_a_terminal_is_refused() {
     let sb = Sandbox::new();
     let (bob, claim) = held_by_alice(&sb);
-    hooked_client_is_this_test(&sb);
+    sb.hooked_client_is_this_test();
     sb.terminal.set(true);
     let r = force(&sb, &bob, &claim);
     sb.terminal.set(false);

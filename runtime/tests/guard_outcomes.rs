@@ -296,18 +296,6 @@ impl Room {
     }
 }
 
-fn is_deny(run: &HookRun) -> bool {
-    if run.code == 2 {
-        return true;
-    }
-    let Ok(v) = serde_json::from_str::<Value>(run.stdout.trim()) else {
-        return false;
-    };
-    v.pointer("/hookSpecificOutput/permissionDecision") == Some(&json!("deny"))
-        || v.get("decision") == Some(&json!("block"))
-        || v.get("decision") == Some(&json!("deny"))
-}
-
 /// Runs every call as the hook answers it and checks the claimed bytes after each.
 fn hold(c: Client, calls: impl Fn(&Room) -> Vec<Call>) {
     let room = Room::new();

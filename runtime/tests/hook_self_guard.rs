@@ -263,18 +263,6 @@ impl Room {
     }
 }
 
-fn is_deny(run: &HookRun) -> bool {
-    if run.code == 2 {
-        return true;
-    }
-    let Ok(v) = serde_json::from_str::<Value>(run.stdout.trim()) else {
-        return false;
-    };
-    v.pointer("/hookSpecificOutput/permissionDecision") == Some(&json!("deny"))
-        || v.get("decision") == Some(&json!("block"))
-        || v.get("decision") == Some(&json!("deny"))
-}
-
 /// What an agent's shell tried, with `{store}`, `{data}` and `{home}` filled in.
 const SHELL_ATTACKS: &[&str] = &[
     "rm -f {store}*",

@@ -116,6 +116,58 @@ impl Sandbox {
         self.output(c)
     }
 
+    /// `owner` claims `resource` guarded.
+    pub fn claim_guarded(&self, owner: &(String, String), resource: &str) {
+        let r = self.run_as(
+            owner,
+            &["claim", "--resource", resource, "--enforcement", "guarded"],
+        );
+        assert_eq!(r.code, 0, "claim failed: {}", r.stderr);
+    }
+
+    /// A core on this sandbox's store, on the real clock.
+    pub fn core(&self) -> acc_runtime::Core {
+        let ws = acc_runtime::workspace::discover(&self.ws_path(), &acc_runtime::env::Env::new())
+            .unwrap();
+        acc_runtime::Core::open(
+            ws,
+            &self.data_path(),
+            acc_runtime::store::OpenMode::ReadWrite,
+            acc_runtime::Ports::system(),
+        )
+        .unwrap()
+    }
+
+    /// A hooked conversation whose client process is this test process: every `acc` the
+    /// test starts from now on (through `script` too) runs as that client's agent would.
+    /// Returns the agent's session and generation.
+    pub fn hooked_client_is_this_test(&self) -> (String, String) {
+        use acc_runtime::core::bindings::binding_key;
+        use acc_runtime::core::sessions::OpenSession;
+        use acc_runtime::ids::ParticipantId;
+        let mut core = self.core();
+        let s = core
+            .open_session(OpenSession::new(
+                ParticipantId::parse("agent").unwrap(),
+                "scenario",
+                30_000,
+            ))
+            .unwrap();
+        let owner = acc_runtime::Owner::new(s.session_id.clone(), s.generation.clone());
+        core.put_binding(
+            &binding_key("agent-conversation"),
+            &owner,
+            "scenarioclient",
+            None,
+            Some(std::process::id()),
+        )
+        .unwrap();
+        (
+            s.session_id.as_str().to_string(),
+            s.generation.as_str().to_string(),
+        )
+    }
+
     pub fn attach(&self, participant: &str, extra: &[&str]) -> (String, String) {
         let mut args = vec!["attach", "--participant", participant];
         args.extend_from_slice(extra);

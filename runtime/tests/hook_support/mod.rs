@@ -433,3 +433,17 @@ impl Redactor {
         out
     }
 }
+
+/// Whether a client would take `run` as a refusal: exit 2, or a deny or block decision in any
+/// shipped client's JSON shape.
+pub fn is_deny(run: &HookRun) -> bool {
+    if run.code == 2 {
+        return true;
+    }
+    let Ok(v) = serde_json::from_str::<Value>(run.stdout.trim()) else {
+        return false;
+    };
+    v.pointer("/hookSpecificOutput/permissionDecision") == Some(&json!("deny"))
+        || v.get("decision") == Some(&json!("block"))
+        || v.get("decision") == Some(&json!("deny"))
+}
