@@ -533,6 +533,12 @@ fn not_acc(path: &Path) -> AccError {
 /// The snapshot's text at `path` (parse it with [`SnapshotText::parse`]): `Ok(None)` when
 /// there is none. Opened non-blocking and without following a symlink; its size is capped.
 pub fn read_text(path: &Path) -> Result<Option<String>> {
+    Ok(read_sealed(path)?.map(|(text, _)| text))
+}
+
+/// The snapshot's text at `path` and the seal of the file it was read from
+/// ([`super::guard_token::seal_of`], from the open file, so both are of one file).
+pub fn read_sealed(path: &Path) -> Result<Option<(String, String)>> {
     use std::os::unix::fs::OpenOptionsExt;
     let io =
         |what: String| AccError::new(ErrorCode::StoreIo, format!("{}: {what}", path.display()));
@@ -555,7 +561,17 @@ pub fn read_text(path: &Path) -> Result<Option<String>> {
     file.take(MAX_SNAPSHOT_BYTES)
         .read_to_string(&mut text)
         .map_err(|_| not_acc(path))?;
-    Ok(Some(text))
+    Ok(Some((text, super::guard_token::seal_of(&meta))))
+}
+
+/// The snapshot of the store at `store_file` when the published token vouches for it: the
+/// tag in its header is the token's and the file is the one the token sealed (not edited,
+/// replaced or copied back since). `None` otherwise: the caller reads the store.
+pub fn vouched_text(store_file: &Path) -> Option<(super::guard_token::Token, String)> {
+    let token = super::guard_token::read(store_file)?;
+    let (text, seal) = read_sealed(&path_for(store_file)).ok()??;
+    let tag = SnapshotText::parse(&text)?.tag;
+    (tag == token.tag && seal == token.seal).then_some((token, text))
 }
 
 #[cfg(test)]

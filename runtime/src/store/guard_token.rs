@@ -15,6 +15,14 @@
 //! token, and readers go to the store until the next write publishes one. The tag also
 //! names the store file (device and inode), so a store replaced by another file is never
 //! answered for from the old one's snapshot.
+//!
+//! After the tag the token carries the snapshot file's **seal**: its device, inode, change
+//! time (to the nanosecond) and size as they were right after it was written. No process
+//! can set a file's change time, and every write, rename or copy gives a file a new one, so
+//! a snapshot edited in place (claim lines deleted), replaced, or copied back from an
+//! earlier publication together with that publication's token no longer matches the token,
+//! and the guard goes to the store. What a same-user process can still do, deliberately, is
+//! write a new token naming the forged file's seal: ARCHITECTURE.md says so.
 
 use crate::error::{AccError, ErrorCode, Result};
 use std::io::{Read, Write};
@@ -68,14 +76,44 @@ pub(crate) fn withdraw(store_file: &Path) -> Result<()> {
     }
 }
 
-/// Whether a token is there at all (a store without one publishes at its next write).
+/// Whether a token of this store file, in this format, is there (a store without one
+/// publishes at its next write; so does one whose token an earlier acc wrote).
 pub(crate) fn present(store_file: &Path) -> bool {
-    path_for(store_file).symlink_metadata().is_ok()
+    read(store_file).is_some()
 }
 
-/// Publishes `tag`, atomically (a temporary file renamed over the token).
-pub(crate) fn publish(store_file: &Path, tag: &str) -> Result<()> {
+/// What a published token says: the publication's tag and the snapshot file's seal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub tag: String,
+    pub seal: String,
+}
+
+/// A file's seal: device, inode, change time and size, which a rewrite, a rename over it or
+/// a copy changes and no process can set back.
+pub fn seal_of(meta: &std::fs::Metadata) -> String {
+    format!(
+        "{}.{}.{}.{}.{}",
+        meta.dev(),
+        meta.ino(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.len()
+    )
+}
+
+/// Publishes `tag` with the seal of `snapshot_file` as it is now, atomically (a temporary
+/// file renamed over the token).
+pub(crate) fn publish(store_file: &Path, tag: &str, snapshot_file: &Path) -> Result<()> {
     let path = path_for(store_file);
+    let seal = std::fs::symlink_metadata(snapshot_file)
+        .map(|m| seal_of(&m))
+        .map_err(|e| {
+            AccError::new(
+                ErrorCode::StoreIo,
+                format!("{}: cannot be read ({e})", snapshot_file.display()),
+            )
+        })?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let temp = dir.join(format!(".{TOKEN_FILE}.{}.tmp", std::process::id()));
     let written = std::fs::OpenOptions::new()
@@ -83,7 +121,7 @@ pub(crate) fn publish(store_file: &Path, tag: &str) -> Result<()> {
         .create(true)
         .truncate(true)
         .open(&temp)
-        .and_then(|mut f| f.write_all(format!("{tag}\n").as_bytes()))
+        .and_then(|mut f| f.write_all(format!("{tag}\t{seal}\n").as_bytes()))
         .and_then(|()| std::fs::rename(&temp, &path));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
@@ -94,8 +132,8 @@ pub(crate) fn publish(store_file: &Path, tag: &str) -> Result<()> {
     })
 }
 
-/// The published tag, when there is a token and it names the store file as it is now.
-pub fn read(store_file: &Path) -> Option<String> {
+/// The published token, when there is one and it names the store file as it is now.
+pub fn read(store_file: &Path) -> Option<Token> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -104,12 +142,15 @@ pub fn read(store_file: &Path) -> Option<String> {
         .ok()?;
     let mut text = String::new();
     file.take(MAX_TOKEN_BYTES).read_to_string(&mut text).ok()?;
-    let tag = text.strip_suffix('\n')?;
-    if tag.is_empty() || tag.contains(['\n', '\t']) {
+    let line = text.strip_suffix('\n')?;
+    let (tag, seal) = line.split_once('\t')?;
+    if tag.is_empty() || seal.is_empty() || line.contains('\n') || seal.contains('\t') {
         return None;
     }
-    tag.starts_with(&identity(store_file)?)
-        .then(|| tag.to_string())
+    tag.starts_with(&identity(store_file)?).then(|| Token {
+        tag: tag.to_string(),
+        seal: seal.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -122,9 +163,16 @@ mod tests {
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
         assert_eq!(read(&store), None);
+        let snapshot = dir.path().join("snap");
+        std::fs::write(&snapshot, b"s").unwrap();
         let tag = new_tag(&store, 7).unwrap();
-        publish(&store, &tag).unwrap();
-        assert_eq!(read(&store).as_deref(), Some(tag.as_str()));
+        publish(&store, &tag, &snapshot).unwrap();
+        let token = read(&store).unwrap();
+        assert_eq!(token.tag, tag);
+        assert_eq!(
+            token.seal,
+            seal_of(&std::fs::symlink_metadata(&snapshot).unwrap())
+        );
         assert!(present(&store));
         withdraw(&store).unwrap();
         assert_eq!(read(&store), None);
@@ -136,11 +184,32 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
-        publish(&store, &new_tag(&store, 1).unwrap()).unwrap();
+        publish(&store, &new_tag(&store, 1).unwrap(), &store).unwrap();
         // The store moved aside and another file took its name.
         std::fs::rename(&store, dir.path().join("old.db")).unwrap();
         std::fs::write(&store, b"y").unwrap();
         assert_eq!(read(&store), None);
+    }
+
+    #[test]
+    fn a_snapshot_rewritten_or_copied_back_loses_its_seal() {
+        let dir = tempfile::tempdir().unwrap();
+        let snapshot = dir.path().join("snap");
+        std::fs::write(&snapshot, b"claims").unwrap();
+        let sealed = seal_of(&std::fs::symlink_metadata(&snapshot).unwrap());
+        let saved = dir.path().join("saved");
+        std::fs::copy(&snapshot, &saved).unwrap();
+        // Past the file system's timestamp granularity (a clock tick where it is coarse).
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Edited in place, to the same length.
+        std::fs::write(&snapshot, b"CLAIMS").unwrap();
+        let now = || seal_of(&std::fs::symlink_metadata(&snapshot).unwrap());
+        assert_ne!(now(), sealed);
+        // Copied back from the saved bytes: a new change time.
+        std::fs::copy(&saved, &snapshot).unwrap();
+        assert_ne!(now(), sealed);
+        std::fs::rename(&saved, &snapshot).unwrap();
+        assert_ne!(now(), sealed);
     }
 
     #[test]
@@ -163,7 +232,9 @@ mod tests {
         for bad in [
             String::new(),
             format!("{id}1.2.3"),
-            format!("{id}1\t2\n"),
+            format!("{id}1.2.3\n"),
+            format!("{id}1\t\n"),
+            format!("{id}1\t2\t3\n"),
             format!("{}\n", "1".repeat(300)),
         ] {
             std::fs::write(path_for(&store), bad.as_bytes()).unwrap();

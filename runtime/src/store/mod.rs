@@ -11,6 +11,7 @@ pub mod guard_snapshot;
 pub mod guard_token;
 pub mod read_only;
 pub mod schema;
+pub mod tamper;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
 use crate::ids::WorkspaceId;
@@ -379,7 +380,8 @@ impl Store {
                         path.display()
                     ),
                 )
-                .with("file", path.display().to_string()));
+                .with("file", path.display().to_string())
+                .with("workspaceId", id));
             }
             None => return Err(corrupt(path, "no workspace id recorded")),
         }
@@ -544,7 +546,7 @@ impl Store {
         )?;
         let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?)?;
         guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
-        guard_token::publish(&self.path, &tag)?;
+        guard_token::publish(&self.path, &tag, file)?;
         tx.commit()?;
         Ok(())
     }

@@ -77,6 +77,11 @@ pub struct DoctorArgs {
     /// Re-install the adapters whose files were edited or are missing.
     #[arg(long)]
     pub repair: bool,
+
+    /// Accept that a store acc found removed, replaced or robbed of guarded claims behind its
+    /// back has lost them: the claims it kept stop being refused (their owners claim again).
+    #[arg(long)]
+    pub accept_store_loss: bool,
 }
 
 pub fn install(inv: &Invocation<'_>, a: InstallArgs) -> Result<Output> {
@@ -147,7 +152,21 @@ fn refusal_error(report: &RunReport) -> Option<AccError> {
 pub fn doctor(inv: &Invocation<'_>, a: DoctorArgs) -> Result<Output> {
     let adapters = crate::registry::all();
     let ctx = context(inv, a.home.as_deref(), &adapters)?;
+    let accepted = if a.accept_store_loss {
+        installer::store_health::accept_loss(&ctx.acc_data_dir).map_err(|e| {
+            AccError::new(
+                ErrorCode::StoreIo,
+                format!(
+                    "cannot accept the store loss under {}: {e}",
+                    ctx.acc_data_dir.display()
+                ),
+            )
+        })?
+    } else {
+        Vec::new()
+    };
     let mut run = installer::run_doctor(&ctx, &adapters, a.repair).map_err(to_acc_error)?;
+    run.store.accepted_loss = accepted;
     if let Some(repaired) = &mut run.repaired {
         let home = a.home.is_some().then(|| ctx.home.clone());
         let ids: Vec<String> = repaired
@@ -350,6 +369,40 @@ pub fn render_doctor(run: &DoctorRun) -> String {
     );
     for problem in &store.problems {
         let _ = write!(out, "\n  error: {problem}");
+    }
+    for accepted in &store.accepted_loss {
+        let _ = write!(
+            out,
+            "\n  accepted the loss of {}: its kept claims are no longer refused",
+            accepted.display()
+        );
+    }
+    for t in &store.tampered {
+        let _ = write!(
+            out,
+            "\n  TAMPERED: {}: {} (found {}): {}",
+            t.store.display(),
+            t.what,
+            t.detected_at,
+            acc_sdk::peer_text::display(&t.detail)
+        );
+        for c in &t.kept_claims {
+            let _ = write!(
+                out,
+                "\n    kept claim {} on {} by {} (session {}) until {}",
+                c.claim_id,
+                acc_sdk::peer_text::display(&c.resource),
+                c.owner_participant_id,
+                c.owner_session_id,
+                c.expires_at
+            );
+        }
+        let _ = write!(
+            out,
+            "\n    kept in {}; to recover: {}",
+            t.marker.display(),
+            t.recovery
+        );
     }
     let _ = write!(
         out,

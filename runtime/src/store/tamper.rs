@@ -1,0 +1,397 @@
+//! A store that changed behind acc's back while guarded claims existed: removed, replaced by
+//! another workspace's store, or robbed of claim rows without a release. acc's own writes
+//! never do any of these, so when one is found, what the last published guarded-claims
+//! snapshot named ([`super::guard_snapshot`]) is kept in a marker beside the store
+//! (`<store dir>/store-tampered`) and the write guard refuses every write those claims
+//! covered until their leases run out or a person runs `acc doctor --accept-store-loss`.
+//!
+//! The marker is written once (the first finding wins; a later open never replaces it) and
+//! survives a fresh store created over the missing one, so a session start that creates a
+//! new store does not lift the refusal. A marker that cannot be written (a read-only data
+//! home) is still kept in this process, so the call that found it is refused all the same.
+
+use super::Store;
+use super::guard_snapshot::{self, SnapshotClaim, SnapshotText};
+use crate::error::Result;
+use rusqlite::{OptionalExtension, params};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The marker's file name, beside `acc.db`.
+pub const MARKER_FILE: &str = "store-tampered";
+
+/// The first field of the marker's first line.
+const MAGIC: &str = "acc-store-tampered";
+
+/// A marker larger than this was not written by acc (a snapshot is capped the same way).
+const MAX_MARKER_BYTES: u64 = guard_snapshot::MAX_SNAPSHOT_BYTES + 4096;
+
+/// What was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TamperKind {
+    /// `acc.db` is gone while its snapshot names live guarded claims.
+    StoreMissing,
+    /// `acc.db` belongs to another workspace.
+    StoreForeign,
+    /// Guarded claims the last publication named have no row and no release event.
+    ClaimsDeleted,
+}
+
+impl TamperKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TamperKind::StoreMissing => "store_missing",
+            TamperKind::StoreForeign => "store_foreign",
+            TamperKind::ClaimsDeleted => "claims_deleted",
+        }
+    }
+
+    fn parse(s: &str) -> Option<TamperKind> {
+        [
+            TamperKind::StoreMissing,
+            TamperKind::StoreForeign,
+            TamperKind::ClaimsDeleted,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+
+    /// What happened to the store, in words: `acc's store <what>`.
+    pub fn what(self) -> &'static str {
+        match self {
+            TamperKind::StoreMissing => "was removed",
+            TamperKind::StoreForeign => "was replaced by another workspace's store",
+            TamperKind::ClaimsDeleted => "lost guarded claims without a release",
+        }
+    }
+}
+
+/// A finding, with the claims the last publication named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub kind: TamperKind,
+    pub detected_at_ms: i64,
+    /// One line: which workspace the store belongs to, which claims vanished.
+    pub detail: String,
+    /// The guarded-claims snapshot as it was when the finding was made.
+    pub snapshot: String,
+}
+
+impl Marker {
+    /// Every guarded claim the kept snapshot names (none when it does not parse).
+    pub fn claims(&self) -> Vec<SnapshotClaim> {
+        let Some(text) = SnapshotText::parse(&self.snapshot) else {
+            return Vec::new();
+        };
+        text.claims().map_while(|c| c.map(|c| c.owned())).collect()
+    }
+
+    /// The kept claims whose lease has not run out at `now_ms`: the ones still refused.
+    pub fn live_claims(&self, now_ms: i64) -> Vec<SnapshotClaim> {
+        let mut claims = self.claims();
+        claims.retain(|c| c.expires_at_ms > now_ms);
+        claims
+    }
+
+    /// One line for `acc status`, `acc watch` and a session's turn.
+    pub fn summary(&self, now_ms: i64) -> String {
+        format!(
+            "acc's store {} behind acc's back (found {}); {} guarded claim(s) it held stay refused until a person runs `acc doctor`",
+            self.kind.what(),
+            crate::clock::to_iso(self.detected_at_ms),
+            self.live_claims(now_ms).len()
+        )
+    }
+
+    fn render(&self) -> String {
+        let detail: String = self
+            .detail
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        format!(
+            "{MAGIC}\t1\t{}\t{}\t{detail}\n{}",
+            self.kind.as_str(),
+            self.detected_at_ms,
+            self.snapshot
+        )
+    }
+
+    fn parse(text: &str) -> Option<Marker> {
+        let (header, snapshot) = text.split_once('\n')?;
+        let mut f = header.splitn(5, '\t');
+        if f.next()? != MAGIC || f.next()? != "1" {
+            return None;
+        }
+        Some(Marker {
+            kind: TamperKind::parse(f.next()?)?,
+            detected_at_ms: f.next()?.parse().ok()?,
+            detail: f.next()?.to_string(),
+            snapshot: snapshot.to_string(),
+        })
+    }
+}
+
+/// `<store dir>/store-tampered` for the store at `store_file`.
+pub fn path_for(store_file: &Path) -> PathBuf {
+    store_file.with_file_name(MARKER_FILE)
+}
+
+/// Findings this process could not write down, by store file.
+static UNWRITTEN: Mutex<Vec<(PathBuf, Marker)>> = Mutex::new(Vec::new());
+
+/// Whether the store at `store_file` is marked (one `stat`: the guard's fast path asks).
+pub fn marked(store_file: &Path) -> bool {
+    path_for(store_file).symlink_metadata().is_ok() || unwritten(store_file).is_some()
+}
+
+fn unwritten(store_file: &Path) -> Option<Marker> {
+    let kept = UNWRITTEN.lock().unwrap_or_else(|e| e.into_inner());
+    kept.iter()
+        .find(|(p, _)| p == store_file)
+        .map(|(_, m)| m.clone())
+}
+
+/// The marker of the store at `store_file`. A file at its place that acc did not write
+/// still marks the store, with no claims of its own to refuse.
+pub fn read(store_file: &Path) -> Option<Marker> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = path_for(store_file);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(&path);
+    let file = match file {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return unwritten(store_file),
+        Err(_) => return Some(unreadable()),
+    };
+    let mut text = String::new();
+    if file
+        .take(MAX_MARKER_BYTES)
+        .read_to_string(&mut text)
+        .is_err()
+    {
+        return Some(unreadable());
+    }
+    Some(Marker::parse(&text).unwrap_or_else(unreadable))
+}
+
+fn unreadable() -> Marker {
+    Marker {
+        kind: TamperKind::ClaimsDeleted,
+        detected_at_ms: 0,
+        detail: format!("the marker {MARKER_FILE} is not one acc wrote"),
+        snapshot: String::new(),
+    }
+}
+
+/// Removes the marker (a person accepted the loss); true when there was one.
+pub fn clear(store_file: &Path) -> std::io::Result<bool> {
+    UNWRITTEN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(p, _)| p != store_file);
+    match std::fs::remove_file(path_for(store_file)) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes the finding unless the store is marked already (the first finding stands).
+fn record(store_file: &Path, marker: Marker) {
+    if marked(store_file) {
+        return;
+    }
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path_for(store_file))
+        .and_then(|mut f| f.write_all(marker.render().as_bytes()));
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(_) => UNWRITTEN
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((store_file.to_path_buf(), marker)),
+    }
+}
+
+/// The last published snapshot of `workspace`'s store when it names a guarded claim live at
+/// `now_ms`: what acc last knew was guarded.
+fn last_known(store_file: &Path, workspace: &str) -> Option<String> {
+    let text = guard_snapshot::read_text(&guard_snapshot::path_for(store_file)).ok()??;
+    let parsed = SnapshotText::parse(&text)?;
+    (parsed.workspace_id == workspace).then_some(())?;
+    Some(text)
+}
+
+fn has_live_claim(text: &str, now_ms: i64) -> bool {
+    SnapshotText::parse(text)
+        .is_some_and(|t| t.claims().flatten().any(|c| c.expires_at_ms > now_ms))
+}
+
+/// Before opening a store that is not there: marks it when its snapshot still names live
+/// guarded claims (acc never removes a store; a person moving it aside is asked to say so).
+pub fn on_missing(store_file: &Path, workspace: &str, now_ms: i64) {
+    if marked(store_file) {
+        return;
+    }
+    let Some(snapshot) = last_known(store_file, workspace).filter(|t| has_live_claim(t, now_ms))
+    else {
+        return;
+    };
+    record(
+        store_file,
+        Marker {
+            kind: TamperKind::StoreMissing,
+            detected_at_ms: now_ms,
+            detail: format!("{} is gone", store_file.display()),
+            snapshot,
+        },
+    );
+}
+
+/// After finding that the store belongs to another workspace (`found`).
+pub fn on_foreign(store_file: &Path, workspace: &str, found: &str, now_ms: i64) {
+    if marked(store_file) {
+        return;
+    }
+    let Some(snapshot) = last_known(store_file, workspace).filter(|t| has_live_claim(t, now_ms))
+    else {
+        return;
+    };
+    record(
+        store_file,
+        Marker {
+            kind: TamperKind::StoreForeign,
+            detected_at_ms: now_ms,
+            detail: format!("{} belongs to workspace {found}", store_file.display()),
+            snapshot,
+        },
+    );
+}
+
+/// After opening the store: the live claims the last snapshot named that have neither a row
+/// nor a release in the store mark it. Costs one row read while the snapshot is of the
+/// store's claims version (every publication rewrites it), which is almost always.
+pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<()> {
+    let store_file = store.path().to_path_buf();
+    if store.is_ephemeral() || marked(&store_file) {
+        return Ok(());
+    }
+    let Some(snapshot) = last_known(&store_file, workspace) else {
+        return Ok(());
+    };
+    let Some(parsed) = SnapshotText::parse(&snapshot) else {
+        return Ok(());
+    };
+    let live: Vec<SnapshotClaim> = parsed
+        .claims()
+        .flatten()
+        .filter(|c| c.expires_at_ms > now_ms)
+        .map(|c| c.owned())
+        .collect();
+    if live.is_empty() {
+        return Ok(());
+    }
+    let snapshot_version = parsed.claims_version;
+    let vanished = store.read(|tx| {
+        if guard_snapshot::fingerprint(tx)? == snapshot_version {
+            return Ok(Vec::new());
+        }
+        let mut row = tx.prepare_cached("SELECT 1 FROM claims WHERE claim_id = ?1")?;
+        let mut released = tx.prepare_cached(
+            "SELECT 1 FROM events WHERE type IN ('claim.released', 'claim.force_released')
+             AND json_extract(payload, '$.claimId') = ?1 LIMIT 1",
+        )?;
+        let mut vanished = Vec::new();
+        for c in &live {
+            let id = c.claim_id.as_str();
+            if row.query_row(params![id], |_| Ok(())).optional()?.is_some() {
+                continue;
+            }
+            if released
+                .query_row(params![id], |_| Ok(()))
+                .optional()?
+                .is_none()
+            {
+                vanished.push(id.to_string());
+            }
+        }
+        Ok(vanished)
+    })?;
+    if vanished.is_empty() {
+        return Ok(());
+    }
+    record(
+        &store_file,
+        Marker {
+            kind: TamperKind::ClaimsDeleted,
+            detected_at_ms: now_ms,
+            detail: format!(
+                "{} guarded claim(s) gone without a release: {}",
+                vanished.len(),
+                vanished.join(", ")
+            ),
+            snapshot,
+        },
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SNAPSHOT: &str = "acc-guarded-claims\t3\t5\t1\tws1\t1.2.3\n100\tclaim_a\tsess_p\tpeer\tfile:src/**\n9000\tclaim_b\tsess_p\tpeer\tfile:docs/**\n\n";
+
+    #[test]
+    fn a_marker_reads_back_whole_and_keeps_the_live_claims() {
+        let m = Marker {
+            kind: TamperKind::StoreForeign,
+            detected_at_ms: 42,
+            detail: "a\tb\nc".into(),
+            snapshot: SNAPSHOT.into(),
+        };
+        let back = Marker::parse(&m.render()).unwrap();
+        assert_eq!(back.kind, TamperKind::StoreForeign);
+        assert_eq!(back.detail, "a b c");
+        assert_eq!(back.snapshot, SNAPSHOT);
+        assert_eq!(back.claims().len(), 2);
+        let live = back.live_claims(500);
+        assert_eq!(live.len(), 1);
+        assert_eq!(live[0].claim_id, "claim_b");
+        assert!(back.live_claims(9000).is_empty(), "expired claims stop");
+    }
+
+    #[test]
+    fn the_first_finding_stands_and_clearing_removes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("acc.db");
+        std::fs::write(guard_snapshot::path_for(&store), SNAPSHOT).unwrap();
+        on_missing(&store, "other", 0);
+        assert!(!marked(&store), "another workspace's snapshot says nothing");
+        on_missing(&store, "ws1", 10_000);
+        assert!(!marked(&store), "no live claim, nothing to keep");
+        on_missing(&store, "ws1", 500);
+        on_foreign(&store, "ws1", "ws2", 600);
+        let m = read(&store).unwrap();
+        assert_eq!((m.kind, m.detected_at_ms), (TamperKind::StoreMissing, 500));
+        assert!(clear(&store).unwrap());
+        assert!(!marked(&store) && read(&store).is_none());
+        assert!(!clear(&store).unwrap());
+    }
+
+    #[test]
+    fn a_marker_acc_did_not_write_still_marks_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("acc.db");
+        std::fs::write(path_for(&store), "hello").unwrap();
+        let m = read(&store).unwrap();
+        assert!(m.claims().is_empty());
+    }
+}

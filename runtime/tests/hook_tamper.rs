@@ -1,0 +1,288 @@
+//! A store changed behind acc's back fails closed (issue 24 §3). Each attack is what a
+//! script run by an agent can do without a tool call the guard reads (`python3 x.py`):
+//! plain file operations and SQL through its own connection. Each test plays the client:
+//! a call the hook allows is carried out, so the outcome is the claimed file's bytes.
+
+mod hook_support;
+
+use acc_runtime::Owner;
+use acc_runtime::installer::store_health;
+use acc_runtime::store::{guard_snapshot, guard_token, tamper};
+use hook_support::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+const ORIGINAL: &str = "the peer's work";
+
+struct Room {
+    sb: Sandbox,
+    peer: Owner,
+    store: PathBuf,
+}
+
+fn start(sb: &Sandbox, conv: &str) {
+    let run = hook(
+        sb.settings(certified, &[]),
+        &payload("sessionStart", conv, &sb.ws()),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+}
+
+/// `me` attached through the hook; `peer` holds a guarded claim on `src/**`, over
+/// `src/lib.rs`; the guard has answered once (the snapshot is published).
+fn room() -> Room {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.ws().join("src")).unwrap();
+    std::fs::write(sb.ws().join("src/lib.rs"), ORIGINAL).unwrap();
+    start(&sb, "me");
+    let peer = attach(&mut sb.core(), "peer", true);
+    claim(&mut sb.core(), &peer, "file:src/**", true);
+    let store = sb.core().store_path().to_path_buf();
+    let room = Room { sb, peer, store };
+    assert_eq!(room.attempt_write().code, 2, "guarded before the attack");
+    assert_eq!(room.attempt(&["docs/a.md"]).code, 0);
+    room
+}
+
+impl Room {
+    /// A Write of `paths` from `me`, carried out when allowed (`src/lib.rs` is overwritten).
+    fn attempt(&self, paths: &[&str]) -> HookRun {
+        let run = hook(
+            self.sb.settings(certified, &[]),
+            &write_payload("me", &self.sb.ws(), paths),
+        );
+        if run.code == 0 {
+            for p in paths {
+                let file = self.sb.ws().join(p);
+                if file.starts_with(self.sb.ws().join("src")) {
+                    std::fs::write(file, "clobbered").unwrap();
+                }
+            }
+        }
+        run
+    }
+
+    fn attempt_write(&self) -> HookRun {
+        self.attempt(&["src/lib.rs"])
+    }
+
+    /// A shell call from `me`: `rm -rf src` (its target named) or `python3 gen.py`
+    /// (no target acc can read), which would write `src/lib.rs`.
+    fn attempt_shell(&self, paths: Option<&[&str]>) -> HookRun {
+        let mut p = payload("beforeTool", "me", &self.sb.ws());
+        p["tool"] = match paths {
+            Some(paths) => json!({"name": "shell", "paths": paths}),
+            None => json!({"name": "shell"}),
+        };
+        let run = hook(self.sb.settings(certified, &[]), &p);
+        if run.code == 0 {
+            std::fs::write(self.sb.ws().join("src/lib.rs"), "clobbered").unwrap();
+        }
+        run
+    }
+
+    fn bytes(&self) -> String {
+        std::fs::read_to_string(self.sb.ws().join("src/lib.rs")).unwrap()
+    }
+
+    /// Every way in is refused, and the file keeps its bytes.
+    fn assert_refused(&self) {
+        let run = self.attempt_write();
+        assert_eq!(run.code, 2, "{run:?}");
+        assert!(run.stderr.contains("file:src/"), "{run:?}");
+        assert_eq!(self.attempt_shell(Some(&["src"])).code, 2);
+        assert_eq!(self.attempt_shell(None).code, 2);
+        assert_eq!(self.bytes(), ORIGINAL);
+    }
+
+    /// Refused with a reason saying what happened and who must act.
+    fn assert_refused_as_tampered(&self) {
+        self.assert_refused();
+        let run = self.attempt_write();
+        assert!(
+            run.stderr.contains("behind acc's back") && run.stderr.contains("`acc doctor`"),
+            "{run:?}"
+        );
+        assert!(tamper::marked(&self.store));
+    }
+
+    fn remove_store(&self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.store.display()));
+        }
+    }
+
+    fn turn(&self, conv: &str) -> HookRun {
+        hook(
+            self.sb.settings(certified, &[]),
+            &payload("beforeTurn", conv, &self.sb.ws()),
+        )
+    }
+}
+
+#[test]
+fn a_removed_store_refuses_what_it_guarded_even_after_a_fresh_store_is_created() {
+    let room = room();
+    room.remove_store();
+    room.assert_refused_as_tampered();
+    // An unclaimed path is still written.
+    assert_eq!(room.attempt(&["docs/b.md"]).code, 0);
+    // A new session start creates a fresh store over the missing one: still refused.
+    start(&room.sb, "newcomer");
+    assert!(room.store.exists());
+    room.assert_refused_as_tampered();
+    // Status and the turns say so.
+    let status = room.sb.core().status(None, false).unwrap();
+    let line = status.store_tampered.expect("status shows it");
+    assert!(line.contains("was removed"), "{line}");
+    let turn = room.turn("newcomer");
+    assert!(
+        turn.stdout.contains("ACC warning: acc's store was removed"),
+        "{turn:?}"
+    );
+}
+
+#[test]
+fn another_workspaces_store_copied_over_is_refused() {
+    let room = room();
+    // Another workspace's store: the same schema, another id.
+    let other = room.store.with_file_name("other.db");
+    std::fs::copy(&room.store, &other).unwrap();
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute(
+            "UPDATE meta SET value = 'workspace_elsewhere' WHERE key = 'workspace_id'",
+            [],
+        )
+        .unwrap();
+    std::fs::copy(&other, &room.store).unwrap();
+    room.assert_refused_as_tampered();
+    let m = tamper::read(&room.store).unwrap();
+    assert_eq!(m.kind, tamper::TamperKind::StoreForeign);
+}
+
+#[test]
+fn claim_rows_deleted_behind_accs_back_are_refused() {
+    let room = room();
+    rusqlite::Connection::open(&room.store)
+        .unwrap()
+        .execute_batch("DELETE FROM claims; DELETE FROM events;")
+        .unwrap();
+    room.assert_refused_as_tampered();
+    let m = tamper::read(&room.store).unwrap();
+    assert_eq!(m.kind, tamper::TamperKind::ClaimsDeleted);
+    // The owner's turn says so.
+    let turn = room.turn("me");
+    assert!(turn.stdout.contains("lost guarded claims"), "{turn:?}");
+}
+
+/// The snapshot with its claim lines removed (header and bindings kept).
+fn without_claims(text: &str) -> String {
+    let (header, rest) = text.split_once('\n').unwrap();
+    let bindings = match rest.strip_prefix('\n') {
+        Some(bindings) => bindings,
+        None => rest.split_once("\n\n").unwrap().1,
+    };
+    format!("{header}\n\n{bindings}")
+}
+
+#[test]
+fn a_snapshot_edited_to_drop_its_claims_vouches_for_nothing() {
+    let room = room();
+    let snapshot = guard_snapshot::path_for(&room.store);
+    let token = guard_token::path_for(&room.store);
+    let published = std::fs::read(&token).unwrap();
+    let text = std::fs::read_to_string(&snapshot).unwrap();
+    let forged = without_claims(&text);
+    assert_ne!(forged, text);
+    std::fs::write(&snapshot, &forged).unwrap();
+    room.assert_refused();
+    // The token written again, byte for byte: still not the file it sealed.
+    std::fs::write(&token, &published).unwrap();
+    room.assert_refused();
+    // A shell call the guard allows is watched from the store, not the forged snapshot:
+    // a claimed file it changes is detected.
+    let mut p = payload("beforeTool", "me", &room.sb.ws());
+    p["tool"] = json!({"name": "shell", "paths": ["docs/out"]});
+    assert_eq!(hook(room.sb.settings(certified, &[]), &p).code, 0);
+    std::fs::write(room.sb.ws().join("src/lib.rs"), "changed by the build").unwrap();
+    p["event"] = json!("afterTool");
+    let after = hook(room.sb.settings(certified, &[]), &p);
+    assert!(
+        after.stderr.contains("file:src/lib.rs modified"),
+        "{after:?}"
+    );
+}
+
+#[test]
+fn an_old_snapshot_and_token_copied_back_vouch_for_nothing() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.ws().join("src")).unwrap();
+    std::fs::write(sb.ws().join("src/lib.rs"), ORIGINAL).unwrap();
+    start(&sb, "me");
+    let peer = attach(&mut sb.core(), "peer", true);
+    let store = sb.core().store_path().to_path_buf();
+    let room = Room { sb, peer, store };
+    assert_eq!(room.attempt(&["docs/a.md"]).code, 0);
+    // Saved before the claim.
+    let saved = |p: &Path| (p.to_path_buf(), std::fs::read(p).unwrap());
+    let files = [
+        saved(&guard_snapshot::path_for(&room.store)),
+        saved(&guard_token::path_for(&room.store)),
+    ];
+    claim(&mut room.sb.core(), &room.peer, "file:src/**", true);
+    room.assert_refused();
+    for (path, bytes) in &files {
+        std::fs::write(path, bytes).unwrap();
+    }
+    room.assert_refused();
+}
+
+#[test]
+fn a_release_or_an_expiry_still_lifts_the_refusal() {
+    // Released through acc: nothing is tampered, the write goes through.
+    let room = room();
+    let mut core = room.sb.core();
+    let id = core.live_claims().unwrap()[0].claim_id.clone();
+    core.release_claim(&room.peer, &id).unwrap();
+    drop(core);
+    assert_eq!(room.attempt_write().code, 0);
+    assert!(!tamper::marked(&room.store));
+    assert_eq!(room.bytes(), "clobbered");
+
+    // Tampered, then the kept claim's lease runs out.
+    let room = self::room();
+    room.remove_store();
+    room.assert_refused_as_tampered();
+    room.sb.clock.advance_ms(24 * 3600 * 1000);
+    let run = room.attempt_write();
+    assert_eq!(run.code, 0, "{run:?}");
+}
+
+#[test]
+fn doctor_explains_and_accepting_the_loss_clears_it() {
+    let room = room();
+    rusqlite::Connection::open(&room.store)
+        .unwrap()
+        .execute("DELETE FROM claims", [])
+        .unwrap();
+    room.assert_refused_as_tampered();
+    let acc_dir = room.sb.data().join("acc");
+    let health = store_health::check(&acc_dir);
+    assert!(!health.healthy());
+    let t = &health.tampered[0];
+    assert_eq!(t.kind, "claims_deleted");
+    assert_eq!(t.kept_claims[0].resource, "file:src/**");
+    assert!(
+        t.recovery.contains("acc doctor --accept-store-loss"),
+        "{t:?}"
+    );
+
+    let accepted = store_health::accept_loss(&acc_dir).unwrap();
+    assert_eq!(accepted, vec![room.store.clone()]);
+    assert!(store_health::check(&acc_dir).healthy());
+    // The claims are gone for good: the write goes through, and nothing marks it again.
+    assert_eq!(room.attempt_write().code, 0);
+    assert!(!tamper::marked(&room.store));
+    assert_eq!(room.bytes(), "clobbered");
+}
