@@ -286,3 +286,66 @@ fn doctor_explains_and_accepting_the_loss_clears_it() {
     assert!(!tamper::marked(&room.store));
     assert_eq!(room.bytes(), "clobbered");
 }
+
+#[test]
+fn the_store_directory_removed_whole_is_refused_from_the_witness() {
+    let room = room();
+    std::fs::remove_dir_all(room.store.parent().unwrap()).unwrap();
+    room.assert_refused_as_tampered();
+    assert_eq!(
+        tamper::read(&room.store).unwrap().kind,
+        tamper::TamperKind::StoreMissing
+    );
+}
+
+#[test]
+fn another_workspaces_whole_directory_copied_over_is_refused() {
+    let room = room();
+    let dir = room.store.parent().unwrap();
+    // What another workspace's directory holds: its store, its snapshot and its token.
+    let other = rusqlite::Connection::open(&room.store).unwrap();
+    other
+        .execute_batch(
+            "UPDATE meta SET value = 'workspace_elsewhere' WHERE key = 'workspace_id';
+             DELETE FROM claims;",
+        )
+        .unwrap();
+    drop(other);
+    let snapshot = guard_snapshot::path_for(&room.store);
+    let text = std::fs::read_to_string(&snapshot).unwrap();
+    let ws_id = dir.file_name().unwrap().to_str().unwrap();
+    std::fs::write(
+        &snapshot,
+        without_claims(&text).replace(ws_id, "workspace_elsewhere"),
+    )
+    .unwrap();
+    std::fs::remove_file(guard_token::path_for(&room.store)).unwrap();
+    room.assert_refused_as_tampered();
+}
+
+#[test]
+fn claims_deleted_with_the_version_triggers_dropped_or_moved_to_me_are_refused() {
+    for sql in [
+        "DROP TRIGGER claims_version_on_delete; DELETE FROM claims;",
+        "DROP TRIGGER claims_version_on_update; UPDATE claims SET enforcement = 'advisory';",
+        "UPDATE claims SET expires_at = 0;",
+    ] {
+        let room = room();
+        rusqlite::Connection::open(&room.store)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        room.assert_refused_as_tampered();
+    }
+    // The claim handed to my own participant behind acc's back.
+    let room = room();
+    let me = bound_owner(&mut room.sb.core(), "me");
+    let conn = rusqlite::Connection::open(&room.store).unwrap();
+    conn.execute(
+        "UPDATE claims SET owner_session_id = ?1",
+        [me.session.as_str()],
+    )
+    .unwrap();
+    drop(conn);
+    room.assert_refused_as_tampered();
+}

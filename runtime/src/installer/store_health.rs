@@ -130,10 +130,15 @@ pub fn accept_loss(acc_data_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         if !tamper::marked(&store) {
             continue;
         }
+        let witness = crate::store::guard_snapshot::witness_path(&store);
         for file in [
-            crate::store::guard_token::path_for(&store),
-            crate::store::guard_snapshot::path_for(&store),
-        ] {
+            Some(crate::store::guard_token::path_for(&store)),
+            Some(crate::store::guard_snapshot::path_for(&store)),
+            witness,
+        ]
+        .into_iter()
+        .flatten()
+        {
             match std::fs::remove_file(&file) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -391,6 +391,30 @@ impl Text {
     }
 }
 
+/// A snapshot of `claims` alone (no bindings, so no fast path ever answers from it): what
+/// the tamper marker keeps ([`super::tamper`]).
+pub(crate) fn render_claims(workspace_id: &str, now_ms: i64, claims: &[SnapshotClaim]) -> String {
+    let mut text = Text::new(&Header {
+        claims_version: 0,
+        workspace_id,
+        now_ms,
+        tag: "kept",
+    });
+    for c in claims {
+        text.claim(
+            c.expires_at_ms,
+            [
+                &c.claim_id,
+                &c.owner_session_id,
+                &c.owner_participant_id,
+                &c.resource,
+            ],
+        );
+    }
+    text.end_claims();
+    text.0
+}
+
 /// The snapshot's text for `claims` and `bindings`.
 #[cfg(test)]
 fn render(header: &Header<'_>, claims: &[SnapshotClaim], bindings: &[SnapshotBinding]) -> String {
@@ -428,6 +452,45 @@ fn render(header: &Header<'_>, claims: &[SnapshotClaim], bindings: &[SnapshotBin
 /// `<store dir>/guarded-claims.tsv` for the store at `store_file`.
 pub fn path_for(store_file: &Path) -> PathBuf {
     store_file.with_file_name(SNAPSHOT_FILE)
+}
+
+/// The witness's suffix: `<data home>/acc/workspaces/<workspace id>.last-guarded.tsv`.
+const WITNESS_SUFFIX: &str = ".last-guarded.tsv";
+
+/// A copy of the last published snapshot kept beside the workspace directories rather than
+/// in the store's own, so that removing the store's directory, or copying another
+/// workspace's directory over it, leaves what acc last knew was guarded
+/// ([`super::tamper`]). `None` for a store outside a data home's `workspaces` directory.
+pub fn witness_path(store_file: &Path) -> Option<PathBuf> {
+    let dir = store_file.parent()?;
+    let workspaces = dir.parent()?;
+    if workspaces.file_name()? != "workspaces" {
+        return None;
+    }
+    let mut name = dir.file_name()?.to_os_string();
+    name.push(WITNESS_SUFFIX);
+    Some(workspaces.join(name))
+}
+
+/// `bytes` written to `path` through a temporary file renamed over it.
+fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let temp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
 }
 
 /// Which version of the claims the store holds: a counter every insert, update and delete
@@ -486,27 +549,16 @@ pub(crate) fn write(
         text.binding([s(0)?, s(1)?, s(2)?], session);
     }
     let bytes = text.0.into_bytes();
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let temp = dir.join(format!(
-        ".{SNAPSHOT_FILE}.{}.{nanos}.tmp",
-        std::process::id()
-    ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(&bytes))
-        .and_then(|()| std::fs::rename(&temp, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
+    if let Err(e) = replace_file(path, &bytes) {
         return Err(AccError::new(
             ErrorCode::StoreIo,
             format!("{}: cannot be written ({e})", path.display()),
         ));
+    }
+    // Best effort: the witness only ever adds claims to refuse when the store is found
+    // tampered with, and one that is behind names claims whose release the store recorded.
+    if let Some(witness) = witness_path(path) {
+        let _ = replace_file(&witness, &bytes);
     }
     let _ = std::fs::remove_file(path.with_file_name(LEGACY_FILE));
     Ok(())

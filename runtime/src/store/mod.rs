@@ -544,6 +544,9 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
+        // What the last publication named and a forger deleted would be forgotten by this
+        // one: it is kept first (best effort; the next open checks again).
+        let _ = tamper::check_before_publication(&tx, &self.path, &workspace, now_ms);
         let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?)?;
         guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
         guard_token::publish(&self.path, &tag, file)?;

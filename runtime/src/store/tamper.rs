@@ -13,7 +13,7 @@
 use super::Store;
 use super::guard_snapshot::{self, SnapshotClaim, SnapshotText};
 use crate::error::Result;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -200,16 +200,33 @@ pub fn clear(store_file: &Path) -> std::io::Result<bool> {
     }
 }
 
-/// Writes the finding unless the store is marked already (the first finding stands).
+/// Writes the finding unless the store is marked already (the first finding stands): whole
+/// or not at all (a temporary file hard-linked into place, which fails when one is there),
+/// creating the store's directory when it went with the store.
 fn record(store_file: &Path, marker: Marker) {
     if marked(store_file) {
         return;
     }
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path_for(store_file))
-        .and_then(|mut f| f.write_all(marker.render().as_bytes()));
+    let path = path_for(store_file);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let temp = dir.join(format!(".{MARKER_FILE}.{}.tmp", std::process::id()));
+    let written = {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .and_then(|()| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(&temp)
+            })
+            .and_then(|mut f| f.write_all(marker.render().as_bytes()))
+            .and_then(|()| std::fs::hard_link(&temp, &path))
+    };
+    let _ = std::fs::remove_file(&temp);
     match written {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -220,115 +237,151 @@ fn record(store_file: &Path, marker: Marker) {
     }
 }
 
-/// The last published snapshot of `workspace`'s store when it names a guarded claim live at
-/// `now_ms`: what acc last knew was guarded.
-fn last_known(store_file: &Path, workspace: &str) -> Option<String> {
-    let text = guard_snapshot::read_text(&guard_snapshot::path_for(store_file)).ok()??;
-    let parsed = SnapshotText::parse(&text)?;
-    (parsed.workspace_id == workspace).then_some(())?;
-    Some(text)
+/// The guarded claims acc last published for `workspace`'s store: those of the snapshot
+/// beside it and of its witness ([`guard_snapshot::witness_path`]), together (a claim in
+/// either is kept: a forger has to change both). `None` when neither is this workspace's.
+fn last_known(store_file: &Path, workspace: &str) -> Option<Vec<SnapshotClaim>> {
+    let sources = [
+        Some(guard_snapshot::path_for(store_file)),
+        guard_snapshot::witness_path(store_file),
+    ];
+    let mut found = false;
+    let mut claims: Vec<SnapshotClaim> = Vec::new();
+    for path in sources.into_iter().flatten() {
+        let Ok(Some(text)) = guard_snapshot::read_text(&path) else {
+            continue;
+        };
+        let Some(parsed) = SnapshotText::parse(&text) else {
+            continue;
+        };
+        if parsed.workspace_id != workspace {
+            continue;
+        }
+        found = true;
+        for c in parsed.claims().flatten() {
+            match claims.iter_mut().find(|k| k.claim_id == c.claim_id) {
+                Some(kept) => kept.expires_at_ms = kept.expires_at_ms.max(c.expires_at_ms),
+                None => claims.push(c.owned()),
+            }
+        }
+    }
+    found.then_some(claims)
 }
 
-fn has_live_claim(text: &str, now_ms: i64) -> bool {
-    SnapshotText::parse(text)
-        .is_some_and(|t| t.claims().flatten().any(|c| c.expires_at_ms > now_ms))
+fn live(claims: Vec<SnapshotClaim>, now_ms: i64) -> Vec<SnapshotClaim> {
+    claims
+        .into_iter()
+        .filter(|c| c.expires_at_ms > now_ms)
+        .collect()
 }
 
-/// Before opening a store that is not there: marks it when its snapshot still names live
-/// guarded claims (acc never removes a store; a person moving it aside is asked to say so).
-pub fn on_missing(store_file: &Path, workspace: &str, now_ms: i64) {
+/// Marks the store with `kind` when acc last knew of live guarded claims in it.
+fn mark_if_guarded(
+    store_file: &Path,
+    workspace: &str,
+    now_ms: i64,
+    kind: TamperKind,
+    detail: String,
+) {
     if marked(store_file) {
         return;
     }
-    let Some(snapshot) = last_known(store_file, workspace).filter(|t| has_live_claim(t, now_ms))
-    else {
+    let claims = live(
+        last_known(store_file, workspace).unwrap_or_default(),
+        now_ms,
+    );
+    if claims.is_empty() {
         return;
-    };
+    }
     record(
         store_file,
         Marker {
-            kind: TamperKind::StoreMissing,
+            kind,
             detected_at_ms: now_ms,
-            detail: format!("{} is gone", store_file.display()),
-            snapshot,
+            detail,
+            snapshot: guard_snapshot::render_claims(workspace, now_ms, &claims),
         },
+    );
+}
+
+/// Before opening a store that is not there: marks it when acc last knew of live guarded
+/// claims in it (acc never removes a store; a person who moved it aside says so to doctor).
+pub fn on_missing(store_file: &Path, workspace: &str, now_ms: i64) {
+    mark_if_guarded(
+        store_file,
+        workspace,
+        now_ms,
+        TamperKind::StoreMissing,
+        format!("{} is gone", store_file.display()),
     );
 }
 
 /// After finding that the store belongs to another workspace (`found`).
 pub fn on_foreign(store_file: &Path, workspace: &str, found: &str, now_ms: i64) {
-    if marked(store_file) {
-        return;
-    }
-    let Some(snapshot) = last_known(store_file, workspace).filter(|t| has_live_claim(t, now_ms))
-    else {
-        return;
-    };
-    record(
+    mark_if_guarded(
         store_file,
-        Marker {
-            kind: TamperKind::StoreForeign,
-            detected_at_ms: now_ms,
-            detail: format!("{} belongs to workspace {found}", store_file.display()),
-            snapshot,
-        },
+        workspace,
+        now_ms,
+        TamperKind::StoreForeign,
+        format!("{} belongs to workspace {found}", store_file.display()),
     );
 }
 
-/// After opening the store: the live claims the last snapshot named that have neither a row
-/// nor a release in the store mark it. Costs one row read while the snapshot is of the
-/// store's claims version (every publication rewrites it), which is almost always.
+/// After opening the store: marks it when a live guarded claim acc last published is not in
+/// it as published (no row, no longer guarded, expired early, or under another participant)
+/// and the store recorded no release of it. One statement over the claim index.
 pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<()> {
     let store_file = store.path().to_path_buf();
     if store.is_ephemeral() || marked(&store_file) {
         return Ok(());
     }
-    let Some(snapshot) = last_known(&store_file, workspace) else {
-        return Ok(());
-    };
-    let Some(parsed) = SnapshotText::parse(&snapshot) else {
-        return Ok(());
-    };
-    let live: Vec<SnapshotClaim> = parsed
-        .claims()
-        .flatten()
-        .filter(|c| c.expires_at_ms > now_ms)
-        .map(|c| c.owned())
-        .collect();
-    if live.is_empty() {
+    let claims = live(
+        last_known(&store_file, workspace).unwrap_or_default(),
+        now_ms,
+    );
+    if claims.is_empty() {
         return Ok(());
     }
-    let snapshot_version = parsed.claims_version;
-    let vanished = store.read(|tx| {
-        if guard_snapshot::fingerprint(tx)? == snapshot_version {
-            return Ok(Vec::new());
-        }
-        let mut row = tx.prepare_cached("SELECT 1 FROM claims WHERE claim_id = ?1")?;
-        let mut released = tx.prepare_cached(
-            "SELECT 1 FROM events WHERE type IN ('claim.released', 'claim.force_released')
-             AND json_extract(payload, '$.claimId') = ?1 LIMIT 1",
-        )?;
-        let mut vanished = Vec::new();
-        for c in &live {
-            let id = c.claim_id.as_str();
-            if row.query_row(params![id], |_| Ok(())).optional()?.is_some() {
-                continue;
-            }
-            if released
-                .query_row(params![id], |_| Ok(()))
-                .optional()?
-                .is_none()
-            {
-                vanished.push(id.to_string());
-            }
-        }
-        Ok(vanished)
-    })?;
-    if vanished.is_empty() {
+    let vanished = store.read(|tx| vanished(tx, &claims, now_ms))?;
+    mark_vanished(&store_file, workspace, now_ms, &claims, vanished);
+    Ok(())
+}
+
+/// The same check inside a writer's transaction, before it publishes a snapshot of the
+/// store as it now is (which would forget the claims a forger deleted).
+pub(crate) fn check_before_publication(
+    tx: &Connection,
+    store_file: &Path,
+    workspace: &str,
+    now_ms: i64,
+) -> Result<()> {
+    if marked(store_file) {
         return Ok(());
+    }
+    let claims = live(
+        last_known(store_file, workspace).unwrap_or_default(),
+        now_ms,
+    );
+    if claims.is_empty() {
+        return Ok(());
+    }
+    let vanished = vanished(tx, &claims, now_ms)?;
+    mark_vanished(store_file, workspace, now_ms, &claims, vanished);
+    Ok(())
+}
+
+fn mark_vanished(
+    store_file: &Path,
+    workspace: &str,
+    now_ms: i64,
+    claims: &[SnapshotClaim],
+    vanished: Vec<String>,
+) {
+    if vanished.is_empty() {
+        return;
     }
     record(
-        &store_file,
+        store_file,
         Marker {
             kind: TamperKind::ClaimsDeleted,
             detected_at_ms: now_ms,
@@ -337,10 +390,49 @@ pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<(
                 vanished.len(),
                 vanished.join(", ")
             ),
-            snapshot,
+            snapshot: guard_snapshot::render_claims(workspace, now_ms, claims),
         },
     );
-    Ok(())
+}
+
+/// The ids of `claims` the store no longer holds as they were published, without a release.
+fn vanished(tx: &Connection, claims: &[SnapshotClaim], now_ms: i64) -> Result<Vec<String>> {
+    let pairs = serde_json::Value::from(
+        claims
+            .iter()
+            .map(|c| serde_json::json!([c.claim_id.as_str(), c.owner_participant_id.as_str()]))
+            .collect::<Vec<_>>(),
+    )
+    .to_string();
+    let mut held = tx.prepare_cached(
+        "SELECT json_extract(j.value, '$[0]') FROM json_each(?1) j
+         JOIN claims c ON c.claim_id = json_extract(j.value, '$[0]')
+         JOIN sessions s ON s.session_id = c.owner_session_id
+         WHERE s.participant_id = json_extract(j.value, '$[1]')
+           AND c.enforcement = 'guarded' AND c.expires_at > ?2",
+    )?;
+    let held: Vec<String> = held
+        .query_map(params![pairs, now_ms], |r| r.get(0))?
+        .collect::<std::result::Result<_, _>>()?;
+    if held.len() == claims.len() {
+        return Ok(Vec::new());
+    }
+    let mut released = tx.prepare_cached(
+        "SELECT 1 FROM events WHERE type IN ('claim.released', 'claim.force_released')
+         AND json_extract(payload, '$.claimId') = ?1 LIMIT 1",
+    )?;
+    let mut vanished = Vec::new();
+    for c in claims.iter().filter(|c| !held.contains(&c.claim_id)) {
+        let id = c.claim_id.as_str();
+        if released
+            .query_row(params![id], |_| Ok(()))
+            .optional()?
+            .is_none()
+        {
+            vanished.push(id.to_string());
+        }
+    }
+    Ok(vanished)
 }
 
 #[cfg(test)]
