@@ -349,3 +349,84 @@ fn claims_deleted_with_the_version_triggers_dropped_or_moved_to_me_are_refused()
     drop(conn);
     room.assert_refused_as_tampered();
 }
+
+/// `acc` run by a person in the workspace, with the sandbox's data home.
+fn acc(room: &Room, args: &[&str]) -> (i32, String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_acc"))
+        .args(args)
+        .env_clear()
+        .env("HOME", home.path())
+        .env("ACC_DATA_HOME", room.sb.data())
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(room.sb.ws())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_cli_shows_it_and_doctor_accept_store_loss_clears_it() {
+    let room = room();
+    room.remove_store();
+    room.assert_refused_as_tampered();
+
+    let (code, status, _) = acc(&room, &["status"]);
+    assert_eq!(code, 0);
+    assert!(
+        status.contains("STORE TAMPERED: acc's store was removed behind acc's back"),
+        "{status}"
+    );
+    let (_, doctor, _) = acc(&room, &["doctor"]);
+    assert!(doctor.contains("store: UNHEALTHY"), "{doctor}");
+    assert!(
+        doctor.contains("TAMPERED:") && doctor.contains("was removed behind acc's back"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("kept claim") && doctor.contains("on file:src/** by peer"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("acc doctor --accept-store-loss"),
+        "{doctor}"
+    );
+    // Still refused: looking changes nothing.
+    room.assert_refused();
+
+    let (code, accepted, stderr) = acc(&room, &["doctor", "--accept-store-loss"]);
+    assert!(
+        accepted.contains("accepted the loss of"),
+        "{accepted}{stderr}"
+    );
+    assert!(
+        accepted.contains("store: healthy"),
+        "{accepted} (exit {code})"
+    );
+    assert!(!tamper::marked(&room.store));
+    let (_, status, _) = acc(&room, &["status"]);
+    assert!(!status.contains("TAMPERED"), "{status}");
+    assert_eq!(room.attempt_write().code, 0);
+    assert_eq!(room.bytes(), "clobbered");
+}
+
+#[test]
+fn a_store_held_locked_beside_an_edited_snapshot_is_answered_from_the_witness() {
+    let room = room();
+    let snapshot = guard_snapshot::path_for(&room.store);
+    let text = std::fs::read_to_string(&snapshot).unwrap();
+    std::fs::write(&snapshot, without_claims(&text)).unwrap();
+    // Another process holds the store: the guard answers from what acc last published.
+    let conn = rusqlite::Connection::open(&room.store).unwrap();
+    conn.execute_batch("PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT;")
+        .unwrap();
+    let run = room.attempt_write();
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("guarded-claims snapshot"), "{run:?}");
+    assert_eq!(room.bytes(), ORIGINAL);
+    drop(conn);
+}

@@ -90,7 +90,7 @@ fn tampered_store(store: &Path) -> Option<TamperedStore> {
         kind: marker.kind.as_str().to_owned(),
         detected_at: crate::clock::to_iso(marker.detected_at_ms),
         what: format!("acc's store {} behind acc's back", marker.kind.what()),
-        detail: marker.detail.clone(),
+        detail: marker.shown_detail(),
         kept_claims: marker
             .claims()
             .into_iter()

@@ -96,12 +96,35 @@ impl Marker {
 
     /// One line for `acc status`, `acc watch` and a session's turn.
     pub fn summary(&self, now_ms: i64) -> String {
+        let refused = match self.live_claims(now_ms).len() {
+            0 => {
+                "the guarded claims it held have run out; a person runs `acc doctor` to clear this"
+                    .to_string()
+            }
+            n => format!(
+                "{n} guarded claim(s) it held stay refused until a person runs `acc doctor`"
+            ),
+        };
         format!(
-            "acc's store {} behind acc's back (found {}); {} guarded claim(s) it held stay refused until a person runs `acc doctor`",
+            "acc's store {} behind acc's back (found {}); {refused}",
             self.kind.what(),
             crate::clock::to_iso(self.detected_at_ms),
-            self.live_claims(now_ms).len()
         )
+    }
+
+    /// The detail as doctor may print it: only plain characters and spaces (a marker is a
+    /// file a forger can write).
+    pub fn shown_detail(&self) -> String {
+        self.detail
+            .chars()
+            .map(|c| {
+                if acc_sdk::peer_text::is_plain(c) || c == ' ' {
+                    c
+                } else {
+                    '?'
+                }
+            })
+            .collect()
     }
 
     fn render(&self) -> String {
@@ -237,10 +260,17 @@ fn record(store_file: &Path, marker: Marker) {
     }
 }
 
-/// The guarded claims acc last published for `workspace`'s store: those of the snapshot
-/// beside it and of its witness ([`guard_snapshot::witness_path`]), together (a claim in
+/// The guarded claims acc last published for `workspace`'s store: the snapshot beside it
+/// when the token seals it (acc wrote it, and the witness is a copy of it), else those of
+/// the snapshot and of its witness ([`guard_snapshot::witness_path`]) together (a claim in
 /// either is kept: a forger has to change both). `None` when neither is this workspace's.
-fn last_known(store_file: &Path, workspace: &str) -> Option<Vec<SnapshotClaim>> {
+pub fn last_known(store_file: &Path, workspace: &str) -> Option<Vec<SnapshotClaim>> {
+    if let Some((_, text)) = guard_snapshot::vouched_text(store_file)
+        && let Some(parsed) = SnapshotText::parse(&text)
+        && parsed.workspace_id == workspace
+    {
+        return parsed.claims().map(|c| c.map(|c| c.owned())).collect();
+    }
     let sources = [
         Some(guard_snapshot::path_for(store_file)),
         guard_snapshot::witness_path(store_file),
@@ -312,7 +342,7 @@ pub fn on_missing(store_file: &Path, workspace: &str, now_ms: i64) {
         workspace,
         now_ms,
         TamperKind::StoreMissing,
-        format!("{} is gone", store_file.display()),
+        "the store file is gone".to_string(),
     );
 }
 
@@ -323,7 +353,10 @@ pub fn on_foreign(store_file: &Path, workspace: &str, found: &str, now_ms: i64) 
         workspace,
         now_ms,
         TamperKind::StoreForeign,
-        format!("{} belongs to workspace {found}", store_file.display()),
+        format!(
+            "the store file belongs to workspace {}",
+            acc_sdk::peer_text::display(found)
+        ),
     );
 }
 
@@ -397,13 +430,11 @@ fn mark_vanished(
 
 /// The ids of `claims` the store no longer holds as they were published, without a release.
 fn vanished(tx: &Connection, claims: &[SnapshotClaim], now_ms: i64) -> Result<Vec<String>> {
-    let pairs = serde_json::Value::from(
-        claims
-            .iter()
-            .map(|c| serde_json::json!([c.claim_id.as_str(), c.owner_participant_id.as_str()]))
-            .collect::<Vec<_>>(),
-    )
-    .to_string();
+    let pairs: Vec<(&str, &str)> = claims
+        .iter()
+        .map(|c| (c.claim_id.as_str(), c.owner_participant_id.as_str()))
+        .collect();
+    let pairs = serde_json::to_string(&pairs).unwrap_or_default();
     let mut held = tx.prepare_cached(
         "SELECT json_extract(j.value, '$[0]') FROM json_each(?1) j
          JOIN claims c ON c.claim_id = json_extract(j.value, '$[0]')

@@ -26,10 +26,9 @@ pub const UNINSTALL_ABOUT: &str = "Take acc's wiring back out. A user file still
 pub const UNINSTALL_EXAMPLES: &str =
     "Examples:\n  acc uninstall --dry-run\n  acc uninstall\n  acc uninstall --adapter codex --json";
 
-pub const DOCTOR_ABOUT: &str = "Check acc's installation: the stores under the data home, each client's presence and version, what acc installed for it and whether that is intact, edited or missing, each adapter's own checks (hook commands, skill, Codex hook trust), and the one next step. Read-only unless --repair, which re-installs the adapters whose files were edited or went missing.";
+pub const DOCTOR_ABOUT: &str = "Check acc's installation: the stores under the data home, each client's presence and version, what acc installed for it and whether that is intact, edited or missing, each adapter's own checks (hook commands, skill, Codex hook trust), and the one next step. It also names every store acc found removed, replaced by another workspace's, or robbed of guarded claims behind its back, with the claims it kept refusing and how to recover. Read-only unless --repair, which re-installs the adapters whose files were edited or went missing, or --accept-store-loss, which lifts those refusals once a person has decided the claims are gone.";
 
-pub const DOCTOR_EXAMPLES: &str =
-    "Examples:\n  acc doctor\n  acc doctor --json\n  acc doctor --repair";
+pub const DOCTOR_EXAMPLES: &str = "Examples:\n  acc doctor\n  acc doctor --json\n  acc doctor --repair\n  acc doctor --accept-store-loss";
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
@@ -384,7 +383,7 @@ pub fn render_doctor(run: &DoctorRun) -> String {
             t.store.display(),
             t.what,
             t.detected_at,
-            acc_sdk::peer_text::display(&t.detail)
+            t.detail
         );
         for c in &t.kept_claims {
             let _ = write!(
