@@ -23,17 +23,19 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     let tool = call.event.tool.as_ref()?;
     let conversation = bound::pin_conversation(call.event);
     let cwd = Path::new(&call.event.cwd);
-    let resolved =
-        bound_workspace::resolve(&call.data_home, conversation, cwd, call.settings.env.env())
-            .ok()?;
-    let store = paths::store_file(&call.data_home, &resolved.workspace.id);
+    // The pinned workspace and acc session (the conversation's own claims never refuse
+    // it); a conversation acc never pinned acts in its directory's workspace and owns none.
+    let (workspace, me) = match pin::read_pinned(&call.data_home, &binding_key(conversation)) {
+        Ok(Some(pinned)) => (pinned.workspace, pinned.facts.session_id),
+        _ => {
+            let env = call.settings.env.env();
+            let resolved = bound_workspace::resolve(&call.data_home, conversation, cwd, env);
+            (resolved.ok()?.workspace, None)
+        }
+    };
+    let store = paths::store_file(&call.data_home, &workspace.id);
     let marker = tamper::read(&store)?;
     let now = call.settings.ports.now();
-    // The conversation's own claims never refuse it.
-    let me = pin::read_pinned(&call.data_home, &binding_key(conversation))
-        .ok()
-        .flatten()
-        .and_then(|p| p.facts.session_id);
     let records: Vec<_> = marker
         .live_claims(now)
         .iter()
@@ -47,7 +49,7 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     let until = Instant::now() + call.deadline.remaining() / 4;
     let denial = match &tool.targets {
         Targets::Paths(paths) => {
-            let roots = verdict::roots_of_workspace(&resolved.workspace);
+            let roots = verdict::roots_of_workspace(&workspace);
             verdict::judge_paths(&guarded, &roots, cwd, paths, until)
         }
         Targets::Unreadable { reason } => verdict::unreadable(&guarded, Some(reason)),

@@ -364,6 +364,22 @@ impl Text {
         out.push('\n');
     }
 
+    /// Every claim of `claims`, then the end of the claims.
+    fn claims(&mut self, claims: &[SnapshotClaim]) {
+        for c in claims {
+            self.claim(
+                c.expires_at_ms,
+                [
+                    &c.claim_id,
+                    &c.owner_session_id,
+                    &c.owner_participant_id,
+                    &c.resource,
+                ],
+            );
+        }
+        self.end_claims();
+    }
+
     /// Ends the claims; bindings follow.
     fn end_claims(&mut self) {
         self.0.push('\n');
@@ -400,18 +416,7 @@ pub(crate) fn render_claims(workspace_id: &str, now_ms: i64, claims: &[SnapshotC
         now_ms,
         tag: "kept",
     });
-    for c in claims {
-        text.claim(
-            c.expires_at_ms,
-            [
-                &c.claim_id,
-                &c.owner_session_id,
-                &c.owner_participant_id,
-                &c.resource,
-            ],
-        );
-    }
-    text.end_claims();
+    text.claims(claims);
     text.0
 }
 
@@ -419,18 +424,7 @@ pub(crate) fn render_claims(workspace_id: &str, now_ms: i64, claims: &[SnapshotC
 #[cfg(test)]
 fn render(header: &Header<'_>, claims: &[SnapshotClaim], bindings: &[SnapshotBinding]) -> String {
     let mut text = Text::new(header);
-    for c in claims {
-        text.claim(
-            c.expires_at_ms,
-            [
-                &c.claim_id,
-                &c.owner_session_id,
-                &c.owner_participant_id,
-                &c.resource,
-            ],
-        );
-    }
-    text.end_claims();
+    text.claims(claims);
     for b in bindings {
         text.binding(
             [&b.binding_key, &b.session_id, &b.generation],

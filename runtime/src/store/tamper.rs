@@ -30,11 +30,12 @@ const MAX_MARKER_BYTES: u64 = guard_snapshot::MAX_SNAPSHOT_BYTES + 4096;
 /// What was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TamperKind {
-    /// `acc.db` is gone while its snapshot names live guarded claims.
+    /// `acc.db` is gone while acc last published live guarded claims for it.
     StoreMissing,
     /// `acc.db` belongs to another workspace.
     StoreForeign,
-    /// Guarded claims the last publication named have no row and no release event.
+    /// A live guarded claim the last publication named is not in the store as published
+    /// (no row, not guarded, expired early, another participant's) and was not released.
     ClaimsDeleted,
 }
 

@@ -126,14 +126,9 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         if let Some(answer) = guard_fast::before_tool(call) {
             return Ok(Handled { answer, core: None });
         }
-        // A store found removed, replaced or robbed of claims: what it last guarded is
-        // refused whatever the store now says.
-        if let Some(answer) = tamper_guard::before_tool(call) {
-            return Ok(Handled { answer, core: None });
-        }
-        // The guard must answer even when the store cannot be read in time. Opening the
-        // store may find it tampered with only now: its answer (or its failure) is then
-        // overruled for what the store last guarded.
+        // The guard must answer even when the store cannot be read in time. A store found
+        // removed, replaced or robbed of claims (by this call's open or an earlier one):
+        // what it last guarded is refused whatever the store now says or fails with.
         let answer = guard_fallback::raced(call);
         if let Some(answer) = tamper_guard::before_tool(call) {
             return Ok(Handled { answer, core: None });
