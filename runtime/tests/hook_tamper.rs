@@ -381,6 +381,11 @@ fn the_cli_shows_it_and_doctor_accept_store_loss_clears_it() {
         status.contains("STORE TAMPERED: acc's store was removed behind acc's back"),
         "{status}"
     );
+    let (_, frame, _) = acc(&room, &["watch", "--once", "--width", "200"]);
+    assert!(
+        frame.contains("! acc's store was removed behind acc's back"),
+        "{frame}"
+    );
     let (_, doctor, _) = acc(&room, &["doctor"]);
     assert!(doctor.contains("store: UNHEALTHY"), "{doctor}");
     assert!(
