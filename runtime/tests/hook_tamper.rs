@@ -435,3 +435,17 @@ fn a_store_held_locked_beside_an_edited_snapshot_is_answered_from_the_witness() 
     assert_eq!(room.bytes(), ORIGINAL);
     drop(conn);
 }
+
+#[test]
+fn a_long_lived_connection_does_not_publish_away_claims_a_forger_deleted() {
+    let room = room();
+    // An MCP server's store, opened before the attack and writing after it.
+    let mut server = room.sb.core();
+    rusqlite::Connection::open(&room.store)
+        .unwrap()
+        .execute("DELETE FROM claims", [])
+        .unwrap();
+    claim(&mut server, &room.peer, "file:docs/**", true);
+    drop(server);
+    room.assert_refused_as_tampered();
+}

@@ -148,6 +148,7 @@ impl Core {
                 tamper::on_foreign(&path, ws, found.unwrap_or("?"), now_ms);
             }
         })?;
+        store.set_clock(ports.clock.clone());
         // Best effort: a store that cannot be read now fails the caller's own reads anyway.
         let _ = tamper::check_claims(&mut store, ws, now_ms);
         Ok(Core {

@@ -363,11 +363,31 @@ pub fn on_foreign(store_file: &Path, workspace: &str, found: &str, now_ms: i64) 
 
 /// After opening the store: marks it when a live guarded claim acc last published is not in
 /// it as published (no row, no longer guarded, expired early, or under another participant)
-/// and the store recorded no release of it. One statement over the claim index.
+/// and the store recorded no release of it.
+///
+/// Almost always the sealed snapshot is of the store's claims version and the store holds
+/// as many live guarded claims as it names: then nothing was changed behind acc's back
+/// that could lift a claim (two row reads, no claim compared). Otherwise every claim is.
 pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<()> {
     let store_file = store.path().to_path_buf();
     if store.is_ephemeral() || marked(&store_file) {
         return Ok(());
+    }
+    if let Some((version, live)) = sealed_counts(&store_file, workspace, now_ms) {
+        if live == 0 {
+            return Ok(());
+        }
+        let unchanged = store.read(|tx| {
+            let held: i64 = tx
+                .prepare_cached(
+                    "SELECT count(*) FROM claims WHERE enforcement = 'guarded' AND expires_at > ?1",
+                )?
+                .query_row(params![now_ms], |r| r.get(0))?;
+            Ok(guard_snapshot::fingerprint(tx)? == version && held as usize == live)
+        })?;
+        if unchanged {
+            return Ok(());
+        }
     }
     let claims = live(
         last_known(&store_file, workspace).unwrap_or_default(),
@@ -381,26 +401,54 @@ pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<(
     Ok(())
 }
 
-/// The same check inside a writer's transaction, before it publishes a snapshot of the
-/// store as it now is (which would forget the claims a forger deleted).
-pub(crate) fn check_before_publication(
+/// The claims version of the snapshot its token seals, and how many of its claims are live
+/// at `now_ms` (counted without copying a line).
+fn sealed_counts(store_file: &Path, workspace: &str, now_ms: i64) -> Option<(i64, usize)> {
+    let (_, text) = guard_snapshot::vouched_text(store_file)?;
+    let parsed = SnapshotText::parse(&text)?;
+    if parsed.workspace_id != workspace {
+        return None;
+    }
+    let mut live = 0;
+    for line in parsed.claims() {
+        live += usize::from(line?.expires_at_ms > now_ms);
+    }
+    Some((parsed.claims_version, live))
+}
+
+/// Inside a write transaction of a connection that has not seen the store's claims version
+/// `version` (another process changed it since): unless the sealed snapshot is of that
+/// version (acc published it), the full check, so that this write's publication cannot
+/// forget claims a forger removed (a long-lived connection, such as the MCP server's,
+/// opens no store before it writes).
+pub(crate) fn check_before_write(
     tx: &Connection,
     store_file: &Path,
-    workspace: &str,
+    version: i64,
     now_ms: i64,
 ) -> Result<()> {
     if marked(store_file) {
         return Ok(());
     }
+    if let Some((_, text)) = guard_snapshot::vouched_text(store_file)
+        && SnapshotText::parse(&text).is_some_and(|t| t.claims_version == version)
+    {
+        return Ok(());
+    }
+    let workspace: String = tx.query_row(
+        "SELECT value FROM meta WHERE key = 'workspace_id'",
+        [],
+        |r| r.get(0),
+    )?;
     let claims = live(
-        last_known(store_file, workspace).unwrap_or_default(),
+        last_known(store_file, &workspace).unwrap_or_default(),
         now_ms,
     );
     if claims.is_empty() {
         return Ok(());
     }
     let vanished = vanished(tx, &claims, now_ms)?;
-    mark_vanished(store_file, workspace, now_ms, &claims, vanished);
+    mark_vanished(store_file, &workspace, now_ms, &claims, vanished);
     Ok(())
 }
 
