@@ -47,8 +47,9 @@ fn identity(store_file: &Path) -> Option<String> {
 }
 
 /// A tag no earlier publication for this store used: its identity, the guard version,
-/// this process and the time.
-pub(crate) fn new_tag(store_file: &Path, version: i64) -> Result<String> {
+/// this process, the time, and the store's schema cookie (`PRAGMA schema_version`, which
+/// every schema change bumps: a trigger dropped behind acc's back changes it).
+pub(crate) fn new_tag(store_file: &Path, version: i64, schema: i64) -> Result<String> {
     let id = identity(store_file).ok_or_else(|| {
         AccError::new(
             ErrorCode::StoreIo,
@@ -59,7 +60,18 @@ pub(crate) fn new_tag(store_file: &Path, version: i64) -> Result<String> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    Ok(format!("{id}{version}.{}.{nanos}", std::process::id()))
+    Ok(format!(
+        "{id}{version}.{}.{nanos}{SCHEMA_MARK}{schema}",
+        std::process::id()
+    ))
+}
+
+/// What precedes the schema cookie at the end of a tag.
+const SCHEMA_MARK: &str = ".s";
+
+/// The schema cookie a tag names.
+pub fn schema_of(tag: &str) -> Option<i64> {
+    tag.rsplit_once(SCHEMA_MARK)?.1.parse().ok()
 }
 
 /// Removes the token: from now on readers go to the store. A token that cannot be removed
@@ -165,10 +177,11 @@ mod tests {
         assert_eq!(read(&store), None);
         let snapshot = dir.path().join("snap");
         std::fs::write(&snapshot, b"s").unwrap();
-        let tag = new_tag(&store, 7).unwrap();
+        let tag = new_tag(&store, 7, 3).unwrap();
         publish(&store, &tag, &snapshot).unwrap();
         let token = read(&store).unwrap();
         assert_eq!(token.tag, tag);
+        assert_eq!(schema_of(&token.tag), Some(3));
         assert_eq!(
             token.seal,
             seal_of(&std::fs::symlink_metadata(&snapshot).unwrap())
@@ -184,7 +197,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
-        publish(&store, &new_tag(&store, 1).unwrap(), &store).unwrap();
+        publish(&store, &new_tag(&store, 1, 3).unwrap(), &store).unwrap();
         // The store moved aside and another file took its name.
         std::fs::rename(&store, dir.path().join("old.db")).unwrap();
         std::fs::write(&store, b"y").unwrap();
@@ -217,9 +230,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
-        let a = new_tag(&store, 1).unwrap();
+        let a = new_tag(&store, 1, 3).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(1));
-        let b = new_tag(&store, 1).unwrap();
+        let b = new_tag(&store, 1, 3).unwrap();
         assert_ne!(a, b);
     }
 

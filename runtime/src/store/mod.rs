@@ -207,6 +207,11 @@ impl Store {
         self.clock = clock;
     }
 
+    /// Records that the store's claims version `version` was found to be acc's own.
+    pub(crate) fn saw_version(&mut self, version: i64) {
+        self.known_version = Some(version);
+    }
+
     /// The file this store lives in (the would-be file for an empty read-only store).
     pub fn path(&self) -> &Path {
         &self.path
@@ -572,7 +577,8 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
-        let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?)?;
+        let schema: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+        let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?, schema)?;
         guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
         guard_token::publish(&self.path, &tag, file)?;
         tx.commit()?;

@@ -365,27 +365,31 @@ pub fn on_foreign(store_file: &Path, workspace: &str, found: &str, now_ms: i64) 
 /// it as published (no row, no longer guarded, expired early, or under another participant)
 /// and the store recorded no release of it.
 ///
-/// Almost always the sealed snapshot is of the store's claims version and the store holds
-/// as many live guarded claims as it names: then nothing was changed behind acc's back
-/// that could lift a claim (two row reads, no claim compared). Otherwise every claim is.
+/// Almost always the sealed snapshot is of the store's claims version and its schema (no
+/// trigger that bumps the version was dropped since): then no claim changed since acc
+/// published it (one row read, no claim compared). Otherwise every claim is compared.
 pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<()> {
     let store_file = store.path().to_path_buf();
     if store.is_ephemeral() || marked(&store_file) {
         return Ok(());
     }
-    if let Some((version, live)) = sealed_counts(&store_file, workspace, now_ms) {
-        if live == 0 {
+    if let Some(sealed) = sealed_state(&store_file, workspace, now_ms) {
+        if sealed.live == 0 {
             return Ok(());
         }
         let unchanged = store.read(|tx| {
-            let held: i64 = tx
+            let (version, schema): (i64, i64) = tx
                 .prepare_cached(
-                    "SELECT count(*) FROM claims WHERE enforcement = 'guarded' AND expires_at > ?1",
+                    "SELECT CAST(value AS INTEGER),
+                            (SELECT schema_version FROM pragma_schema_version)
+                     FROM meta WHERE key = 'claims_version'",
                 )?
-                .query_row(params![now_ms], |r| r.get(0))?;
-            Ok(guard_snapshot::fingerprint(tx)? == version && held as usize == live)
+                .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(version == sealed.version && Some(schema) == sealed.schema)
         })?;
         if unchanged {
+            // This connection's first write need not look again.
+            store.saw_version(sealed.version);
             return Ok(());
         }
     }
@@ -401,19 +405,27 @@ pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<(
     Ok(())
 }
 
-/// The claims version of the snapshot its token seals, and how many of its claims are live
-/// at `now_ms` (counted without copying a line).
-fn sealed_counts(store_file: &Path, workspace: &str, now_ms: i64) -> Option<(i64, usize)> {
-    let (_, text) = guard_snapshot::vouched_text(store_file)?;
+/// What the sealed snapshot says of the store it was published from.
+struct Sealed {
+    /// Its claims version.
+    version: i64,
+    /// The store's schema cookie at publication.
+    schema: Option<i64>,
+    /// How many of its claims are live at the time asked (counted without copying a line).
+    live: usize,
+}
+
+fn sealed_state(store_file: &Path, workspace: &str, now_ms: i64) -> Option<Sealed> {
+    let (token, text) = guard_snapshot::vouched_text(store_file)?;
     let parsed = SnapshotText::parse(&text)?;
     if parsed.workspace_id != workspace {
         return None;
     }
-    let mut live = 0;
-    for line in parsed.claims() {
-        live += usize::from(line?.expires_at_ms > now_ms);
-    }
-    Some((parsed.claims_version, live))
+    Some(Sealed {
+        version: parsed.claims_version,
+        schema: super::guard_token::schema_of(&token.tag),
+        live: parsed.live_count(now_ms)?,
+    })
 }
 
 /// Inside a write transaction of a connection that has not seen the store's claims version
@@ -430,10 +442,13 @@ pub(crate) fn check_before_write(
     if marked(store_file) {
         return Ok(());
     }
-    if let Some((_, text)) = guard_snapshot::vouched_text(store_file)
+    if let Some((token, text)) = guard_snapshot::vouched_text(store_file)
         && SnapshotText::parse(&text).is_some_and(|t| t.claims_version == version)
     {
-        return Ok(());
+        let schema: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+        if super::guard_token::schema_of(&token.tag) == Some(schema) {
+            return Ok(());
+        }
     }
     let workspace: String = tx.query_row(
         "SELECT value FROM meta WHERE key = 'workspace_id'",
