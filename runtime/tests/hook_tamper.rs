@@ -173,7 +173,10 @@ fn claim_rows_deleted_behind_accs_back_are_refused() {
     assert_eq!(m.kind, tamper::TamperKind::ClaimsDeleted);
     // The owner's turn says so.
     let turn = room.turn("me");
-    assert!(turn.stdout.contains("lost guarded claims"), "{turn:?}");
+    assert!(
+        turn.stdout.contains("had guarded claims deleted"),
+        "{turn:?}"
+    );
 }
 
 /// The snapshot with its claim lines removed (header and bindings kept).
@@ -359,6 +362,7 @@ fn acc(room: &Room, args: &[&str]) -> (i32, String, String) {
         .env("HOME", home.path())
         .env("ACC_DATA_HOME", room.sb.data())
         .env("PATH", "/usr/bin:/bin")
+        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
         .current_dir(room.sb.ws())
         .output()
         .unwrap();
@@ -448,4 +452,41 @@ fn a_long_lived_connection_does_not_publish_away_claims_a_forger_deleted() {
     claim(&mut server, &room.peer, "file:docs/**", true);
     drop(server);
     room.assert_refused_as_tampered();
+}
+
+/// What a person and the agents are shown, pinned: the refusal, the turn's warning, the
+/// status line and doctor's account.
+#[test]
+fn what_is_shown_of_a_tampered_store() {
+    let room = room();
+    rusqlite::Connection::open(&room.store)
+        .unwrap()
+        .execute("DELETE FROM claims", [])
+        .unwrap();
+    let refused = room.attempt_write();
+    let turn = room.turn("me");
+    let warning = turn
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("ACC warning"))
+        .unwrap_or_default()
+        .to_string();
+    let (_, status, _) = acc(&room, &["status"]);
+    let (_, doctor, _) = acc(&room, &["doctor"]);
+    let store_lines: String = doctor
+        .lines()
+        .take_while(|l| !l.starts_with("install record:"))
+        .chain(doctor.lines().filter(|l| l.starts_with("next step:")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ws_id = room.store.parent().unwrap().file_name().unwrap();
+    let mut redact = Redactor::new(&room.sb);
+    let shown = redact
+        .apply(&format!(
+            "refusal: {}\nturn: {warning}\nstatus: {}\n{store_lines}",
+            refused.stderr.trim_end(),
+            status.trim_end()
+        ))
+        .replace(ws_id.to_str().unwrap(), "[WSID]");
+    insta::assert_snapshot!(shown);
 }

@@ -63,7 +63,7 @@ impl TamperKind {
         match self {
             TamperKind::StoreMissing => "was removed",
             TamperKind::StoreForeign => "was replaced by another workspace's store",
-            TamperKind::ClaimsDeleted => "lost guarded claims without a release",
+            TamperKind::ClaimsDeleted => "had guarded claims deleted",
         }
     }
 }
@@ -119,7 +119,7 @@ impl Marker {
         self.detail
             .chars()
             .map(|c| {
-                if acc_sdk::peer_text::is_plain(c) || c == ' ' {
+                if acc_sdk::peer_text::is_plain(c) || matches!(c, ' ' | '(' | ')') {
                     c
                 } else {
                     '?'
