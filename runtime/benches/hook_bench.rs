@@ -16,7 +16,7 @@
 //! Run with `cargo bench -p acc-runtime --bench hook_bench`. Results belong in
 //! docs/PERFORMANCE.md ("Hook runtime"). With `ACC_BENCH_DIR=<dir>` the populated store
 //! (left as populated), its copy `template.db` and each case's payload
-//! (`payloads/{deny,allow,turn,start}.json`) are kept for profiling one process.
+//! (`payloads/{deny,allow,shell,turn,start}.json`) are kept for profiling one process.
 
 use acc_runtime::core::claims::ClaimRequest;
 use acc_runtime::core::messages::SendMessage;
@@ -328,6 +328,7 @@ fn main() {
         &[
             ("deny", &covered),
             ("allow", &free),
+            ("shell", &readable),
             ("turn", &turn),
             ("start", &fresh_start),
         ],

@@ -102,12 +102,12 @@ fn readers_read_a_read_only_data_home_and_writers_name_its_directory() {
     )
     .ok();
     set_mode_all(&home.data, 0o555, 0o444);
+    // The store's directory (beside it, the snapshot's witness file).
     let store_dir = std::fs::read_dir(home.data.join("acc/workspaces"))
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap();
     let listing = || {
         let mut names: Vec<_> = std::fs::read_dir(&store_dir)
             .unwrap()

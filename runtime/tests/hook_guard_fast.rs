@@ -207,7 +207,9 @@ fn a_publication_that_fails_leaves_no_token_and_the_next_write_publishes() {
     assert!(!guard_token::path_for(&store).exists());
     std::fs::remove_dir(&snapshot).unwrap();
     sb.core().heartbeat(&me).unwrap();
-    let tag = guard_token::read(&store).expect("published at the next write");
+    let tag = guard_token::read(&store)
+        .expect("published at the next write")
+        .tag;
     let text = std::fs::read_to_string(&snapshot).unwrap();
     let parsed = acc_runtime::store::guard_snapshot::SnapshotText::parse(&text).unwrap();
     assert_eq!(parsed.tag, tag);

@@ -34,7 +34,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{Generation, IdKind, IdSource, RandomIds, SessionId};
 use crate::paths;
-use crate::store::{Genesis, OpenMode, Store};
+use crate::store::{Genesis, OpenMode, Store, tamper};
 use crate::workspace::WorkspaceDescriptor;
 use presence::{PidProbe, SystemPidProbe};
 use std::path::Path;
@@ -131,10 +131,26 @@ impl Core {
         paths::refuse_inside_roots(data_home, &workspace.roots)?;
         refuse_non_directory_home(data_home)?;
         let path = paths::store_file(data_home, &workspace.id);
-        let store = Store::open(&path, &workspace.id, mode, || Genesis {
+        // A store that changed behind acc's back while guarded claims existed is marked
+        // before anything is created over it ([`crate::store::tamper`]).
+        let now_ms = ports.now();
+        let ws = workspace.id.as_str();
+        if std::fs::symlink_metadata(&path).is_err() {
+            tamper::on_missing(&path, ws, now_ms);
+        }
+        let mut store = Store::open(&path, &workspace.id, mode, || Genesis {
             now_ms: ports.now(),
             event_id: ports.ids.next(IdKind::Event),
+        })
+        .inspect_err(|e| {
+            if e.code == ErrorCode::StoreForeign {
+                let found = e.details.get("workspaceId").and_then(|v| v.as_str());
+                tamper::on_foreign(&path, ws, found.unwrap_or("?"), now_ms);
+            }
         })?;
+        store.set_clock(ports.clock.clone());
+        // Best effort: a store that cannot be read now fails the caller's own reads anyway.
+        let _ = tamper::check_claims(&mut store, ws, now_ms);
         Ok(Core {
             store,
             ports,

@@ -103,6 +103,10 @@ pub struct StatusReport {
     /// to (filled by the caller, which knows the directory); left out when they agree.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub workspace_faults: Vec<String>,
+    /// The store changed behind acc's back while guarded claims existed (removed, replaced,
+    /// claims deleted): one line, until a person runs `acc doctor`; left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_tampered: Option<String>,
 }
 
 /// `none` without live claims; `guarded` only when every live session and every live claim
@@ -227,53 +231,60 @@ impl Core {
         let ws = &self.workspace;
         let store_exists = !self.store.is_ephemeral();
         let store_path = self.store.path().display().to_string();
-        self.store.read(|c| {
-            let attention = match owner {
-                Some(o) => {
-                    let me = check_owner(c, o)?;
-                    attention::for_participant(c, ports, now, &me.participant_id)?
-                }
-                None => Vec::new(),
-            };
-            let room = room(c, ports, now, all)?;
-            let claims = room
-                .claims
-                .into_iter()
-                .map(|claim| {
-                    let ended = claims::session_ended(c, ports, now, &claim.owner_session_id)?;
-                    Ok(StatusClaim {
-                        claim,
-                        owner_session: if ended {
-                            OwnerSession::Ended
-                        } else {
-                            OwnerSession::Live
-                        },
+        self.store
+            .read(|c| {
+                let attention = match owner {
+                    Some(o) => {
+                        let me = check_owner(c, o)?;
+                        attention::for_participant(c, ports, now, &me.participant_id)?
+                    }
+                    None => Vec::new(),
+                };
+                let room = room(c, ports, now, all)?;
+                let claims = room
+                    .claims
+                    .into_iter()
+                    .map(|claim| {
+                        let ended = claims::session_ended(c, ports, now, &claim.owner_session_id)?;
+                        Ok(StatusClaim {
+                            claim,
+                            owner_session: if ended {
+                                OwnerSession::Ended
+                            } else {
+                                OwnerSession::Live
+                            },
+                        })
                     })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(StatusReport {
+                    workspace: WorkspaceSummary {
+                        id: ws.id.as_str().to_owned(),
+                        display_name: ws.display_name.clone(),
+                        source: ws.source,
+                        roots: ws.roots.iter().map(|r| r.display().to_string()).collect(),
+                        store: store_path,
+                        store_exists,
+                    },
+                    counts: StatusCounts {
+                        live_sessions: room.live_sessions,
+                        live_claims: claims.len() as u64,
+                        unretrieved: unretrieved(c)?,
+                    },
+                    sessions: room.sessions,
+                    claims,
+                    protection: room.protection,
+                    attention,
+                    refused_writes: RefusedWrites::default(),
+                    detected_writes: RefusedWrites::default(),
+                    workspace_faults: Vec::new(),
+                    store_tampered: None,
                 })
-                .collect::<Result<Vec<_>>>()?;
-            Ok(StatusReport {
-                workspace: WorkspaceSummary {
-                    id: ws.id.as_str().to_owned(),
-                    display_name: ws.display_name.clone(),
-                    source: ws.source,
-                    roots: ws.roots.iter().map(|r| r.display().to_string()).collect(),
-                    store: store_path,
-                    store_exists,
-                },
-                counts: StatusCounts {
-                    live_sessions: room.live_sessions,
-                    live_claims: claims.len() as u64,
-                    unretrieved: unretrieved(c)?,
-                },
-                sessions: room.sessions,
-                claims,
-                protection: room.protection,
-                attention,
-                refused_writes: RefusedWrites::default(),
-                detected_writes: RefusedWrites::default(),
-                workspace_faults: Vec::new(),
             })
-        })
+            .map(|mut report| {
+                report.store_tampered = crate::store::tamper::read(self.store_path())
+                    .map(|m| m.summary(self.ports.now()));
+                report
+            })
     }
 }
 

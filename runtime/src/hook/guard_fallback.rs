@@ -3,7 +3,9 @@
 //! timing out and allowing.
 //!
 //! It needs the conversation's pin (which workspace, which acc session: its own claims
-//! never deny) and a snapshot; without either it has nothing to judge by, and the call
+//! never deny) and a snapshot (one its token does not seal is judged together with the
+//! witness, [`crate::store::tamper::last_known`]); without either it has nothing to judge
+//! by, and the call
 //! fails open as before, with the store's reason code. Whatever it answers, a stderr line
 //! says the store was unavailable and that the snapshot answered.
 
@@ -18,7 +20,8 @@ use crate::core::model::{ClaimMode, Enforcement};
 use crate::core::resources::Resource;
 use crate::ids::{ClaimId, ParticipantId, SessionId};
 use crate::paths;
-use crate::store::guard_snapshot::{self, SnapshotClaim};
+use crate::store::guard_snapshot::SnapshotClaim;
+use crate::store::tamper;
 use crate::workspace::pin;
 use acc_sdk::event::Targets;
 use acc_sdk::peer_text::escape_hidden;
@@ -58,7 +61,9 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
         return Err(failure);
     };
     let store = paths::store_file(&call.data_home, &pinned.workspace.id);
-    let Ok(Some(snapshot)) = guard_snapshot::read(&guard_snapshot::path_for(&store)) else {
+    // What acc last published: the sealed snapshot, or (when the token does not seal it,
+    // as when it was edited) its claims and its witness's together.
+    let Some(claims) = tamper::last_known(&store, pinned.workspace.id.as_str()) else {
         return Err(failure);
     };
     let note = format!(
@@ -69,8 +74,7 @@ pub fn before_tool(call: &Call, failure: Failure) -> Result<Answer, Failure> {
     // The snapshot holds only guarded claims; a claim this session inherited from its
     // participant's ended sessions still denies here (the pin cannot tell): the fallback
     // errs on the side of the claim.
-    let records: Vec<ClaimRecord> = snapshot
-        .claims
+    let records: Vec<ClaimRecord> = claims
         .iter()
         .filter(|c| c.expires_at_ms > now && c.owner_session_id != me)
         .map(|c| record_of(c, now))

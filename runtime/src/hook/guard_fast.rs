@@ -10,7 +10,8 @@
 //! peer's guarded claim, judged by the same [`verdict::judge_paths`] as the fallback; no
 //! heartbeat due ([`beat_marker`]); and a call the client will not have rewritten
 //! ([`super::handlers::confine`]). Anything else (a deny, which must be recorded for the
-//! claim's owner; an unreadable command; a missing or stale token) returns `None`, and the
+//! claim's owner; an unreadable command; a missing or stale token, or a snapshot that is
+//! not the file the token sealed; a store marked tampered) returns `None`, and the
 //! store path answers exactly as before. A fast allow writes nothing to the store; its
 //! shell calls are fingerprinted from the same snapshot as the store path's.
 
@@ -29,7 +30,7 @@ use crate::core::bindings::binding_key;
 use crate::core::resources::spellings_overlap;
 use crate::paths;
 use crate::store::guard_snapshot::{self, SnapshotText};
-use crate::store::guard_token;
+use crate::store::tamper;
 use acc_sdk::event::{Targets, ToolClass};
 use std::path::Path;
 use std::time::Instant;
@@ -87,13 +88,18 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     .filter(|r| r.pinned)?;
     let ws = &pinned.workspace;
     let store = paths::store_file(&call.data_home, &ws.id);
-    let tag = guard_token::read(&store)?;
-    let text = guard_snapshot::read_text(&guard_snapshot::path_for(&store)).ok()??;
+    // A store acc found removed, replaced or robbed of claims is judged by the store path,
+    // which enforces what the marker kept.
+    if tamper::marked(&store) {
+        return None;
+    }
+    // Only a snapshot the token seals: not edited, replaced or copied back since.
+    let (_, text) = guard_snapshot::vouched_text(&store)?;
     if text.len() > FAST_SNAPSHOT_BYTES {
         return None;
     }
     let snapshot = SnapshotText::parse(&text)?;
-    if snapshot.tag != tag || snapshot.workspace_id != ws.id.as_str() {
+    if snapshot.workspace_id != ws.id.as_str() {
         return None;
     }
     let binding = snapshot.binding(&key)??;

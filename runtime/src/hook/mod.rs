@@ -43,6 +43,7 @@ pub mod runner;
 pub mod self_guard;
 pub mod settings;
 pub mod shell_words;
+pub mod tamper_guard;
 pub mod targets;
 pub mod verdict;
 

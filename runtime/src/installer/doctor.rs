@@ -257,6 +257,14 @@ fn wiring_diagnostics(
 }
 
 fn next_step(store: &StoreHealth, hook: &HookRuntime, clients: &[ClientDoctor]) -> String {
+    if let Some(t) = store.tampered.first() {
+        return format!(
+            "{} ({}): a person decides what happened, then: {}",
+            t.what,
+            t.store.display(),
+            t.recovery
+        );
+    }
     if let Some(problem) = store.problems.first() {
         return format!(
             "move the unreadable store aside (acc never recreates a store over your data): {problem}"

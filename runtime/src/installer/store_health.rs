@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::paths::STORE_FILE;
 use crate::store::schema;
+use crate::store::tamper::{self, TamperKind};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -21,12 +22,133 @@ pub struct StoreHealth {
     pub stores: usize,
     /// One line per store that is not healthy.
     pub problems: Vec<String>,
+    /// Stores that changed behind acc's back while guarded claims existed; left out when
+    /// there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tampered: Vec<TamperedStore>,
+    /// Stores whose loss `--accept-store-loss` accepted in this run; left out otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub accepted_loss: Vec<PathBuf>,
 }
 
 impl StoreHealth {
     pub fn healthy(&self) -> bool {
-        self.problems.is_empty()
+        self.problems.is_empty() && self.tampered.is_empty()
     }
+}
+
+/// A store acc found removed, replaced or robbed of claims ([`tamper`]), as doctor explains
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TamperedStore {
+    pub store: PathBuf,
+    /// `store_missing`, `store_foreign` or `claims_deleted`.
+    pub kind: String,
+    pub detected_at: String,
+    /// What acc found, in one line.
+    pub what: String,
+    pub detail: String,
+    /// The guarded claims the last snapshot named, still refused until each one's expiry.
+    pub kept_claims: Vec<KeptClaim>,
+    /// The marker, which holds that snapshot.
+    pub marker: PathBuf,
+    /// What a person can do.
+    pub recovery: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeptClaim {
+    pub claim_id: String,
+    pub resource: String,
+    pub owner_participant_id: String,
+    pub owner_session_id: String,
+    pub expires_at: String,
+}
+
+/// The command that accepts a store's loss.
+pub const ACCEPT_COMMAND: &str = "acc doctor --accept-store-loss";
+
+fn tampered_store(store: &Path) -> Option<TamperedStore> {
+    let marker = tamper::read(store)?;
+    let recovery = match marker.kind {
+        TamperKind::StoreMissing => format!(
+            "if it was moved aside, move it back to {}; otherwise run `{ACCEPT_COMMAND}` to accept that its claims are lost (their owners claim again)",
+            store.display()
+        ),
+        TamperKind::StoreForeign => format!(
+            "move {} aside (it is another workspace's) and put this workspace's store back, or run `{ACCEPT_COMMAND}` and move it aside (a fresh store is created at the next session start)",
+            store.display()
+        ),
+        TamperKind::ClaimsDeleted => format!(
+            "the store's events (`acc sync --json`) show what it still knows; run `{ACCEPT_COMMAND}` to accept that the claims are gone (their owners claim again)"
+        ),
+    };
+    Some(TamperedStore {
+        store: store.to_path_buf(),
+        kind: marker.kind.as_str().to_owned(),
+        detected_at: crate::clock::to_iso(marker.detected_at_ms),
+        what: format!("acc's store {} behind acc's back", marker.kind.what()),
+        detail: marker.shown_detail(),
+        kept_claims: marker
+            .claims()
+            .into_iter()
+            .map(|c| KeptClaim {
+                claim_id: c.claim_id,
+                resource: c.resource,
+                owner_participant_id: c.owner_participant_id,
+                owner_session_id: c.owner_session_id,
+                expires_at: crate::clock::to_iso(c.expires_at_ms),
+            })
+            .collect(),
+        marker: tamper::path_for(store),
+        recovery,
+    })
+}
+
+/// Every workspace directory's store file under `acc_data_dir`, existing or not.
+fn workspace_stores(acc_data_dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(acc_data_dir.join("workspaces")) else {
+        return Vec::new();
+    };
+    let mut stores: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path().join(STORE_FILE))
+        .collect();
+    stores.sort();
+    stores
+}
+
+/// `--accept-store-loss`: for every marked store, drops the marker and the snapshot it was
+/// compared with (so the old claims are not found missing again); the next write publishes
+/// a fresh snapshot. Returns the stores whose loss was accepted.
+pub fn accept_loss(acc_data_dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut accepted = Vec::new();
+    for store in workspace_stores(acc_data_dir) {
+        if !tamper::marked(&store) {
+            continue;
+        }
+        let witness = crate::store::guard_snapshot::witness_path(&store);
+        for file in [
+            Some(crate::store::guard_token::path_for(&store)),
+            Some(crate::store::guard_snapshot::path_for(&store)),
+            witness,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            match std::fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        tamper::clear(&store)?;
+        accepted.push(store);
+    }
+    Ok(accepted)
 }
 
 pub fn check(acc_data_dir: &Path) -> StoreHealth {
@@ -35,16 +157,12 @@ pub fn check(acc_data_dir: &Path) -> StoreHealth {
         exists: acc_data_dir.is_dir(),
         stores: 0,
         problems: Vec::new(),
+        tampered: Vec::new(),
+        accepted_loss: Vec::new(),
     };
-    let Ok(entries) = std::fs::read_dir(acc_data_dir.join("workspaces")) else {
-        return health;
-    };
-    let mut stores: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path().join(STORE_FILE))
-        .filter(|p| p.exists())
-        .collect();
-    stores.sort();
+    let all = workspace_stores(acc_data_dir);
+    health.tampered = all.iter().filter_map(|s| tampered_store(s)).collect();
+    let stores: Vec<PathBuf> = all.into_iter().filter(|p| p.exists()).collect();
     health.stores = stores.len();
     for store in stores {
         if let Err(problem) = check_store(&store) {

@@ -193,6 +193,21 @@ impl<'a> SnapshotText<'a> {
             .map(claim_line)
     }
 
+    /// How many claims expire after `now_ms`, reading only each line's expiry (`None` for
+    /// a line that does not start with one).
+    pub fn live_count(&self, now_ms: i64) -> Option<usize> {
+        let body = self.body.as_bytes();
+        let mut start = 0;
+        let mut live = 0;
+        for end in memchr::memchr_iter(b'\n', body) {
+            let line = &body[start..end];
+            start = end + 1;
+            let tab = memchr::memchr(b'\t', line)?;
+            live += usize::from(expiry(&line[..tab])? > now_ms);
+        }
+        Some(live)
+    }
+
     fn owned(&self) -> Option<Snapshot> {
         let claims = self
             .claims()
@@ -211,6 +226,26 @@ impl<'a> SnapshotText<'a> {
             bindings,
         })
     }
+}
+
+/// A line's expiry field: decimal digits (an optional `-`), without a string conversion
+/// (the tamper check reads every line's at every store open).
+fn expiry(field: &[u8]) -> Option<i64> {
+    let (negative, digits) = match field.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, field),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + i64::from(d - b'0');
+    }
+    Some(if negative { -n } else { n })
 }
 
 /// One claim line: five tab-separated fields, found in one pass over its bytes (every call
@@ -364,6 +399,22 @@ impl Text {
         out.push('\n');
     }
 
+    /// Every claim of `claims`, then the end of the claims.
+    fn claims(&mut self, claims: &[SnapshotClaim]) {
+        for c in claims {
+            self.claim(
+                c.expires_at_ms,
+                [
+                    &c.claim_id,
+                    &c.owner_session_id,
+                    &c.owner_participant_id,
+                    &c.resource,
+                ],
+            );
+        }
+        self.end_claims();
+    }
+
     /// Ends the claims; bindings follow.
     fn end_claims(&mut self) {
         self.0.push('\n');
@@ -391,22 +442,24 @@ impl Text {
     }
 }
 
+/// A snapshot of `claims` alone (no bindings, so no fast path ever answers from it): what
+/// the tamper marker keeps ([`super::tamper`]).
+pub(crate) fn render_claims(workspace_id: &str, now_ms: i64, claims: &[SnapshotClaim]) -> String {
+    let mut text = Text::new(&Header {
+        claims_version: 0,
+        workspace_id,
+        now_ms,
+        tag: "kept",
+    });
+    text.claims(claims);
+    text.0
+}
+
 /// The snapshot's text for `claims` and `bindings`.
 #[cfg(test)]
 fn render(header: &Header<'_>, claims: &[SnapshotClaim], bindings: &[SnapshotBinding]) -> String {
     let mut text = Text::new(header);
-    for c in claims {
-        text.claim(
-            c.expires_at_ms,
-            [
-                &c.claim_id,
-                &c.owner_session_id,
-                &c.owner_participant_id,
-                &c.resource,
-            ],
-        );
-    }
-    text.end_claims();
+    text.claims(claims);
     for b in bindings {
         text.binding(
             [&b.binding_key, &b.session_id, &b.generation],
@@ -428,6 +481,45 @@ fn render(header: &Header<'_>, claims: &[SnapshotClaim], bindings: &[SnapshotBin
 /// `<store dir>/guarded-claims.tsv` for the store at `store_file`.
 pub fn path_for(store_file: &Path) -> PathBuf {
     store_file.with_file_name(SNAPSHOT_FILE)
+}
+
+/// The witness's suffix: `<data home>/acc/workspaces/<workspace id>.last-guarded.tsv`.
+const WITNESS_SUFFIX: &str = ".last-guarded.tsv";
+
+/// A copy of the last published snapshot kept beside the workspace directories rather than
+/// in the store's own, so that removing the store's directory, or copying another
+/// workspace's directory over it, leaves what acc last knew was guarded
+/// ([`super::tamper`]). `None` for a store outside a data home's `workspaces` directory.
+pub fn witness_path(store_file: &Path) -> Option<PathBuf> {
+    let dir = store_file.parent()?;
+    let workspaces = dir.parent()?;
+    if workspaces.file_name()? != "workspaces" {
+        return None;
+    }
+    let mut name = dir.file_name()?.to_os_string();
+    name.push(WITNESS_SUFFIX);
+    Some(workspaces.join(name))
+}
+
+/// `bytes` written to `path` through a temporary file renamed over it.
+fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let temp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
 }
 
 /// Which version of the claims the store holds: a counter every insert, update and delete
@@ -486,27 +578,16 @@ pub(crate) fn write(
         text.binding([s(0)?, s(1)?, s(2)?], session);
     }
     let bytes = text.0.into_bytes();
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let temp = dir.join(format!(
-        ".{SNAPSHOT_FILE}.{}.{nanos}.tmp",
-        std::process::id()
-    ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(&bytes))
-        .and_then(|()| std::fs::rename(&temp, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
+    if let Err(e) = replace_file(path, &bytes) {
         return Err(AccError::new(
             ErrorCode::StoreIo,
             format!("{}: cannot be written ({e})", path.display()),
         ));
+    }
+    // Best effort: the witness only ever adds claims to refuse when the store is found
+    // tampered with, and one that is behind names claims whose release the store recorded.
+    if let Some(witness) = witness_path(path) {
+        let _ = replace_file(&witness, &bytes);
     }
     let _ = std::fs::remove_file(path.with_file_name(LEGACY_FILE));
     Ok(())
@@ -533,6 +614,12 @@ fn not_acc(path: &Path) -> AccError {
 /// The snapshot's text at `path` (parse it with [`SnapshotText::parse`]): `Ok(None)` when
 /// there is none. Opened non-blocking and without following a symlink; its size is capped.
 pub fn read_text(path: &Path) -> Result<Option<String>> {
+    Ok(read_sealed(path)?.map(|(text, _)| text))
+}
+
+/// The snapshot's text at `path` and the seal of the file it was read from
+/// ([`super::guard_token::seal_of`], from the open file, so both are of one file).
+pub fn read_sealed(path: &Path) -> Result<Option<(String, String)>> {
     use std::os::unix::fs::OpenOptionsExt;
     let io =
         |what: String| AccError::new(ErrorCode::StoreIo, format!("{}: {what}", path.display()));
@@ -555,7 +642,17 @@ pub fn read_text(path: &Path) -> Result<Option<String>> {
     file.take(MAX_SNAPSHOT_BYTES)
         .read_to_string(&mut text)
         .map_err(|_| not_acc(path))?;
-    Ok(Some(text))
+    Ok(Some((text, super::guard_token::seal_of(&meta))))
+}
+
+/// The snapshot of the store at `store_file` when the published token vouches for it: the
+/// tag in its header is the token's and the file is the one the token sealed (not edited,
+/// replaced or copied back since). `None` otherwise: the caller reads the store.
+pub fn vouched_text(store_file: &Path) -> Option<(super::guard_token::Token, String)> {
+    let token = super::guard_token::read(store_file)?;
+    let (text, seal) = read_sealed(&path_for(store_file)).ok()??;
+    let tag = SnapshotText::parse(&text)?.tag;
+    (tag == token.tag && seal == token.seal).then_some((token, text))
 }
 
 #[cfg(test)]
@@ -630,6 +727,8 @@ mod tests {
         assert_eq!(back.claims, claims);
         assert_eq!(back.bindings, bindings);
         assert_eq!(back.written_at_ms, 42);
+        assert_eq!(parsed.live_count(0), Some(3));
+        assert_eq!(parsed.live_count(1_700_000_000_000), Some(0));
         assert_eq!(parsed.binding("k\t2"), Some(Some(bindings[1].clone())));
         assert_eq!(parsed.binding("k4"), Some(None));
         assert!(bindings[0].is_live());
@@ -637,6 +736,15 @@ mod tests {
         // A field without an escape is borrowed, not copied.
         let first = parsed.claims().next().unwrap().unwrap();
         assert!(matches!(first.resource, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn an_expiry_is_read_from_its_digits_alone() {
+        assert_eq!(expiry(b"1700000000000"), Some(1_700_000_000_000));
+        assert_eq!(expiry(b"-5"), Some(-5));
+        for bad in [&b""[..], b"-", b"12a", b" 1", b"1234567890123456789"] {
+            assert_eq!(expiry(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

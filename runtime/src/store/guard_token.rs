@@ -15,6 +15,14 @@
 //! token, and readers go to the store until the next write publishes one. The tag also
 //! names the store file (device and inode), so a store replaced by another file is never
 //! answered for from the old one's snapshot.
+//!
+//! After the tag the token carries the snapshot file's **seal**: its device, inode, change
+//! time (to the nanosecond) and size as they were right after it was written. No process
+//! can set a file's change time, and every write, rename or copy gives a file a new one, so
+//! a snapshot edited in place (claim lines deleted), replaced, or copied back from an
+//! earlier publication together with that publication's token no longer matches the token,
+//! and the guard goes to the store. What a same-user process can still do, deliberately, is
+//! write a new token naming the forged file's seal: ARCHITECTURE.md says so.
 
 use crate::error::{AccError, ErrorCode, Result};
 use std::io::{Read, Write};
@@ -39,8 +47,9 @@ fn identity(store_file: &Path) -> Option<String> {
 }
 
 /// A tag no earlier publication for this store used: its identity, the guard version,
-/// this process and the time.
-pub(crate) fn new_tag(store_file: &Path, version: i64) -> Result<String> {
+/// this process, the time, and the store's schema cookie (`PRAGMA schema_version`, which
+/// every schema change bumps: a trigger dropped behind acc's back changes it).
+pub(crate) fn new_tag(store_file: &Path, version: i64, schema: i64) -> Result<String> {
     let id = identity(store_file).ok_or_else(|| {
         AccError::new(
             ErrorCode::StoreIo,
@@ -51,7 +60,18 @@ pub(crate) fn new_tag(store_file: &Path, version: i64) -> Result<String> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    Ok(format!("{id}{version}.{}.{nanos}", std::process::id()))
+    Ok(format!(
+        "{id}{version}.{}.{nanos}{SCHEMA_MARK}{schema}",
+        std::process::id()
+    ))
+}
+
+/// What precedes the schema cookie at the end of a tag.
+const SCHEMA_MARK: &str = ".s";
+
+/// The schema cookie a tag names.
+pub fn schema_of(tag: &str) -> Option<i64> {
+    tag.rsplit_once(SCHEMA_MARK)?.1.parse().ok()
 }
 
 /// Removes the token: from now on readers go to the store. A token that cannot be removed
@@ -68,14 +88,44 @@ pub(crate) fn withdraw(store_file: &Path) -> Result<()> {
     }
 }
 
-/// Whether a token is there at all (a store without one publishes at its next write).
+/// Whether a token of this store file, in this format, is there (a store without one
+/// publishes at its next write; so does one whose token an earlier acc wrote).
 pub(crate) fn present(store_file: &Path) -> bool {
-    path_for(store_file).symlink_metadata().is_ok()
+    read(store_file).is_some()
 }
 
-/// Publishes `tag`, atomically (a temporary file renamed over the token).
-pub(crate) fn publish(store_file: &Path, tag: &str) -> Result<()> {
+/// What a published token says: the publication's tag and the snapshot file's seal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub tag: String,
+    pub seal: String,
+}
+
+/// A file's seal: device, inode, change time and size, which a rewrite, a rename over it or
+/// a copy changes and no process can set back.
+pub fn seal_of(meta: &std::fs::Metadata) -> String {
+    format!(
+        "{}.{}.{}.{}.{}",
+        meta.dev(),
+        meta.ino(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.len()
+    )
+}
+
+/// Publishes `tag` with the seal of `snapshot_file` as it is now, atomically (a temporary
+/// file renamed over the token).
+pub(crate) fn publish(store_file: &Path, tag: &str, snapshot_file: &Path) -> Result<()> {
     let path = path_for(store_file);
+    let seal = std::fs::symlink_metadata(snapshot_file)
+        .map(|m| seal_of(&m))
+        .map_err(|e| {
+            AccError::new(
+                ErrorCode::StoreIo,
+                format!("{}: cannot be read ({e})", snapshot_file.display()),
+            )
+        })?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let temp = dir.join(format!(".{TOKEN_FILE}.{}.tmp", std::process::id()));
     let written = std::fs::OpenOptions::new()
@@ -83,7 +133,7 @@ pub(crate) fn publish(store_file: &Path, tag: &str) -> Result<()> {
         .create(true)
         .truncate(true)
         .open(&temp)
-        .and_then(|mut f| f.write_all(format!("{tag}\n").as_bytes()))
+        .and_then(|mut f| f.write_all(format!("{tag}\t{seal}\n").as_bytes()))
         .and_then(|()| std::fs::rename(&temp, &path));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temp);
@@ -94,8 +144,8 @@ pub(crate) fn publish(store_file: &Path, tag: &str) -> Result<()> {
     })
 }
 
-/// The published tag, when there is a token and it names the store file as it is now.
-pub fn read(store_file: &Path) -> Option<String> {
+/// The published token, when there is one and it names the store file as it is now.
+pub fn read(store_file: &Path) -> Option<Token> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -104,12 +154,15 @@ pub fn read(store_file: &Path) -> Option<String> {
         .ok()?;
     let mut text = String::new();
     file.take(MAX_TOKEN_BYTES).read_to_string(&mut text).ok()?;
-    let tag = text.strip_suffix('\n')?;
-    if tag.is_empty() || tag.contains(['\n', '\t']) {
+    let line = text.strip_suffix('\n')?;
+    let (tag, seal) = line.split_once('\t')?;
+    if tag.is_empty() || seal.is_empty() || line.contains('\n') || seal.contains('\t') {
         return None;
     }
-    tag.starts_with(&identity(store_file)?)
-        .then(|| tag.to_string())
+    tag.starts_with(&identity(store_file)?).then(|| Token {
+        tag: tag.to_string(),
+        seal: seal.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -122,9 +175,17 @@ mod tests {
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
         assert_eq!(read(&store), None);
-        let tag = new_tag(&store, 7).unwrap();
-        publish(&store, &tag).unwrap();
-        assert_eq!(read(&store).as_deref(), Some(tag.as_str()));
+        let snapshot = dir.path().join("snap");
+        std::fs::write(&snapshot, b"s").unwrap();
+        let tag = new_tag(&store, 7, 3).unwrap();
+        publish(&store, &tag, &snapshot).unwrap();
+        let token = read(&store).unwrap();
+        assert_eq!(token.tag, tag);
+        assert_eq!(schema_of(&token.tag), Some(3));
+        assert_eq!(
+            token.seal,
+            seal_of(&std::fs::symlink_metadata(&snapshot).unwrap())
+        );
         assert!(present(&store));
         withdraw(&store).unwrap();
         assert_eq!(read(&store), None);
@@ -136,7 +197,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
-        publish(&store, &new_tag(&store, 1).unwrap()).unwrap();
+        publish(&store, &new_tag(&store, 1, 3).unwrap(), &store).unwrap();
         // The store moved aside and another file took its name.
         std::fs::rename(&store, dir.path().join("old.db")).unwrap();
         std::fs::write(&store, b"y").unwrap();
@@ -144,13 +205,34 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_rewritten_or_copied_back_loses_its_seal() {
+        let dir = tempfile::tempdir().unwrap();
+        let snapshot = dir.path().join("snap");
+        std::fs::write(&snapshot, b"claims").unwrap();
+        let sealed = seal_of(&std::fs::symlink_metadata(&snapshot).unwrap());
+        let saved = dir.path().join("saved");
+        std::fs::copy(&snapshot, &saved).unwrap();
+        // Past the file system's timestamp granularity (a clock tick where it is coarse).
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Edited in place, to the same length.
+        std::fs::write(&snapshot, b"CLAIMS").unwrap();
+        let now = || seal_of(&std::fs::symlink_metadata(&snapshot).unwrap());
+        assert_ne!(now(), sealed);
+        // Copied back from the saved bytes: a new change time.
+        std::fs::copy(&saved, &snapshot).unwrap();
+        assert_ne!(now(), sealed);
+        std::fs::rename(&saved, &snapshot).unwrap();
+        assert_ne!(now(), sealed);
+    }
+
+    #[test]
     fn tags_differ_between_publications() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
-        let a = new_tag(&store, 1).unwrap();
+        let a = new_tag(&store, 1, 3).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(1));
-        let b = new_tag(&store, 1).unwrap();
+        let b = new_tag(&store, 1, 3).unwrap();
         assert_ne!(a, b);
     }
 
@@ -163,7 +245,9 @@ mod tests {
         for bad in [
             String::new(),
             format!("{id}1.2.3"),
-            format!("{id}1\t2\n"),
+            format!("{id}1.2.3\n"),
+            format!("{id}1\t\n"),
+            format!("{id}1\t2\t3\n"),
             format!("{}\n", "1".repeat(300)),
         ] {
             std::fs::write(path_for(&store), bad.as_bytes()).unwrap();

@@ -11,6 +11,7 @@ pub mod guard_snapshot;
 pub mod guard_token;
 pub mod read_only;
 pub mod schema;
+pub mod tamper;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
 use crate::ids::WorkspaceId;
@@ -51,6 +52,11 @@ pub struct Store {
     /// Whether the guarded-claims snapshot is published after each write, or once after
     /// several ([`Store::deferring_publication`]).
     publication: Publication,
+    /// The claims version this connection last committed or saw published: a write that
+    /// finds another first checks that it was acc's ([`tamper::check_before_write`]).
+    known_version: Option<i64>,
+    /// The clock claims' leases are read by (the system's until the core sets its own).
+    clock: std::sync::Arc<dyn crate::clock::Clock>,
 }
 
 /// When a write that changed what the guard reads publishes its snapshot.
@@ -195,6 +201,17 @@ impl Store {
         }
     }
 
+    /// The clock by which claims' leases are judged when the store checks itself for
+    /// changes made behind acc's back ([`tamper`]).
+    pub fn set_clock(&mut self, clock: std::sync::Arc<dyn crate::clock::Clock>) {
+        self.clock = clock;
+    }
+
+    /// Records that the store's claims version `version` was found to be acc's own.
+    pub(crate) fn saw_version(&mut self, version: i64) {
+        self.known_version = Some(version);
+    }
+
     /// The file this store lives in (the would-be file for an empty read-only store).
     pub fn path(&self) -> &Path {
         &self.path
@@ -245,6 +262,8 @@ impl Store {
             ephemeral: true,
             busy: BUSY_TIMEOUT,
             publication: Publication::AfterEachWrite,
+            known_version: None,
+            clock: std::sync::Arc::new(crate::clock::SystemClock),
         })
     }
 
@@ -350,6 +369,8 @@ impl Store {
             ephemeral: false,
             busy: BUSY_TIMEOUT,
             publication: Publication::AfterEachWrite,
+            known_version: None,
+            clock: std::sync::Arc::new(crate::clock::SystemClock),
         };
         // Whose store this is, before anything is written: a foreign store is refused
         // untouched, never migrated. `meta.workspace_id` exists from schema version 1 on.
@@ -379,7 +400,8 @@ impl Store {
                         path.display()
                     ),
                 )
-                .with("file", path.display().to_string()));
+                .with("file", path.display().to_string())
+                .with("workspaceId", id));
             }
             None => return Err(corrupt(path, "no workspace id recorded")),
         }
@@ -467,6 +489,14 @@ impl Store {
             Some(_) => Some(guard_snapshot::fingerprint(&tx).map_err(ctx)?),
             None => None,
         };
+        // A change since this connection last looked that no publication vouches for was
+        // not acc's: what it removed is kept before this write's publication forgets it.
+        if let Some(before) = before
+            && self.known_version != Some(before)
+        {
+            let now_ms = self.clock.now_ms();
+            let _ = tamper::check_before_write(&tx, &self.path, before, now_ms);
+        }
         let out = f(&tx).map_err(ctx)?;
         let (changed, publish) = match (&snapshot, before) {
             (Some(file), Some(before)) => {
@@ -484,7 +514,12 @@ impl Store {
             // Before the commit: from here on no reader takes the snapshot for the store.
             guard_token::withdraw(&self.path).map_err(ctx)?;
         }
+        let after = match &snapshot {
+            Some(_) => guard_snapshot::fingerprint(&tx).ok(),
+            None => None,
+        };
         tx.commit().map_err(|e| ctx(e.into()))?;
+        self.known_version = after;
         if publish && let Some(file) = snapshot {
             match self.publication {
                 // Best effort: the commit stands; without a token readers go to the store,
@@ -542,9 +577,10 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
-        let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?)?;
+        let schema: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+        let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?, schema)?;
         guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
-        guard_token::publish(&self.path, &tag)?;
+        guard_token::publish(&self.path, &tag, file)?;
         tx.commit()?;
         Ok(())
     }

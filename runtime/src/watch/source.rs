@@ -90,13 +90,15 @@ impl<'a> RoomSource<'a> {
                 core.store_path().display()
             )
         });
+        // A store changed behind acc's back outranks every other banner.
+        let tampered = crate::store::tamper::read(core.store_path());
         match core.room_view(RoomViewLimits::default()) {
             Ok(mut view) => {
                 view.hook_failures = self.hook_failures(view.now_ms);
                 let before = self.screen.clone();
                 self.screen.totals = rows::totals(&view);
                 self.screen.panes = Some(rows::build(&view));
-                self.screen.banner = absent.clone();
+                self.screen.banner = tampered.map(|m| m.summary(view.now_ms)).or(absent.clone());
                 if absent.is_some() {
                     // Reopen until the store exists, so its first commit is seen.
                     self.core = None;

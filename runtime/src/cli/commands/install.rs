@@ -26,10 +26,9 @@ pub const UNINSTALL_ABOUT: &str = "Take acc's wiring back out. A user file still
 pub const UNINSTALL_EXAMPLES: &str =
     "Examples:\n  acc uninstall --dry-run\n  acc uninstall\n  acc uninstall --adapter codex --json";
 
-pub const DOCTOR_ABOUT: &str = "Check acc's installation: the stores under the data home, each client's presence and version, what acc installed for it and whether that is intact, edited or missing, each adapter's own checks (hook commands, skill, Codex hook trust), and the one next step. Read-only unless --repair, which re-installs the adapters whose files were edited or went missing.";
+pub const DOCTOR_ABOUT: &str = "Check acc's installation: the stores under the data home, each client's presence and version, what acc installed for it and whether that is intact, edited or missing, each adapter's own checks (hook commands, skill, Codex hook trust), and the one next step. It also names every store acc found removed, replaced by another workspace's, or robbed of guarded claims behind its back, with the claims it kept refusing and how to recover. Read-only unless --repair, which re-installs the adapters whose files were edited or went missing, or --accept-store-loss, which lifts those refusals once a person has decided the claims are gone.";
 
-pub const DOCTOR_EXAMPLES: &str =
-    "Examples:\n  acc doctor\n  acc doctor --json\n  acc doctor --repair";
+pub const DOCTOR_EXAMPLES: &str = "Examples:\n  acc doctor\n  acc doctor --json\n  acc doctor --repair\n  acc doctor --accept-store-loss";
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
@@ -77,6 +76,11 @@ pub struct DoctorArgs {
     /// Re-install the adapters whose files were edited or are missing.
     #[arg(long)]
     pub repair: bool,
+
+    /// Accept that a store acc found removed, replaced or robbed of guarded claims behind its
+    /// back has lost them: the claims it kept stop being refused (their owners claim again).
+    #[arg(long)]
+    pub accept_store_loss: bool,
 }
 
 pub fn install(inv: &Invocation<'_>, a: InstallArgs) -> Result<Output> {
@@ -147,7 +151,21 @@ fn refusal_error(report: &RunReport) -> Option<AccError> {
 pub fn doctor(inv: &Invocation<'_>, a: DoctorArgs) -> Result<Output> {
     let adapters = crate::registry::all();
     let ctx = context(inv, a.home.as_deref(), &adapters)?;
+    let accepted = if a.accept_store_loss {
+        installer::store_health::accept_loss(&ctx.acc_data_dir).map_err(|e| {
+            AccError::new(
+                ErrorCode::StoreIo,
+                format!(
+                    "cannot accept the store loss under {}: {e}",
+                    ctx.acc_data_dir.display()
+                ),
+            )
+        })?
+    } else {
+        Vec::new()
+    };
     let mut run = installer::run_doctor(&ctx, &adapters, a.repair).map_err(to_acc_error)?;
+    run.store.accepted_loss = accepted;
     if let Some(repaired) = &mut run.repaired {
         let home = a.home.is_some().then(|| ctx.home.clone());
         let ids: Vec<String> = repaired
@@ -350,6 +368,40 @@ pub fn render_doctor(run: &DoctorRun) -> String {
     );
     for problem in &store.problems {
         let _ = write!(out, "\n  error: {problem}");
+    }
+    for accepted in &store.accepted_loss {
+        let _ = write!(
+            out,
+            "\n  accepted the loss of {}: its kept claims are no longer refused",
+            accepted.display()
+        );
+    }
+    for t in &store.tampered {
+        let _ = write!(
+            out,
+            "\n  TAMPERED: {}: {} (found {}): {}",
+            t.store.display(),
+            t.what,
+            t.detected_at,
+            t.detail
+        );
+        for c in &t.kept_claims {
+            let _ = write!(
+                out,
+                "\n    kept claim {} on {} by {} (session {}) until {}",
+                c.claim_id,
+                acc_sdk::peer_text::display(&c.resource),
+                c.owner_participant_id,
+                c.owner_session_id,
+                c.expires_at
+            );
+        }
+        let _ = write!(
+            out,
+            "\n    kept in {}; to recover: {}",
+            t.marker.display(),
+            t.recovery
+        );
     }
     let _ = write!(
         out,

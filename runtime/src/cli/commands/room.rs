@@ -22,7 +22,7 @@ pub fn status(inv: &Invocation<'_>, a: StatusArgs) -> Result<Output> {
         .as_deref()
         .map(ParticipantId::parse)
         .transpose()?;
-    let (mut core, faults) = workspace_faults::open_for_status(inv)?;
+    let (mut core, faults) = workspace_faults::open_for_status(inv).map_err(with_tamper(inv))?;
     let mut report = core.status(owner.as_ref(), a.all)?;
     report.workspace_faults = faults;
     if let Some(p) = &participant {
@@ -30,6 +30,32 @@ pub fn status(inv: &Invocation<'_>, a: StatusArgs) -> Result<Output> {
     }
     let text = render_status(&report);
     Ok(Output::new(text, report))
+}
+
+/// A store that cannot be opened because it belongs to another workspace: the error says
+/// too what acc found and kept when it was swapped in ([`crate::store::tamper`]).
+fn with_tamper<'a>(inv: &'a Invocation<'_>) -> impl FnOnce(AccError) -> AccError + 'a {
+    move |e| {
+        if e.code != ErrorCode::StoreForeign {
+            return e;
+        }
+        let Some(marker) = e
+            .details
+            .get("file")
+            .and_then(|f| f.as_str())
+            .and_then(|f| crate::store::tamper::read(std::path::Path::new(f)))
+        else {
+            return e;
+        };
+        let now = inv
+            .ports()
+            .map(|p| p.now())
+            .unwrap_or(marker.detected_at_ms);
+        let summary = marker.summary(now);
+        let mut e = e;
+        e.message = format!("{}; STORE TAMPERED: {summary}", e.message);
+        e.with("storeTampered", summary)
+    }
 }
 
 /// How many names or claims the one human line lists before counting the rest.
@@ -67,6 +93,9 @@ fn render_status(report: &StatusReport) -> String {
         listed(&claims),
         report.protection
     );
+    if let Some(tampered) = &report.store_tampered {
+        line.push_str(&format!("; STORE TAMPERED: {tampered}"));
+    }
     for fault in &report.workspace_faults {
         line.push_str(&format!("; workspace fault: {fault}"));
     }

@@ -30,6 +30,7 @@ use super::guard_fallback;
 use super::guard_fast;
 use super::self_guard;
 use super::settings::HookSettings;
+use super::tamper_guard;
 use crate::core::Core;
 use crate::store::{MMAP_WHOLE_STORE, OpenMode};
 use acc_sdk::define::Adapter;
@@ -125,9 +126,17 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         if let Some(answer) = guard_fast::before_tool(call) {
             return Ok(Handled { answer, core: None });
         }
-        // The guard must answer even when the store cannot be read in time.
-        let answer = guard_fallback::raced(call)?;
-        return Ok(Handled { answer, core: None });
+        // The guard must answer even when the store cannot be read in time. A store found
+        // removed, replaced or robbed of claims (by this call's open or an earlier one):
+        // what it last guarded is refused whatever the store now says or fails with.
+        let answer = guard_fallback::raced(call);
+        if let Some(answer) = tamper_guard::before_tool(call) {
+            return Ok(Handled { answer, core: None });
+        }
+        return Ok(Handled {
+            answer: answer?,
+            core: None,
+        });
     }
     let mut core = call.open_core(open_mode(call))?;
     call.deadline.check()?;

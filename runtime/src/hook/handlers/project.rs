@@ -101,7 +101,11 @@ pub fn project(
     let mut preamble = me.lines(&call.event.cwd);
     let inherited = inherited_line(&core.inherited_claims(owner)?);
     let peers = peers_line(&core.live_peers(owner)?);
-    for line in [inherited, peers].into_iter().flatten() {
+    // A store changed behind acc's back is told to every session, the claims' owners
+    // first among them, at every turn until a person has looked.
+    let tampered = crate::store::tamper::read(core.store_path())
+        .map(|m| format!("ACC warning: {}", m.summary(call.settings.ports.now())));
+    for line in [inherited, peers, tampered].into_iter().flatten() {
         preamble.push('\n');
         preamble.push_str(&line);
     }

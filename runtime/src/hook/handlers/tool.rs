@@ -264,10 +264,11 @@ pub(crate) fn save_fingerprints(
     }
 }
 
-/// The guarded-claims snapshot's text when it is of the store's current claims version (one
+/// The guarded-claims snapshot's text when the token vouches for it (an edited snapshot
+/// must not choose what is watched) and it is of the store's current claims version (one
 /// row read instead of every claim's); `None` sends the caller to the store.
 fn snapshot_text(core: &mut Core) -> Option<String> {
-    let text = guard_snapshot::read_text(&guard_snapshot::path_for(core.store_path())).ok()??;
+    let (_, text) = guard_snapshot::vouched_text(core.store_path())?;
     let version = SnapshotText::parse(&text)?.claims_version;
     (core.claims_version().ok()? == version).then_some(text)
 }
