@@ -52,6 +52,10 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
             let roots = verdict::roots_of_workspace(&workspace);
             verdict::judge_paths(&guarded, &roots, cwd, paths, until)
         }
+        Targets::Named { paths, named } => {
+            let roots = verdict::roots_of_workspace(&workspace);
+            verdict::judge_unbounded(&guarded, &roots, cwd, (paths, named), until)
+        }
         Targets::Unreadable { reason } => verdict::unreadable(&guarded, Some(reason)),
         Targets::None => None,
     }?;
