@@ -193,6 +193,21 @@ fn planted_room() -> (Sandbox, (String, String)) {
             .unwrap();
     }
     drop(db);
+    // Edits like these are tampering (a published guarded claim changed owner behind acc's
+    // back): the next open marks the store and the guard keeps refusing from the last
+    // snapshot. A person accepts the loss, so every reader now shows the rows as planted.
+    let status = sb.run(&["status"]);
+    assert_eq!(status.code, 0, "{} {}", status.stdout, status.stderr);
+    let home = sb.data_path().with_file_name("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let home = home.display().to_string();
+    let accepted = sb.run(&["doctor", "--accept-store-loss", "--home", &home]);
+    assert!(
+        accepted.stdout.contains("accepted the loss"),
+        "{} {}",
+        accepted.stdout,
+        accepted.stderr
+    );
     (sb, me)
 }
 
