@@ -63,18 +63,65 @@ impl Broker {
     }
 
     /// Serves requests with `acc` (the program to run) until the process ends; each
-    /// connection on a thread of its own, so a slow command never holds up the next.
-    pub fn serve(self, acc: PathBuf) {
+    /// connection on a thread of its own, so a slow command never holds up the next. Only a
+    /// process descended from `confined` (the confined command's shell) is served: the socket
+    /// is this user's, but another agent's process must not borrow this command's ancestry.
+    pub fn serve(self, acc: PathBuf, confined: u32) {
         std::thread::spawn(move || {
             let _keep = self._dir;
             for stream in self.listener.incoming().flatten() {
                 let acc = acc.clone();
                 std::thread::spawn(move || {
-                    let _ = answer(stream, &acc);
+                    if peer_pid(&stream).is_some_and(|pid| descends_from(pid, confined)) {
+                        let _ = answer(stream, &acc);
+                    }
                 });
             }
         });
     }
+}
+
+/// The pid of the process at the other end of `stream` (`SO_PEERCRED`).
+fn peer_pid(stream: &UnixStream) -> Option<u32> {
+    use std::os::fd::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` and `len` are valid for the call and sized for SO_PEERCRED.
+    let r = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    (r == 0 && cred.pid > 0).then_some(cred.pid as u32)
+}
+
+/// Whether `pid` is `ancestor` or one of its descendants, by the parent links in `/proc`.
+fn descends_from(mut pid: u32, ancestor: u32) -> bool {
+    for _ in 0..crate::cli::person::MAX_ANCESTORS {
+        if pid == ancestor {
+            return true;
+        }
+        match parent_of(pid) {
+            Some(p) if p > 1 => pid = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: the fields start after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn answer(stream: UnixStream, acc: &Path) -> std::io::Result<()> {
@@ -145,7 +192,7 @@ mod tests {
     fn a_request_runs_the_program_in_its_directory_with_its_environment() {
         let broker = Broker::bind().unwrap();
         let path = broker.path().to_path_buf();
-        broker.serve(PathBuf::from("/bin/sh"));
+        broker.serve(PathBuf::from("/bin/sh"), std::process::id());
         let dir = tempfile::tempdir().unwrap();
         let stream = UnixStream::connect(&path).unwrap();
         let req = Request {
@@ -172,5 +219,31 @@ mod tests {
             )
         );
         assert_eq!(reply.stderr, "err\n");
+    }
+
+    #[test]
+    fn a_process_outside_the_confined_command_is_not_served() {
+        let broker = Broker::bind().unwrap();
+        let path = broker.path().to_path_buf();
+        // The "confined command" is another process: this test is not its descendant.
+        let mut other = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        broker.serve(PathBuf::from("/bin/sh"), other.id());
+        let stream = UnixStream::connect(&path).unwrap();
+        let req = Request {
+            argv: vec!["acc".into(), "-c".into(), "echo ran".into()],
+            cwd: PathBuf::from("/"),
+            env: BTreeMap::new(),
+        };
+        let mut line = serde_json::to_vec(&req).unwrap();
+        line.push(b'\n');
+        let _ = (&stream).write_all(&line);
+        let mut reply = String::new();
+        let _ = BufReader::new(&stream).read_line(&mut reply);
+        other.kill().unwrap();
+        let _ = other.wait();
+        assert_eq!(reply, "", "a process outside was served");
     }
 }

@@ -279,7 +279,7 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
         .ok()
         .and_then(|p| p.parent().map(|d| d.join("acc")))
         .unwrap_or_else(|| PathBuf::from("acc"));
-    broker.serve(acc);
+    broker.serve(acc, child as u32);
     let mut status: libc::c_int = 0;
     loop {
         // SAFETY: waits for our own child; `status` outlives the call.
