@@ -274,6 +274,8 @@ const SHELL_ATTACKS: &[&str] = &[
     "rm -rf $ACC_DATA_HOME",
     "rm -rf ~/../data/acc",
     "cd {data} && rm -rf acc",
+    "cd ~/.. && cd data && rm -rf acc",
+    "cd ~/../data && mv acc /tmp/acc-aside-$$",
     "printf '' > $(dirname {store})/guarded-claims.tsv",
     "echo '{}' > ~/.claude/settings.json",
     "sed -i 's/acc-hook/true/g' $HOME/.claude/settings.json",

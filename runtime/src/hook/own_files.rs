@@ -149,8 +149,20 @@ impl OwnFiles {
     /// path, the data home's spelling, and each relative to the home directory (which `~/`,
     /// `$HOME/` and a `cd ~` before a relative path all end in).
     pub fn state_spellings(&self) -> Vec<String> {
+        self.spellings([self.state.as_path(), self.state_spelt.as_path()])
+    }
+
+    /// The same spellings of the data home itself (the state directory's parent): a command
+    /// that names it and then `acc` relative to it (`cd ~/.local/share && rm -rf acc`)
+    /// reaches the state as surely as one that names it whole.
+    pub fn data_home_spellings(&self) -> Vec<String> {
+        let parents = [self.state.parent(), self.state_spelt.parent()];
+        self.spellings(parents.into_iter().flatten())
+    }
+
+    fn spellings<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for p in [&self.state, &self.state_spelt] {
+        for p in paths {
             let full = p.to_string_lossy().into_owned();
             if let Some(rel) = self
                 .home

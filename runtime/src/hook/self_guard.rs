@@ -100,10 +100,14 @@ pub fn deny_reason(call: &Call) -> Option<String> {
     if tool.class != ToolClass::Shell {
         return None;
     }
-    let spellings = own.state_spellings();
+    let spellings = Spellings {
+        state: own.state_spellings(),
+        data_home: own.data_home_spellings(),
+    };
+    let unreadable = matches!(tool.targets, Targets::Unreadable { .. });
     payload_texts(call.payload)
         .iter()
-        .find_map(|text| judge_text(text, &spellings, &own.state))
+        .find_map(|text| judge_text(text, &spellings, &own.state, unreadable))
 }
 
 /// acc's own files, as this call's hook sees them.
@@ -121,13 +125,39 @@ pub fn own_files(call: &Call) -> OwnFiles {
     )
 }
 
+/// How a shell command could spell acc's state directory, and the data home that holds it.
+struct Spellings {
+    state: Vec<String>,
+    data_home: Vec<String>,
+}
+
+/// Whether a word other than the `acc` program itself has a path component `acc`
+/// (`acc`, `./acc`, `data/acc/`, `acc/workspaces`).
+fn names_acc_entry(text: &str, words: &[String]) -> bool {
+    let entries = words
+        .iter()
+        .filter(|w| w.split('/').any(|c| c == "acc"))
+        .count();
+    let programs = command_words(text)
+        .iter()
+        .filter(|w| program(w) == "acc")
+        .count();
+    entries > programs
+}
+
 /// The refusal for one shell text, if it names acc's state or runs an acc command an agent
 /// may not.
-fn judge_text(text: &str, state_spellings: &[String], state: &Path) -> Option<String> {
-    if state_spellings.iter().any(|s| names_path(text, s)) {
+fn judge_text(text: &str, spelt: &Spellings, state: &Path, unreadable: bool) -> Option<String> {
+    if spelt.state.iter().any(|s| names_path(text, s)) {
         return Some(names_state(state));
     }
     let words: Vec<String> = words(text).collect();
+    // Where the command's directory or targets cannot be read (`cd ~/.. && rm -rf data/acc`),
+    // or it names the data home, an `acc` path it names may be the state directory.
+    let near = unreadable || spelt.data_home.iter().any(|s| names_path(text, s));
+    if near && names_acc_entry(text, &words) {
+        return Some(names_state(state));
+    }
     let runs_acc = words.iter().any(|w| program(w) == "acc");
     if let Some(tool) = command_words(text)
         .iter()
@@ -279,11 +309,24 @@ mod tests {
     use super::*;
 
     fn judged(cmd: &str) -> Option<String> {
-        judge_text(
-            cmd,
-            &["/d/acc".to_string(), ".local/share/acc".to_string()],
-            Path::new("/d/acc"),
-        )
+        let spelt = Spellings {
+            state: vec!["/d/acc".to_string(), ".local/share/acc".to_string()],
+            data_home: vec!["/d".to_string(), ".local/share".to_string()],
+        };
+        judge_text(cmd, &spelt, Path::new("/d/acc"), false)
+    }
+
+    #[test]
+    fn an_acc_entry_under_a_directory_acc_cannot_read_is_refused() {
+        let spelt = Spellings {
+            state: vec!["/d/acc".to_string()],
+            data_home: vec!["/d".to_string()],
+        };
+        let unreadable = |cmd: &str| judge_text(cmd, &spelt, Path::new("/d/acc"), true);
+        assert!(unreadable("cd ~/.. && cd data && rm -rf acc").is_some());
+        assert!(unreadable("cd \"$D\" && mv data/acc /tmp").is_some());
+        assert!(unreadable("cd \"$D\" && acc status").is_none());
+        assert!(unreadable("cd \"$D\" && make").is_none());
     }
 
     #[test]
@@ -297,6 +340,9 @@ mod tests {
             "cp x acc.db-wal",
             "rm -rf $HOME/.local/share/acc",
             "tar cf - /d/acc | cat",
+            "cd ~/.local/share && rm -rf acc",
+            "cd /d; sqlite3 ./acc/workspaces/w/x 'select 1'",
+            "(cd $HOME/.local/share/ && mv acc/ /tmp/away)",
         ] {
             assert!(judged(cmd).is_some(), "{cmd}");
         }
@@ -341,6 +387,8 @@ mod tests {
             "cargo test -p acc-runtime",
             "$EDITOR notes.md",
             "git commit -m 'look at acc status'",
+            "ls -la ~/.local/share/",
+            "cd /d && make",
         ] {
             assert_eq!(judged(cmd), None, "{cmd}");
         }
