@@ -119,19 +119,9 @@ pub fn require_person(core: Option<&mut Core>, data_home: &Path, command: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::person::tests::entry;
     use crate::core::testkit::kit;
-    use acc_sdk::adapter::ProcessEntry;
     use acc_sdk::identity::StaticTable;
-
-    fn entry(pid: u32, ppid: u32) -> ProcessEntry {
-        ProcessEntry {
-            pid,
-            ppid,
-            comm: "sh".into(),
-            args: vec![],
-            exe: None,
-        }
-    }
 
     #[test]
     fn an_agent_may_name_only_its_own_client_s_sessions() {

@@ -106,12 +106,13 @@ pub fn require(hooked: &BTreeSet<u32>, authority: &str) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use acc_sdk::adapter::ProcessEntry;
     use acc_sdk::identity::StaticTable;
 
-    fn entry(pid: u32, ppid: u32) -> ProcessEntry {
+    /// A shell process `pid` whose parent is `ppid`, for process tables in tests.
+    pub(crate) fn entry(pid: u32, ppid: u32) -> ProcessEntry {
         ProcessEntry {
             pid,
             ppid,
