@@ -80,6 +80,11 @@ pub enum ErrorCode {
     /// An agent (a process under a hooked client) named a session that is not its own, or
     /// ran a command only a person may run.
     AgentActsAsAnother,
+    /// A takeover is not held (already settled, or done at once): nothing to confirm.
+    TakeoverNotHeld,
+    /// A session that attached under a live participant's name while that is held acts
+    /// no further until its owner or a person confirms.
+    TakeoverHeld,
     /// An existing file would be overwritten without `--force`.
     AlreadyExists,
     /// `config init` while sessions are attached, without `--force`.
@@ -131,6 +136,8 @@ impl ErrorCode {
             ErrorCode::NotClaimOwner => "not_claim_owner",
             ErrorCode::AuthorityNeedsPerson => "authority_needs_person",
             ErrorCode::AgentActsAsAnother => "agent_acts_as_another",
+            ErrorCode::TakeoverNotHeld => "takeover_not_held",
+            ErrorCode::TakeoverHeld => "takeover_held",
             ErrorCode::AlreadyExists => "already_exists",
             ErrorCode::SessionsAttached => "sessions_attached",
             ErrorCode::HookExecutableMissing => "hook_executable_missing",
@@ -180,6 +187,8 @@ impl ErrorCode {
             | NotClaimOwner
             | AuthorityNeedsPerson
             | AgentActsAsAnother
+            | TakeoverNotHeld
+            | TakeoverHeld
             | AlreadyExists
             | SessionsAttached
             | InstallConflict

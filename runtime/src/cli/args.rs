@@ -152,6 +152,14 @@ pub enum Command {
     )]
     Finish(FinishArgs),
 
+    /// List, confirm or refuse acts on a live agent session from outside its client.
+    #[command(
+        subcommand,
+        long_about = "A release, detach or attach that reaches a live agent session from a process outside that session's client (a person's shell, or an agent's process that left its client) is a takeover: acc records it with the caller's process chain, tells the owner at its next turn and shows it in `acc status` and `acc watch`. One that would take something from the owner (a release, a detach) is held: nothing changes until the owner, from its own session, or a person, in a terminal, confirms it; a session that attached under a live participant's name claims nothing until then.",
+        after_help = "Examples:\n  acc takeover list\n  acc takeover confirm 42\n  acc takeover refuse 42 --json"
+    )]
+    Takeover(TakeoverCommand),
+
     /// Remove records nobody needs any more (dry run unless --apply).
     #[command(
         long_about = "Report (or with --apply, remove) records that are no longer needed: expired claims, finished intents, offline sessions holding no claim, participants with no session and nothing unread, and with --before, events up to a cursor. Live and stale sessions and unread messages are never pruned.",
@@ -532,6 +540,50 @@ pub struct PruneArgs {
     /// Also remove events up to and including this cursor.
     #[arg(long, value_name = "CURSOR")]
     pub before: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TakeoverCommand {
+    /// List takeovers, held ones and the rest.
+    #[command(
+        long_about = "List takeovers, newest last: what was done or asked (kind), to whom, by which processes, and where it stands (held, done, confirmed, refused). With a session (--session/--generation or ACC_SESSION), only those that reached it. Prints one line each.",
+        after_help = "Examples:\n  acc takeover list\n  acc takeover list --held --json"
+    )]
+    List(TakeoverListArgs),
+
+    /// Carry out a held takeover.
+    #[command(
+        long_about = "Confirm the held takeover N: the release or detach it holds is carried out now, or the session that attached under the owner's name may act. Only the owner, from inside its own client (its own session's --session/--generation), or a person (stdin and stderr terminals, no hooked agent among the ancestors) may confirm.",
+        after_help = "Examples:\n  acc takeover confirm 42\n  acc takeover confirm 42 --session \"$S\" --generation \"$G\" --json"
+    )]
+    Confirm(TakeoverSettleArgs),
+
+    /// Drop a held takeover; nothing changes.
+    #[command(
+        long_about = "Refuse the held takeover N: what it asked is dropped and nothing changes (the claim stays its owner's; the session stays open). The same callers as `confirm` may refuse.",
+        after_help = "Examples:\n  acc takeover refuse 42"
+    )]
+    Refuse(TakeoverSettleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TakeoverListArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// Only the takeovers still held.
+    #[arg(long)]
+    pub held: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TakeoverSettleArgs {
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+
+    /// The takeover's number (`acc takeover list` shows it).
+    #[arg(value_name = "N")]
+    pub takeover: u64,
 }
 
 #[derive(Debug, Subcommand)]

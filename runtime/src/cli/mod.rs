@@ -10,6 +10,7 @@ pub mod help_json;
 pub mod output;
 pub mod owner;
 pub mod person;
+pub mod takeover;
 pub mod workspace_faults;
 
 use crate::env::Env;

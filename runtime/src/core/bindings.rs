@@ -136,6 +136,23 @@ impl Core {
         })
     }
 
+    /// The client process a hook recorded for `session` (or for the parent it runs under, a
+    /// subagent's), the newest binding's; `None` when no hook bound it with a pid.
+    pub fn client_pid_of_session(&mut self, session: &SessionId) -> Result<Option<u32>> {
+        self.store.read(|c| {
+            let pid: Option<i64> = c
+                .prepare_cached(
+                    "SELECT client_pid FROM hook_bindings WHERE client_pid IS NOT NULL
+                       AND (session_id = ?1 OR session_id =
+                            (SELECT parent_session_id FROM sessions WHERE session_id = ?1))
+                     ORDER BY updated_at DESC LIMIT 1",
+                )?
+                .query_row(params![session.as_str()], |r| r.get(0))
+                .optional()?;
+            Ok(pid.and_then(|p| u32::try_from(p).ok()))
+        })
+    }
+
     /// Removes the binding under `key`; returns whether there was one.
     pub fn delete_binding(&mut self, key: &str) -> Result<bool> {
         self.store.write(|tx| {

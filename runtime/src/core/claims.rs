@@ -532,6 +532,25 @@ impl Core {
         })
     }
 
+    /// The session that holds claim `id` (live or expired), if the claim exists.
+    pub fn claim_owner(&mut self, id: &ClaimId) -> Result<Option<SessionId>> {
+        self.store
+            .read(|c| Ok(by_id(c, id.as_str())?.map(|r| r.owner_session_id)))
+    }
+
+    /// The owner session's own claim on exactly `resource`, if it holds one.
+    pub fn own_claim_on(&mut self, owner: &Owner, resource: &Resource) -> Result<Option<ClaimId>> {
+        self.store.read(|c| {
+            Ok(rows(
+                c,
+                "WHERE c.owner_session_id = ?1 AND c.resource = ?2",
+                params![owner.session.as_str(), resource.as_str()],
+            )?
+            .pop()
+            .map(|r| r.claim_id))
+        })
+    }
+
     /// Live claims, oldest first.
     pub fn live_claims(&mut self) -> Result<Vec<ClaimRecord>> {
         let now = self.ports.now();
@@ -692,6 +711,43 @@ pub(crate) fn release_in_tx(
         owner_session_id: row.owner_session_id.clone(),
         authority: None,
     })
+}
+
+/// Releases a claim a held takeover asked for, once confirmed: gone already is fine (its
+/// owner released it meanwhile). With an authority it is a forced release, as asked.
+pub(crate) fn release_held_in_tx(
+    tx: &Connection,
+    ports: &Ports,
+    now: i64,
+    claim: &ClaimId,
+    authority: Option<Authority>,
+    reason: Option<&str>,
+) -> Result<()> {
+    let Some(row) = by_id(tx, claim.as_str())? else {
+        return Ok(());
+    };
+    match authority {
+        None => release_in_tx(tx, ports, now, None, &row).map(|_| ()),
+        Some(authority) => {
+            delete(tx, &row.claim_id)?;
+            events::append(
+                tx,
+                ports.ids.as_ref(),
+                now,
+                None,
+                EventType::ClaimForceReleased,
+                json!({
+                    "claimId": row.claim_id.as_str(),
+                    "resource": row.resource.as_str(),
+                    "ownerSessionId": row.owner_session_id.as_str(),
+                    "authority": authority.as_str(),
+                    "reason": reason,
+                    "replacedGeneration": row.generation,
+                }),
+            )?;
+            Ok(())
+        }
+    }
 }
 
 /// Every claim (live or expired) owned by `session`.

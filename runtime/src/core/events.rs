@@ -32,10 +32,15 @@ pub enum EventType {
     ClaimWriteRefusalsShown,
     /// A claimed file changed while a peer's allowed shell call ran ([`super::refusals`]).
     ClaimWriteDetected,
+    /// A release, detach or attach reached a live agent session from outside its client
+    /// ([`super::takeovers`]).
+    SessionTakeover,
+    /// A held takeover was confirmed or refused.
+    SessionTakeoverSettled,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 18] = [
+    pub const ALL: [EventType; 20] = [
         EventType::WorkspaceMaterialised,
         EventType::SessionOpened,
         EventType::SessionClosed,
@@ -54,6 +59,8 @@ impl EventType {
         EventType::ClaimWriteRefused,
         EventType::ClaimWriteRefusalsShown,
         EventType::ClaimWriteDetected,
+        EventType::SessionTakeover,
+        EventType::SessionTakeoverSettled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -76,6 +83,8 @@ impl EventType {
             EventType::ClaimWriteRefused => "claim.write_refused",
             EventType::ClaimWriteRefusalsShown => "claim.write_refusals_shown",
             EventType::ClaimWriteDetected => "claim.write_detected",
+            EventType::SessionTakeover => "session.takeover",
+            EventType::SessionTakeoverSettled => "session.takeover_settled",
         }
     }
 

@@ -29,6 +29,7 @@ pub mod room_view;
 pub mod sessions;
 pub mod status;
 pub mod sync;
+pub mod takeovers;
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{AccError, ErrorCode, Result};

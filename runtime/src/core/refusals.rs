@@ -80,6 +80,8 @@ pub struct WriteNotices {
     pub detected: RefusedWrites,
     /// Changes under peers' claims while its own allowed call ran.
     pub caused: RefusedWrites,
+    /// Acts on it from outside its client ([`super::takeovers`]).
+    pub takeovers: super::takeovers::Takeovers,
 }
 
 impl WriteNotices {
@@ -87,6 +89,7 @@ impl WriteNotices {
         [&self.refused, &self.detected, &self.caused]
             .into_iter()
             .filter_map(RefusedWrites::newest)
+            .chain(self.takeovers.newest())
             .max()
     }
 }
@@ -243,6 +246,7 @@ impl Core {
             refused: self.write_notices(EventType::ClaimWriteRefused, me, None, shown)?,
             detected: self.write_notices(EventType::ClaimWriteDetected, me, None, shown)?,
             caused: self.write_notices(EventType::ClaimWriteDetected, None, me, shown)?,
+            takeovers: self.takeovers(me, shown)?,
         })
     }
 

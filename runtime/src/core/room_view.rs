@@ -129,7 +129,7 @@ pub struct HookFailureLine {
 }
 
 /// Payload keys whose values are ids, kinds or resources (never peer prose).
-const EVENT_SUBJECT_KEYS: [&str; 9] = [
+const EVENT_SUBJECT_KEYS: [&str; 11] = [
     "resource",
     "path",
     // A refused write's target: which path the actor tried.
@@ -140,6 +140,9 @@ const EVENT_SUBJECT_KEYS: [&str; 9] = [
     "participantId",
     "kind",
     "authority",
+    // A takeover's caller: what acc knows of the processes that did it.
+    "processLine",
+    "outcome",
 ];
 
 impl Core {

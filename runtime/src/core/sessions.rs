@@ -563,6 +563,21 @@ impl Core {
         })
     }
 
+    /// The sessions acting as `participant` that are not offline, oldest first.
+    pub fn live_sessions_of(&mut self, participant: &ParticipantId) -> Result<Vec<SessionId>> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            Ok(load_all(c, true)?
+                .into_iter()
+                .filter(|s| {
+                    &s.participant_id == participant && s.presence(ports, now) != Presence::Offline
+                })
+                .map(|s| s.session_id)
+                .collect())
+        })
+    }
+
     /// One session by id, with its presence now.
     pub fn session(&mut self, id: &SessionId) -> Result<Option<SessionRecord>> {
         let ports = &self.ports;

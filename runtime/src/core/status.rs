@@ -7,6 +7,7 @@ use super::intents::{self, IntentRecord};
 use super::model::{Enforcement, Lifecycle, Presence, Protection, SessionState};
 use super::refusals::RefusedWrites;
 use super::sessions::{self, SessionRow, check_owner};
+use super::takeovers::Takeovers;
 use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
@@ -99,6 +100,10 @@ pub struct StatusReport {
     /// last; left out when there were none.
     #[serde(skip_serializing_if = "RefusedWrites::is_empty")]
     pub detected_writes: RefusedWrites,
+    /// Acts on live agent sessions from outside their clients (the caller's own, with an
+    /// owner), newest last, held ones counted; left out when there were none.
+    #[serde(skip_serializing_if = "Takeovers::is_empty")]
+    pub takeovers: Takeovers,
     /// Where the workspace's files disagree with the workspace its conversations are bound
     /// to (filled by the caller, which knows the directory); left out when they agree.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -222,6 +227,7 @@ impl Core {
         let mut report = self.room_status(owner, all)?;
         report.refused_writes = self.refused_writes(owner.map(|o| &o.session), EventSeq(0))?;
         report.detected_writes = self.detected_writes(owner.map(|o| &o.session), EventSeq(0))?;
+        report.takeovers = self.takeovers(owner.map(|o| &o.session), EventSeq(0))?;
         Ok(report)
     }
 
@@ -276,6 +282,7 @@ impl Core {
                     attention,
                     refused_writes: RefusedWrites::default(),
                     detected_writes: RefusedWrites::default(),
+                    takeovers: Takeovers::default(),
                     workspace_faults: Vec::new(),
                     store_tampered: None,
                 })

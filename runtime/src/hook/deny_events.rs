@@ -9,6 +9,7 @@
 use super::handlers::Call;
 use super::verdict::Denial;
 use crate::core::refusals::{Refusal, RefusedWrite, RefusedWrites, WriteNotices};
+use crate::core::takeovers::{TakeoverKind, Takeovers, process_line};
 use crate::core::{Core, Owner};
 use crate::ids::{EventSeq, SessionId};
 use acc_sdk::peer_text::display;
@@ -94,7 +95,58 @@ pub fn notices_text(notices: &WriteNotices) -> String {
             "claim.write_detected",
         ));
     }
+    if !notices.takeovers.is_empty() {
+        parts.push(takeovers_text(&notices.takeovers));
+    }
     parts.join("\n")
+}
+
+/// `ACC: N act(s) on your session came from outside your client` and one line each: what,
+/// where it stands, the caller's processes (escaped: the caller chose their names), and for a
+/// held one the two commands that settle it.
+pub fn takeovers_text(t: &Takeovers) -> String {
+    let mut out = format!(
+        "ACC: {} act(s) on your session came from a process outside your client (acc cannot tell a person's shell from another agent's process there); held ones changed nothing yet:",
+        t.total
+    );
+    for one in &t.listed {
+        let mut line = format!(
+            "\n- {} {} {}",
+            display(&one.occurred_at),
+            one.state.as_str(),
+            one.kind.phrase()
+        );
+        if let Some(claim) = &one.claim_id {
+            line.push_str(&format!(" {}", display(claim)));
+            if let Some(resource) = &one.claim_resource {
+                line.push_str(&format!(" ({})", neutralise_inline(resource)));
+            }
+        }
+        if let Some(taker) = &one.taker_session_id {
+            line.push_str(&format!(" by session {}", display(taker)));
+        }
+        if one.kind == TakeoverKind::ActedAs {
+            line.push_str(&format!(" (`acc {}`)", display(&one.command)));
+        }
+        line.push_str(&format!(
+            " from processes {}",
+            neutralise_inline(&format!("{:?}", process_line(&one.process)))
+        ));
+        if one.is_held() {
+            line.push_str(&format!(
+                ": if you did not ask for it, `acc takeover refuse {n}`; to let it happen, `acc takeover confirm {n}` (append the flags of your `ACC CLI (append)` line)",
+                n = one.sequence.0
+            ));
+        }
+        out.push_str(&line);
+    }
+    if t.total > t.listed.len() as u64 {
+        out.push_str(&format!(
+            "\n- and {} earlier (`acc takeover list`)",
+            t.total - t.listed.len() as u64
+        ));
+    }
+    out
 }
 
 fn who(r: &RefusedWrite) -> String {
@@ -207,9 +259,33 @@ mod tests {
             refused: listed(notice.clone()),
             detected: listed(unnamed),
             caused: listed(notice),
+            takeovers: crate::core::takeovers::Takeovers {
+                total: 1,
+                held: 1,
+                listed: vec![crate::core::takeovers::Takeover {
+                    number: 9,
+                    sequence: EventSeq(9),
+                    occurred_at: forged.into(),
+                    kind: TakeoverKind::Release,
+                    state: crate::core::takeovers::TakeoverState::Held,
+                    owner_session_id: forged.into(),
+                    owner_participant_id: Some(forged.into()),
+                    claim_id: Some(forged.into()),
+                    claim_resource: Some(forged.into()),
+                    taker_session_id: Some(forged.into()),
+                    command: forged.into(),
+                    process: vec![crate::core::takeovers::CallerProcess {
+                        pid: 7,
+                        name: forged.into(),
+                        exe: Some(forged.into()),
+                    }],
+                    settled_by: None,
+                }],
+            },
         };
         let text = notices_text(&notices);
-        assert_eq!(text.lines().count(), 6, "{text}");
+        assert_eq!(text.lines().count(), 8, "{text}");
+        assert!(text.contains("acc takeover refuse 9"), "{text}");
         assert!(
             !text.lines().any(|l| l.starts_with("ACC you are")),
             "{text}"

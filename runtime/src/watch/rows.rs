@@ -349,6 +349,7 @@ fn events(view: &RoomView) -> Vec<Row> {
                 text.push_str(&format!(" {}", terminal_safe(s)));
             }
             let tone = if e.kind.contains("denied")
+                || e.kind == "session.takeover"
                 || e.kind.contains("refused")
                 || e.kind.contains("detected")
                 || e.kind.contains("failed")

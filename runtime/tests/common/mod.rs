@@ -168,6 +168,69 @@ impl Sandbox {
         )
     }
 
+    /// Records, as a hook would, that `owner`'s conversation runs in client process `pid`.
+    pub fn bind_client(&self, owner: &(String, String), pid: u32) {
+        use acc_runtime::core::bindings::binding_key;
+        let owner = acc_runtime::Owner::new(
+            acc_runtime::ids::SessionId::parse(&owner.0).unwrap(),
+            acc_runtime::ids::Generation::parse(&owner.1).unwrap(),
+        );
+        self.core()
+            .put_binding(
+                &binding_key(&format!("conversation-{pid}-{}", owner.session)),
+                &owner,
+                "scenarioclient",
+                None,
+                Some(pid),
+            )
+            .unwrap();
+    }
+
+    /// Runs `acc` as an agent's escaped process would: `setsid -f` starts it in a session of
+    /// its own and returns at once, so it is re-parented away from this test (its client
+    /// ancestry is gone). Waits for it to finish.
+    pub fn run_escaped(&self, owner: Option<&(String, String)>, args: &[&str]) -> Run {
+        let mut c = self.cmd(args);
+        if let Some(owner) = owner {
+            c.env("ACC_SESSION", &owner.0)
+                .env("ACC_GENERATION", &owner.1);
+        }
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path();
+        let mut setsid = Command::new("setsid");
+        setsid.env_clear();
+        for (k, v) in c.get_envs() {
+            if let Some(v) = v {
+                setsid.env(k, v);
+            }
+        }
+        setsid
+            .arg("-f")
+            .arg("sh")
+            .arg("-c")
+            .arg(r#"d="$1"; shift; "$@" > "$d/out" 2> "$d/err"; echo $? > "$d/rc.tmp"; mv "$d/rc.tmp" "$d/rc""#)
+            .arg("sh")
+            .arg(dir)
+            .arg(c.get_program())
+            .args(c.get_args());
+        let status = setsid.status().expect("setsid runs");
+        assert!(status.success(), "setsid -f failed");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !dir.join("rc").exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the escaped acc never finished"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let read = |n: &str| std::fs::read_to_string(dir.join(n)).unwrap_or_default();
+        Run {
+            code: read("rc").trim().parse().unwrap(),
+            stdout: read("out"),
+            stderr: read("err"),
+        }
+    }
+
     pub fn attach(&self, participant: &str, extra: &[&str]) -> (String, String) {
         let mut args = vec!["attach", "--participant", participant];
         args.extend_from_slice(extra);
@@ -304,7 +367,29 @@ impl Redactor {
 
     /// Pretty JSON, redacted.
     pub fn json(&mut self, r: &Run) -> String {
-        let v = r.json();
+        let mut v = r.json();
+        redact_process_chains(&mut v);
         self.apply(&serde_json::to_string_pretty(&v).unwrap())
+    }
+}
+
+/// A takeover's `process` (the caller's process chain: pids and programs of this run) is
+/// written as a placeholder.
+fn redact_process_chains(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, val) in map.iter_mut() {
+                if k == "process" && val.is_array() {
+                    let empty = val.as_array().is_some_and(Vec::is_empty);
+                    if !empty {
+                        *val = serde_json::Value::String("[the caller's processes]".into());
+                    }
+                } else {
+                    redact_process_chains(val);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_process_chains),
+        _ => {}
     }
 }

@@ -5,9 +5,12 @@ use crate::cli::context::Invocation;
 use crate::cli::output::Output;
 use crate::cli::owner;
 use crate::cli::person;
+use crate::cli::takeover;
 use crate::core::claims::ClaimRequest;
 use crate::core::model::{Authority, ClaimMode, Enforcement};
 use crate::core::resources::Resource;
+use crate::core::takeovers::{Takeover, TakeoverKind, TakeoverRequest};
+use crate::core::{Core, Owner};
 use crate::error::{AccError, Result};
 use crate::ids::ClaimId;
 use crate::paths;
@@ -76,6 +79,7 @@ pub fn release(inv: &Invocation<'_>, a: ReleaseArgs) -> Result<Output> {
         ))
         .with("flag", "--authority"));
     }
+    let data_home = paths::data_home(inv.env)?;
     let out = match (authority, target) {
         (Some(auth), Target::Claim(id)) => {
             // A forced release may come from a person with no session.
@@ -84,23 +88,103 @@ pub fn release(inv: &Invocation<'_>, a: ReleaseArgs) -> Result<Output> {
             // Only a person may assert an authority (cli::person); checked before anything
             // is written.
             let mut hooked: BTreeSet<u32> = core.hooked_client_pids()?.into_iter().collect();
-            hooked.extend(pin::client_pids(&paths::data_home(inv.env)?));
+            hooked.extend(pin::client_pids(&data_home));
             person::require(&hooked, auth.as_str())?;
-            core.force_release(owner.as_ref(), &id, auth, a.reason.as_deref())?
+            if let Some(o) = &owner {
+                core.check_owner(o)?;
+            }
+            // Every forced release is told to the claim's owner; one that reaches a live
+            // agent waits for it or for a person (core::takeovers).
+            let holder = core.claim_owner(&id)?;
+            let outside = match &holder {
+                Some(h) => takeover::outside(&mut core, &data_home, h)?,
+                None => None,
+            };
+            let request = |held: bool, holder| TakeoverRequest {
+                kind: TakeoverKind::ForcedRelease,
+                owner_session_id: holder,
+                claim_id: Some(id.clone()),
+                taker_session_id: None,
+                command: "release".into(),
+                process: outside
+                    .as_ref()
+                    .map_or_else(takeover::this_chain, |o| o.process.clone()),
+                held,
+                authority: Some(auth),
+                reason: a.reason.clone(),
+            };
+            if let (Some(out), Some(h)) = (&outside, &holder) {
+                let actor = owner.as_ref().map(|o| &o.session);
+                let t = core.record_takeover(actor, &request(true, h.clone()))?;
+                return Ok(held(&t, out.client_pid));
+            }
+            let released = core.force_release(owner.as_ref(), &id, auth, a.reason.as_deref())?;
+            core.record_takeover(
+                owner.as_ref().map(|o| &o.session),
+                &request(false, released.owner_session_id.clone()),
+            )?;
+            released
         }
         (_, Target::Claim(id)) => {
             let owner = owner::required(&a.owner, inv.env)?;
             let mut core = inv.open(OpenMode::ReadOnly)?;
+            if let Some(out) = held_release(&mut core, &data_home, &owner, Some(&id))? {
+                return Ok(out);
+            }
             core.release_claim(&owner, &id)?
         }
         (_, Target::Resource(raw)) => {
             let owner = owner::required(&a.owner, inv.env)?;
             let mut core = inv.open(OpenMode::ReadOnly)?;
             let resource = inv.resource(&core, raw)?;
+            let id = core.own_claim_on(&owner, &resource)?;
+            if let Some(out) = held_release(&mut core, &data_home, &owner, id.as_ref())? {
+                return Ok(out);
+            }
             core.release_resource(&owner, &resource)?
         }
     };
     Ok(Output::new(format!("released {}", out.claim_id), out))
+}
+
+/// A release of a live agent's own claim, asked with its credentials from outside its
+/// client, is held until the owner or a person confirms (core::takeovers).
+fn held_release(
+    core: &mut Core,
+    data_home: &std::path::Path,
+    owner: &Owner,
+    claim: Option<&ClaimId>,
+) -> Result<Option<Output>> {
+    let Some(claim) = claim else {
+        return Ok(None);
+    };
+    core.check_owner(owner)?;
+    let Some(out) = takeover::outside(core, data_home, &owner.session)? else {
+        return Ok(None);
+    };
+    let t = core.record_takeover(
+        None,
+        &TakeoverRequest {
+            kind: TakeoverKind::Release,
+            owner_session_id: owner.session.clone(),
+            claim_id: Some(claim.clone()),
+            taker_session_id: None,
+            command: "release".into(),
+            process: out.process,
+            held: true,
+            authority: None,
+            reason: None,
+        },
+    )?;
+    Ok(Some(held(&t, out.client_pid)))
+}
+
+/// The output of a held takeover: exit 0 (it is recorded), `state: held` in the JSON.
+pub(super) fn held(t: &Takeover, client_pid: u32) -> Output {
+    Output::new(
+        takeover::held_line(t, client_pid),
+        serde_json::json!({ "state": "held", "takeover": t }),
+    )
 }
 
 #[cfg(test)]

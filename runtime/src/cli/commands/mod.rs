@@ -6,6 +6,7 @@ pub mod install;
 mod messages;
 mod room;
 mod sessions;
+mod takeover;
 
 use super::args::Command;
 use super::context::Invocation;
@@ -31,6 +32,7 @@ pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
         Command::Reply(a) => messages::reply(inv, a),
         Command::Ack(a) => messages::ack(inv, a),
         Command::Finish(a) => messages::finish(inv, a),
+        Command::Takeover(c) => takeover::takeover(inv, c),
         Command::Prune(a) => admin::prune(inv, a),
         Command::Config(c) => admin::config(inv, c),
         Command::Install(a) => install::install(inv, a),
@@ -90,5 +92,75 @@ fn judge_agent(inv: &Invocation<'_>, command: &Command) -> Result<()> {
     let Some(owner) = crate::cli::owner::optional(owner_args, inv.env)? else {
         return Ok(());
     };
-    inv.with_core(|core| agent::require_own_session(core, &data_home, &owner))
+    inv.with_core(|core| {
+        agent::require_own_session(core, &data_home, &owner)?;
+        tell_outside_act(core, &data_home, &owner, command)
+    })
+}
+
+/// A command run with a live agent session's credentials from outside its client is told to
+/// that session and shown in status and watch (core::takeovers); a release or detach is held
+/// by the command itself, and a session held since it attached under a live name claims
+/// nothing.
+fn tell_outside_act(
+    core: &mut crate::core::Core,
+    data_home: &std::path::Path,
+    owner: &crate::core::Owner,
+    command: &Command,
+) -> Result<()> {
+    use crate::core::takeovers::{TakeoverKind, TakeoverRequest};
+    use crate::error::{AccError, ErrorCode};
+    let name = match command {
+        // Read only, or held by the command itself.
+        Command::Status(_) | Command::Release(_) | Command::Detach(_) => return Ok(()),
+        Command::Heartbeat(_) => "heartbeat",
+        Command::Sync(_) => "sync",
+        Command::Work(_) => "work",
+        Command::Claim(_) => "claim",
+        Command::Message(_) => "message",
+        Command::Request(_) => "request",
+        Command::Inbox(_) => "inbox",
+        Command::Reply(_) => "reply",
+        Command::Ack(_) => "ack",
+        Command::Finish(_) => "finish",
+        _ => return Ok(()),
+    };
+    // Wrong credentials fail in the command itself, with its own error; nothing to tell.
+    if core.check_owner(owner).is_err() {
+        return Ok(());
+    }
+    if matches!(command, Command::Claim(_) | Command::Finish(_))
+        && let Some(t) = core.held_taker(&owner.session)?
+    {
+        return Err(AccError::new(
+            ErrorCode::TakeoverHeld,
+            format!(
+                "session {} attached under the name of a live agent session ({}) from outside that session's client, and takeover {} is held: it claims nothing until {} or a person confirms (`acc takeover confirm {}`)",
+                owner.session,
+                t.owner_session_id,
+                t.sequence.0,
+                t.owner_participant_id.as_deref().unwrap_or("its owner"),
+                t.sequence.0
+            ),
+        )
+        .with("takeover", t.sequence.0));
+    }
+    let Some(out) = crate::cli::takeover::outside(core, data_home, &owner.session)? else {
+        return Ok(());
+    };
+    core.record_takeover(
+        None,
+        &TakeoverRequest {
+            kind: TakeoverKind::ActedAs,
+            owner_session_id: owner.session.clone(),
+            claim_id: None,
+            taker_session_id: None,
+            command: name.into(),
+            process: out.process,
+            held: false,
+            authority: None,
+            reason: None,
+        },
+    )?;
+    Ok(())
 }

@@ -105,6 +105,16 @@ fn render_status(report: &StatusReport) -> String {
             report.refused_writes.total
         ));
     }
+    if report.takeovers.held > 0 {
+        line.push_str(&format!(
+            "; {} HELD takeover(s) of live sessions: `acc takeover list`",
+            report.takeovers.held
+        ));
+    }
+    let told = report.takeovers.total - report.takeovers.held;
+    if told > 0 {
+        line.push_str(&format!("; {told} takeover(s) told: `acc takeover list`"));
+    }
     if !report.detected_writes.is_empty() {
         line.push_str(&format!(
             "; {} change(s) under guarded claims while a peer's shell call ran",

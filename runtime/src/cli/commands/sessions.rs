@@ -4,8 +4,10 @@ use crate::cli::args::{AttachArgs, DetachArgs, HeartbeatArgs};
 use crate::cli::context::Invocation;
 use crate::cli::output::Output;
 use crate::cli::owner;
+use crate::cli::takeover;
 use crate::core::model::Enforcement;
 use crate::core::sessions::OpenSession;
+use crate::core::takeovers::{TakeoverKind, TakeoverRequest};
 use crate::error::Result;
 use crate::ids::{ParticipantId, SessionId};
 use crate::store::OpenMode;
@@ -36,11 +38,40 @@ pub fn attach(inv: &Invocation<'_>, a: AttachArgs) -> Result<Output> {
         ));
     }
     let mut core = inv.open(OpenMode::ReadWrite)?;
+    // Attaching under the name of a live agent, from outside its client (an agent under a
+    // hooked client was refused before), is a takeover: told, and the new session held.
+    let data_home = crate::paths::data_home(inv.env)?;
+    let mut outside = None;
+    for live in core.live_sessions_of(&req.participant_id)? {
+        if let Some(out) = takeover::outside(&mut core, &data_home, &live)? {
+            outside = Some((live, out));
+            break;
+        }
+    }
     let s = core.open_session(req)?;
-    Ok(Output::new(
-        format!("{} {}", s.session_id, s.generation),
-        json!({ "sessionId": s.session_id, "generation": s.generation, "session": s }),
-    ))
+    let mut data = json!({ "sessionId": s.session_id, "generation": s.generation, "session": s });
+    let mut human = format!("{} {}", s.session_id, s.generation);
+    if let Some((live, out)) = outside {
+        let t = core.record_takeover(
+            Some(&s.session_id),
+            &TakeoverRequest {
+                kind: TakeoverKind::AttachLive,
+                owner_session_id: live,
+                claim_id: None,
+                taker_session_id: Some(s.session_id.clone()),
+                command: "attach".into(),
+                process: out.process,
+                held: true,
+                authority: None,
+                reason: None,
+            },
+        )?;
+        // The first line stays `<session> <generation>` for scripts that read it.
+        human.push('\n');
+        human.push_str(&takeover::held_line(&t, out.client_pid));
+        data["takeover"] = serde_json::to_value(&t).unwrap_or_default();
+    }
+    Ok(Output::new(human, data))
 }
 
 pub fn heartbeat(inv: &Invocation<'_>, a: HeartbeatArgs) -> Result<Output> {
@@ -55,7 +86,31 @@ pub fn heartbeat(inv: &Invocation<'_>, a: HeartbeatArgs) -> Result<Output> {
 
 pub fn detach(inv: &Invocation<'_>, a: DetachArgs) -> Result<Output> {
     let owner = owner::required(&a.owner, inv.env)?;
+    if let Some(reason) = &a.reason {
+        text::check_peer_line("reason", reason)?;
+    }
     let mut core = inv.open(OpenMode::ReadOnly)?;
+    // A live agent's session detached with its credentials from outside its client waits
+    // for its owner or a person (core::takeovers).
+    core.check_owner(&owner)?;
+    let data_home = crate::paths::data_home(inv.env)?;
+    if let Some(out) = takeover::outside(&mut core, &data_home, &owner.session)? {
+        let t = core.record_takeover(
+            None,
+            &TakeoverRequest {
+                kind: TakeoverKind::Detach,
+                owner_session_id: owner.session.clone(),
+                claim_id: None,
+                taker_session_id: None,
+                command: "detach".into(),
+                process: out.process,
+                held: true,
+                authority: None,
+                reason: a.reason.clone(),
+            },
+        )?;
+        return Ok(super::claims::held(&t, out.client_pid));
+    }
     let s = core.close_session(&owner, a.reason.as_deref())?;
     Ok(Output::new(
         format!("closed {}", s.session_id),

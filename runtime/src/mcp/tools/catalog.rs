@@ -71,6 +71,8 @@ pub const EVENT_TYPES: &[&str] = &[
     "claim.write_refused",
     "claim.write_refusals_shown",
     "claim.write_detected",
+    "session.takeover",
+    "session.takeover_settled",
 ];
 
 const LINE: Text = Text::bounded(1, LINE_MAX);
