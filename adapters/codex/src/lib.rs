@@ -51,7 +51,9 @@ impl AdapterBehaviour for Behaviour {
         Some(&daemon::Daemon)
     }
 
+    /// Codex 0.171.0 turns the Stop hook's block into a continuation prompt of the same
+    /// turn (`codex-rs/hooks/src/events/stop.rs`).
     fn continue_turn_outcome(&self, context: &str, payload: &Value) -> Option<HookOutcome> {
-        outcomes::continue_turn(context, payload)
+        acc_sdk::payload::stop_block(context, payload)
     }
 }
