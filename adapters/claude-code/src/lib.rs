@@ -65,8 +65,9 @@ impl AdapterBehaviour for Behaviour {
         Some(&inbox::Inbox)
     }
 
+    /// Claude Code 2.1.332 answers the Stop hook's block with another model request.
     fn continue_turn_outcome(&self, context: &str, payload: &Value) -> Option<HookOutcome> {
-        outcomes::continue_turn(context, payload)
+        acc_sdk::payload::stop_block(context, payload)
     }
 
     fn rewrite_shell_outcome(

@@ -4,6 +4,7 @@
 //! [`define`] joins them with [`Behaviour`] through `define_adapter`, which refuses any
 //! capability the evidence does not back.
 
+mod daemon;
 pub mod events;
 pub mod host;
 mod install;
@@ -11,7 +12,9 @@ pub mod normalize;
 pub mod outcomes;
 pub mod tools;
 
-use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
+use acc_sdk::adapter::{AdapterBehaviour, LivePush, NativeSession, ProcessEntry};
+use acc_sdk::outcome::HookOutcome;
+use serde_json::Value;
 
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "codex";
@@ -38,5 +41,19 @@ impl AdapterBehaviour for Behaviour {
 
     fn is_shared_host(&self, entry: &ProcessEntry) -> bool {
         host::is_shared_app_server(entry)
+    }
+
+    fn live_push(&self) -> Option<&dyn LivePush> {
+        Some(&daemon::Daemon)
+    }
+
+    fn native_session(&self) -> Option<&dyn NativeSession> {
+        Some(&daemon::Daemon)
+    }
+
+    /// Codex 0.171.0 turns the Stop hook's block into a continuation prompt of the same
+    /// turn (`codex-rs/hooks/src/events/stop.rs`).
+    fn continue_turn_outcome(&self, context: &str, payload: &Value) -> Option<HookOutcome> {
+        acc_sdk::payload::stop_block(context, payload)
     }
 }

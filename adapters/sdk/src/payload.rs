@@ -369,9 +369,42 @@ pub fn plain_context(context: &str) -> HookOutcome {
     }
 }
 
+/// The Claude-shaped turn continuation (also read by Codex): the Stop hook's
+/// `{"decision":"block","reason"}`, which the client answers with another model request of
+/// the same turn carrying the reason. Only while the payload's `stop_hook_active` is false,
+/// so at most once per turn (the continuation's own Stop says true); nothing to show lets
+/// the turn end.
+pub fn stop_block(reason: &str, raw: &Value) -> Option<HookOutcome> {
+    if raw.get("stop_hook_active").and_then(Value::as_bool) != Some(false) || reason.is_empty() {
+        return None;
+    }
+    Some(HookOutcome::stdout(
+        json!({"decision": "block", "reason": reason}).to_string(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stop_block_holds_a_turn_open_once_with_the_reason() {
+        let out = stop_block(
+            "```acc-peer-message\nbody\n```",
+            &json!({"stop_hook_active": false}),
+        )
+        .unwrap();
+        assert_eq!(out.exit_code, 0);
+        let v: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(
+            v,
+            json!({"decision": "block", "reason": "```acc-peer-message\nbody\n```"})
+        );
+        // The continuation's own Stop, a payload without the flag, or nothing to show.
+        assert!(stop_block("x", &json!({"stop_hook_active": true})).is_none());
+        assert!(stop_block("x", &json!({})).is_none());
+        assert!(stop_block("", &json!({"stop_hook_active": false})).is_none());
+    }
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()

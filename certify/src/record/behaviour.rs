@@ -27,10 +27,7 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
     let idle_prompt =
         verdict.capability == Capability::Heartbeat && super::idle_heartbeat::drives(client);
     let mut limitations = if verdict.capability == Capability::LivePush {
-        vec![
-            "Captured interactive (the client's own terminal interface under tmux, no key typed) against a local model double."
-                .to_owned(),
-        ]
+        vec![super::live::captured_how(client).to_owned()]
     } else if idle_prompt {
         vec![
             "Captured interactive (the client's own terminal interface under tmux: one prompt typed, then nothing until the idle notification, then the quit command) against a local model double."

@@ -536,7 +536,6 @@ pub fn run_live_wake(
         .map_err(client_error)?;
     let installed_files =
         install_adapter_with(client.id(), &sandbox, &settings.binaries, Some("off"))?;
-    write_interactive_config(&sandbox)?;
     let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
     let peer = room::attach_as(&mut core, PEER)?;
 
@@ -551,6 +550,7 @@ pub fn run_live_wake(
     // and any address but 127.0.0.1 it tries fails the capture.
     let watch = watch_terminal(&sandbox)?;
     env.extend(watch.env());
+    codex::prepare(installed, &sandbox, &env, &watch)?;
     let launcher = write_launcher(&sandbox, &env, &watch, &installed.program)?;
 
     let started = Instant::now();
@@ -558,6 +558,7 @@ pub fn run_live_wake(
     let limit = Duration::from_secs(settings.timeout.as_secs().clamp(30, 120));
     // A client that exits (or never starts) ends the wait at once.
     let exited = launcher.with_extension("exited");
+    codex::open_session(client, &tmux, &double, &exited, limit);
     let agent = poll(limit, || {
         if exited.exists() {
             return Some(None);
@@ -680,6 +681,7 @@ pub fn run_live_wake(
         pane = tmux.pane();
     }
     drop(tmux);
+    codex::clean_up(client, &sandbox);
     let duration = started.elapsed();
     double.stop();
 
@@ -711,7 +713,7 @@ pub fn run_live_wake(
         &recorded.redactor,
         &env,
         &installed_files,
-        "tmux new-session (200x50), no key typed",
+        codex::typed(client),
         json!({
             "delivery": "acc install --delivery, then the install record's policy per phase",
         }),
@@ -790,5 +792,7 @@ fn run_phase(
     }
 }
 
+mod codex;
+pub(super) use codex::captured_how;
 #[cfg(test)]
 mod tests;

@@ -183,7 +183,7 @@ pub fn judge(obs: &Observations) -> ControlVerdict {
 /// `app-server` (`hooks/list`, run under the network watch) and go into the sandbox's
 /// `config.toml`. Also answers the start-up model notice the way a person keeps the
 /// configured model, and the folder-trust question the way a person trusts their checkout.
-fn prepare_codex(
+pub(super) fn prepare_codex(
     installed: &InstalledClient,
     sandbox: &Sandbox,
     env: &BTreeMap<String, String>,

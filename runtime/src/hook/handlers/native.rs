@@ -13,13 +13,19 @@ pub fn publish_binding(call: &Call, core: &mut Core) {
     if call.adapter.behaviour().native_session().is_none() || call.deadline.check().is_err() {
         return;
     }
+    let env = &call.settings.env;
+    let candidate = live_push_candidate(env.get(CERTIFY_CANDIDATES_VAR));
+    // Without a declared contract (or a recorder's candidate run) nothing is published:
+    // the hook skips the store read.
+    if call.adapter.native_delivery().is_none() && !candidate {
+        return;
+    }
     let Ok(Some(bound)) = Bound::load(core, &call.event.session_id) else {
         return;
     };
     if !bound.is_live() {
         return;
     }
-    let env = &call.settings.env;
     let owner = bound.owner();
     let facts = HookFacts {
         owner: &owner,
@@ -30,7 +36,7 @@ pub fn publish_binding(call: &Call, core: &mut Core) {
         client_name: Some(&bound.binding.client_name),
         permission_mode: call.event.permission_mode.as_deref(),
         env: env.vars(),
-        candidate: live_push_candidate(env.get(CERTIFY_CANDIDATES_VAR)),
+        candidate,
     };
     if let Err(note) = bind::publish(&call.adapter, core, &facts) {
         call.report(note);
