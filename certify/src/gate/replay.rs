@@ -16,13 +16,15 @@ use acc_sdk::error::CERTIFICATION_FILE;
 use serde_json::Value;
 
 use crate::clients::Client;
-use crate::record::evidence::{EvidenceInput, provenance_record, rows};
-use crate::record::fixture::{ControlRef, FixtureInput, fixture_value};
-use crate::record::judge::{OBSERVATIONS_FILE, judge, judge_control, read_observations};
-use crate::record::observations::Observations;
+use crate::record::kit::observations::Observations;
+use crate::record::kit::tuple::{PROVENANCE_PATH, Tuple};
+use crate::record::output::bundle::{OBSERVATIONS_FILE, read_observations};
+use crate::record::output::evidence::{EvidenceInput, provenance_record, rows};
+use crate::record::output::fixture::{ControlRef, FixtureInput, fixture_value};
 use crate::record::recording::certification_name;
 use crate::record::scenario::Scenario;
-use crate::record::tuple::{PROVENANCE_PATH, Tuple};
+use crate::record::scenarios::judge;
+use crate::record::scenarios::solo_control::judge_control;
 
 /// The stable id this check reports under.
 pub const REPLAY_CHECK: &str = "cert.evidence.replay";

@@ -1,40 +1,31 @@
-//! One scenario, end to end, in a fresh sandbox: the double, the client's base config, acc's
-//! installer, the room, the headless run, then everything observed and judged.
+//! The headless run every scenario but the interactive ones shares, in a fresh sandbox: the
+//! double, the client's base config, acc's installer, the room, the headless run, then
+//! everything observed and judged. What differs between scenarios is asked of their
+//! [`Recipe`].
 //!
 //! The order is the sandbox's (see [`crate::clients::sandbox`]): the base config is written
 //! before the installer so that the installer meets it as a user's existing file.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
-use acc_sdk::capabilities::Capability;
 use serde_json::{Value, json};
 
-use super::before_read;
-use super::bundle::Bundle;
-use super::child_sessions;
-use super::error::RecordError;
-use super::heartbeat;
-use super::hook_capture::{self, CAPTURE_DIR_VAR};
-use super::install::{Binaries, install_adapter};
-use super::judge::{ControlVerdict, Verdict, judge, judge_control};
-use super::observations::{Expectations, Observations, RunFacts};
-use super::observe::{file_facts, request_facts};
-use super::opaque;
-use super::redact::Redactor;
-use super::room::{self, Room};
-use super::safe_point;
-use super::scenario::{FREE_FILE, PEER, PROMPT, Scenario};
-use super::tuple::Tuple;
 use crate::clients::environment::{DUMMY_KEY, client_path, headless_args, headless_env};
 use crate::clients::{InstalledClient, RunOutput, Sandbox, run_headless_with};
 use crate::doubles::{LoggedRequest, ModelDouble};
+use crate::record::kit::error::RecordError;
+use crate::record::kit::hook_capture;
+use crate::record::kit::install::{Binaries, install_adapter};
+use crate::record::kit::observations::{Observations, RunFacts};
+use crate::record::kit::observe::request_facts;
+use crate::record::kit::recipe::{DoubleSetup, HeadlessRun, Recipe, judged};
+use crate::record::kit::redact::Redactor;
+use crate::record::kit::room::{self, Room};
+use crate::record::kit::run::{Bundle, RunSettings, ScenarioRun};
+use crate::record::kit::tuple::Tuple;
+use crate::record::scenario::PROMPT;
 
-/// The variables the hook runtime reads for a recording.
-pub const CANDIDATES_VAR: &str = "ACC_CERTIFY_CANDIDATES";
-pub const PARTICIPANT_VAR: &str = "ACC_PARTICIPANT";
-pub const WITHHELD_VAR: &str = "ACC_CERTIFY_WITHHELD";
 /// Where the placeholders in a bundle point.
 const PLACEHOLDERS: [(&str, &str); 5] = [
     ("workspace", "<ws>"),
@@ -44,50 +35,16 @@ const PLACEHOLDERS: [(&str, &str); 5] = [
     ("", "<sandbox>"),
 ];
 
-/// How every scenario of a recording runs.
-#[derive(Debug, Clone)]
-pub struct RunSettings {
-    pub binaries: Binaries,
-    /// The deadline of one headless client run.
-    pub timeout: Duration,
-}
-
-/// A scenario run, observed and judged.
-#[derive(Debug, Clone)]
-pub struct ScenarioRun {
-    pub scenario: Scenario,
-    pub observations: Observations,
-    pub verdicts: Vec<Verdict>,
-    /// For the solo control.
-    pub control: Option<ControlVerdict>,
-    /// For `guard-opaque`: did the kernel-enforced guard hold?
-    pub kernel_guard: Option<ControlVerdict>,
-    /// For `interactive-quit`: did the session stop showing live after the quit?
-    pub quit: Option<ControlVerdict>,
-    pub bundle: Bundle,
-}
-
-/// Runs `scenario` once. `control` is the solo control's observations of the same client,
-/// which `next-turn` embeds so that its verdicts can be judged again from one file.
-pub fn run_scenario(
+/// Runs `recipe` once, headless. `control` is the solo control's observations of the same
+/// client, which `next-turn` embeds so that its verdicts can be judged again from one file.
+pub fn run<R: Recipe + ?Sized>(
+    recipe: &R,
     installed: &InstalledClient,
     tuple: &Tuple,
-    scenario: Scenario,
     settings: &RunSettings,
     control: Option<&Observations>,
 ) -> Result<ScenarioRun, RecordError> {
-    if scenario == Scenario::LiveWake {
-        return super::live::run_live_wake(installed, tuple, settings);
-    }
-    if scenario == Scenario::SessionResume {
-        return super::resume::run_session_resume(installed, tuple, settings);
-    }
-    if scenario == Scenario::InteractiveQuit {
-        return super::quit::run_interactive_quit(installed, tuple, settings);
-    }
-    if scenario == Scenario::Heartbeat && super::idle_heartbeat::drives(installed.client) {
-        return super::idle_heartbeat::run_idle_heartbeat(installed, tuple, settings);
-    }
+    let scenario = recipe.scenario();
     let client = installed.client;
     let client_error = |source| RecordError::Client {
         client: client.id().to_owned(),
@@ -99,84 +56,41 @@ pub fn run_scenario(
     std::fs::create_dir_all(workspace.join("src")).map_err(|e| RecordError::Write {
         message: format!("creating {}/src: {e}", workspace.display()),
     })?;
-    if scenario == Scenario::BeforeRead {
-        before_read::seed(&workspace).map_err(|e| RecordError::Write {
-            message: format!(
-                "planting the before-read files in {}: {e}",
-                workspace.display()
-            ),
-        })?;
-    }
-    if scenario == Scenario::ChildSessions {
-        child_sessions::seed(&workspace).map_err(|e| RecordError::Write {
-            message: format!(
-                "seeding {}/{}: {e}",
-                workspace.display(),
-                child_sessions::CLAIMED
-            ),
-        })?;
-    }
-    if scenario == Scenario::GuardOpaque {
-        opaque::seed(&workspace).map_err(|e| RecordError::Write {
-            message: format!("seeding {}/{}: {e}", workspace.display(), opaque::SEEDED),
-        })?;
-    }
-    let script = scenario
-        .script(&workspace)
+    recipe.seed(&workspace)?;
+    let script = recipe.script(&workspace).map_err(|e| RecordError::Double {
+        message: e.to_string(),
+    })?;
+    let mut room = {
+        let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
+        recipe.room(&mut core)?
+    };
+    let (mut double, mid_turn) = recipe
+        .start_double(DoubleSetup {
+            protocol: client.protocol(),
+            script,
+            workspace: &workspace,
+            acc_data_home: sandbox.acc_data_home(),
+            room: &room,
+        })
         .map_err(|e| RecordError::Double {
             message: e.to_string(),
         })?;
-    let mut room = {
-        let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
-        room::prepare(&mut core, scenario)?
-    };
-    let double_error = |e: std::io::Error| RecordError::Double {
-        message: e.to_string(),
-    };
-    let (mut double, mid_turn) = match (scenario, &room.peer) {
-        (Scenario::SafePoint, Some(peer)) => {
-            let (double, sent) = safe_point::start_double(
-                client.protocol(),
-                script,
-                &workspace,
-                &sandbox.acc_data_home(),
-                peer.clone(),
-            )
-            .map_err(double_error)?;
-            (double, Some(sent))
-        }
-        (Scenario::Heartbeat, _) => (
-            heartbeat::start_double(client.protocol(), script, heartbeat::HOLD)
-                .map_err(double_error)?,
-            None,
-        ),
-        _ => (
-            ModelDouble::start(client.protocol(), script).map_err(double_error)?,
-            None,
-        ),
-    };
     sandbox
         .write_base_config(double.port())
         .map_err(client_error)?;
     let installed_files = install_adapter(client.id(), &sandbox, &settings.binaries)?;
-    if scenario == Scenario::BeforeRead {
-        before_read::widen(client, &installed_files).map_err(|e| RecordError::Install {
+    recipe
+        .wire(client, &installed_files)
+        .map_err(|e| RecordError::Install {
             adapter: client.id().to_owned(),
             message: e.to_string(),
         })?;
-    }
-    if scenario == Scenario::ChildSessions {
-        child_sessions::wire(client, &installed_files).map_err(|e| RecordError::Install {
-            adapter: client.id().to_owned(),
-            message: e.to_string(),
-        })?;
-    }
 
     let capture_dir = sandbox.root().join("hook-capture");
     std::fs::create_dir_all(&capture_dir).map_err(|e| RecordError::Write {
         message: format!("creating {}: {e}", capture_dir.display()),
     })?;
-    let extra = extra_env(scenario, &capture_dir);
+    let extra = recipe.environment(&capture_dir);
     let output = run_headless_with(
         installed,
         &sandbox,
@@ -184,7 +98,7 @@ pub fn run_scenario(
         PROMPT,
         settings.timeout,
         &extra,
-        scenario.unasked(),
+        recipe.unasked(),
     )
     .map_err(client_error)?;
     double.stop();
@@ -213,42 +127,16 @@ pub fn run_scenario(
             room::detected_writes(&mut core)?,
         )
     };
-    let children = if scenario == Scenario::ChildSessions {
-        let (delegations, child_requests) = child_sessions::request_facts(
-            client.protocol(),
-            &child_sessions::delegation(&workspace),
-            &double.requests(),
-        );
-        let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
-        let (sessions, refusals) = child_sessions::store_facts(&mut core)?;
-        Some(child_sessions::ChildFacts {
-            delegations,
-            child_requests,
-            sessions,
-            refusals,
-        })
-    } else {
-        None
-    };
-    let mut files = Vec::new();
-    if scenario == Scenario::ChildSessions {
-        files = child_sessions::file_facts(&workspace);
-    } else if scenario == Scenario::GuardOpaque {
-        files = opaque::file_facts(&workspace);
-    } else if let Some(target) = scenario.claimed_target() {
-        files = file_facts(&workspace, &[target, FREE_FILE]);
-    }
-    let observations = Observations {
+    let mut observations = Observations {
         sessions,
         message,
-        files,
         requests: request_facts(client.protocol(), &requests),
         hooks: hooks.as_ref().map(|h| h.facts.clone()),
         control: control.map(|c| Box::new(c.clone())),
         detected_writes,
-        children,
         ..Observations::new(
             scenario,
+            recipe.expectations(),
             tuple,
             client.protocol(),
             RunFacts {
@@ -258,9 +146,16 @@ pub fn run_scenario(
             },
         )
     };
-    let verdicts = judge(scenario, &observations);
-    let control = (scenario == Scenario::SoloControl).then(|| judge_control(&observations));
-    let kernel_guard = (scenario == Scenario::GuardOpaque).then(|| opaque::judge(&observations));
+    recipe.observe(
+        &HeadlessRun {
+            client,
+            workspace: &workspace,
+            acc_data_home: sandbox.acc_data_home(),
+            double: &double,
+        },
+        &mut observations,
+    )?;
+    let verdicts = judged(recipe, &observations);
     let run = run_record(
         installed,
         &sandbox,
@@ -270,7 +165,7 @@ pub fn run_scenario(
         &installed_files,
         &room,
         &redactor,
-        scenario.unasked(),
+        recipe.unasked(),
     );
     let bundle = Bundle {
         requests,
@@ -280,59 +175,17 @@ pub fn run_scenario(
         observations: observations.clone(),
         run,
     };
-    Ok(ScenarioRun {
+    let mut run = ScenarioRun {
         scenario,
         observations,
         verdicts,
-        control,
-        kernel_guard,
+        control: None,
+        kernel_guard: None,
         quit: None,
         bundle,
-    })
-}
-
-/// What the scenario set up, for the judge.
-pub fn expectations(scenario: Scenario) -> Expectations {
-    Expectations {
-        peer: scenario.has_peer().then(|| PEER.to_owned()),
-        claimed_target: scenario.claimed_target().map(str::to_owned),
-        free_target: scenario.claimed_target().map(|_| FREE_FILE.to_owned()),
-        deny_reason: scenario.deny_reason(),
-        pinned_participant: scenario.pinned_participant().map(str::to_owned),
-        candidates: candidate_keys(scenario.candidates()),
-    }
-}
-
-fn candidate_keys(caps: &[Capability]) -> Vec<String> {
-    caps.iter().map(|c| c.key().to_owned()).collect()
-}
-
-/// The variables the recorder adds to the client's environment (all clients pass their
-/// environment through to hooks; docs/research/real-clients-env.md).
-pub fn extra_env(scenario: Scenario, capture_dir: &Path) -> BTreeMap<String, String> {
-    let mut env = BTreeMap::new();
-    env.insert(
-        CAPTURE_DIR_VAR.to_owned(),
-        capture_dir.display().to_string(),
-    );
-    let candidates = candidate_keys(scenario.candidates());
-    if !candidates.is_empty() {
-        env.insert(CANDIDATES_VAR.to_owned(), candidates.join(","));
-    }
-    let withheld = candidate_keys(scenario.withheld());
-    if !withheld.is_empty() {
-        env.insert(WITHHELD_VAR.to_owned(), withheld.join(","));
-    }
-    if scenario == Scenario::BeforeRead {
-        env.insert(
-            before_read::DENY_READ_VAR.to_owned(),
-            before_read::REFUSED.to_owned(),
-        );
-    }
-    if let Some(participant) = scenario.pinned_participant() {
-        env.insert(PARTICIPANT_VAR.to_owned(), participant.to_owned());
-    }
-    env
+    };
+    recipe.beside(&mut run);
+    Ok(run)
 }
 
 /// What a run left on record, redacted: the double's requests and acc-hook's capture.
@@ -384,7 +237,7 @@ pub fn redactor(sandbox: &Sandbox, installed: &InstalledClient, binaries: &Binar
 
 /// `run.json`: how the client ran, without the prompt or any variable's value.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn run_record(
+pub fn run_record(
     installed: &InstalledClient,
     sandbox: &Sandbox,
     double: &ModelDouble,

@@ -9,8 +9,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::observations::{HookFact, OutcomeShape, StreamShape};
-use super::redact::Redactor;
+use crate::record::kit::observations::{HookFact, OutcomeShape, StreamShape};
+use crate::record::kit::redact::Redactor;
 
 /// The variable acc-hook reads, and the file it appends to in that directory.
 pub const CAPTURE_DIR_VAR: &str = "ACC_HOOK_CAPTURE_DIR";

@@ -7,8 +7,8 @@ use acc_runtime::env::Env;
 use acc_runtime::installer::{self, ContextRequest, InstallOptions};
 use acc_runtime::registry;
 
-use super::error::RecordError;
 use crate::clients::Sandbox;
+use crate::record::kit::error::RecordError;
 
 /// The `acc` and `acc-hook` a recording runs: siblings of the running `acc-certify`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,12 +2,12 @@
 //!
 //! Observations hold facts, not conclusions: which sessions acc's store has, which files
 //! exist, what each model request carried back from tools and which acc texts it showed the
-//! model. The judge ([`super::judge`]) turns them into verdicts, so a bundle can be judged
+//! model. The judge ([`crate::record::kit::verdict`]) turns them into verdicts, so a bundle can be judged
 //! again later. Sandbox paths are already replaced by `<ws>`, `<home>`, `<data>`, `<tmp>`.
 
 use serde::{Deserialize, Serialize};
 
-use super::scenario::Scenario;
+use crate::record::scenario::Scenario;
 
 /// Bumped when a field changes meaning; the judge refuses other versions.
 pub const OBSERVATIONS_SCHEMA: u32 = 1;
@@ -41,23 +41,23 @@ pub struct Observations {
     pub control: Option<Box<Observations>>,
     /// For `live-wake`: what each phase's sender was told and what the store shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub live: Option<super::live::LiveFacts>,
+    pub live: Option<crate::record::kit::facts::LiveFacts>,
     /// The targets of the writes into peers' guarded claims that acc's post-tool hook
     /// noticed during the run (`claim.write_detected`, as `acc status` lists them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub detected_writes: Vec<String>,
     /// For `session-resume`: the store and the hooks after each of the two runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resume: Option<super::resume::ResumeFacts>,
+    pub resume: Option<crate::record::kit::facts::ResumeFacts>,
     /// For `interactive-quit`: what the store and the processes showed after the quit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quit: Option<super::quit::QuitFacts>,
+    pub quit: Option<crate::record::kit::facts::QuitFacts>,
     /// For `child-sessions`: what the double and acc's store show about the subagent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub children: Option<super::child_sessions::ChildFacts>,
+    pub children: Option<crate::record::kit::facts::ChildFacts>,
     /// For `heartbeat` driven in the client's terminal interface: the idle prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle: Option<super::idle_heartbeat::IdleFacts>,
+    pub idle: Option<crate::record::kit::facts::IdleFacts>,
 }
 
 /// How the client process ended.
@@ -225,7 +225,8 @@ impl Observations {
     /// (`Observations { sessions, ..Observations::new(…) }`).
     pub fn new(
         scenario: Scenario,
-        tuple: &super::tuple::Tuple,
+        expect: Expectations,
+        tuple: &crate::record::kit::tuple::Tuple,
         protocol: crate::doubles::Protocol,
         run: RunFacts,
     ) -> Observations {
@@ -238,7 +239,7 @@ impl Observations {
             platform: tuple.platform.clone(),
             protocol: protocol.id().to_owned(),
             run,
-            expect: super::runner::expectations(scenario),
+            expect,
             sessions: Vec::new(),
             message: None,
             files: Vec::new(),

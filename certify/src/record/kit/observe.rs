@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use super::model_text::{acc_lines, peer_blocks};
-use super::observations::{FileFact, RequestFact, ToolResultFact};
 use crate::doubles::{LoggedRequest, Protocol};
+use crate::record::kit::model_text::{acc_lines, peer_blocks};
+use crate::record::kit::observations::{FileFact, RequestFact, ToolResultFact};
 
 /// One fact per logged request (already redacted): what tools answered and which of acc's
 /// texts the model was shown.

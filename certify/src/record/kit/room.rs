@@ -14,8 +14,8 @@ use acc_runtime::store::OpenMode;
 use acc_runtime::{AccError, Core, Owner, Ports, workspace};
 use serde_json::Value;
 
-use super::observations::{MessageFact, SessionFact};
-use super::scenario::{AGENT, CLAIMED_RESOURCE, PEER, PEER_BODY, PEER_SUBJECT, Scenario};
+use crate::record::kit::observations::{MessageFact, SessionFact};
+use crate::record::scenario::{AGENT, CLAIMED_RESOURCE, PEER, PEER_BODY, PEER_SUBJECT};
 
 /// The harness the recorder's own sessions are opened with, so they are never mistaken for
 /// the client's.
@@ -54,59 +54,59 @@ fn attach(core: &mut Core, participant: &str, guarded: bool) -> Result<Owner, Ac
     Ok(Owner::new(session.session_id, session.generation))
 }
 
-/// Sets up `scenario`'s room: a guarded claim on `src/**` held by the peer for the guard
-/// scenarios; for `next-turn`, the agent participant (so the message can be addressed to
-/// it) and a note from the peer queued for it.
-pub fn prepare(core: &mut Core, scenario: Scenario) -> Result<Room, AccError> {
-    let mut room = Room::default();
-    match scenario {
-        Scenario::GuardWrite
-        | Scenario::GuardShell
-        | Scenario::GuardOpaque
-        | Scenario::ChildSessions => {
-            let peer = attach(core, PEER, true)?;
-            let mut claim = ClaimRequest::new(Resource::parse(CLAIMED_RESOURCE)?);
-            claim.enforcement = Enforcement::Guarded;
-            claim.reason = Some("acc-certify guard scenario".to_owned());
-            core.claim(&peer, claim)?;
-            room.peer = Some(peer);
-        }
-        Scenario::NextTurn => {
-            room.agent = Some(attach(core, AGENT, false)?);
-            let peer = attach(core, PEER, false)?;
-            let sent = core.send(
-                &peer,
-                SendMessage {
-                    to: vec![AGENT.to_owned()],
-                    kind: MessageKind::Note,
-                    obligation: None,
-                    subject: PEER_SUBJECT.to_owned(),
-                    body: PEER_BODY.to_owned(),
-                    client_message_id: None,
-                },
-            )?;
-            room.message = Some(sent.message.message_id);
-            room.peer = Some(peer);
-        }
-        // The peer's note is sent mid-turn by the double (see `super::safe_point`).
-        Scenario::SafePoint => {
-            room.agent = Some(attach(core, AGENT, false)?);
-            room.peer = Some(attach(core, PEER, false)?);
-        }
-        // Present at start, so that only a startup block can name it before the first turn.
-        Scenario::StartupInjection => room.peer = Some(attach(core, PEER, false)?),
-        // The live and resume runners set up their own rooms (see `super::live`,
-        // `super::resume`).
-        Scenario::Lifecycle
-        | Scenario::SoloControl
-        | Scenario::Coordinate
-        | Scenario::LiveWake
-        | Scenario::Heartbeat
-        | Scenario::SessionResume
-        | Scenario::InteractiveQuit
-        | Scenario::BeforeRead => {}
-    }
-    Ok(room)
+/// The guard scenarios' room: a guarded claim on `src/**` held by the peer.
+pub fn guarded_claim(core: &mut Core) -> Result<Room, AccError> {
+    let peer = attach(core, PEER, true)?;
+    let mut claim = ClaimRequest::new(Resource::parse(CLAIMED_RESOURCE)?);
+    claim.enforcement = Enforcement::Guarded;
+    claim.reason = Some("acc-certify guard scenario".to_owned());
+    core.claim(&peer, claim)?;
+    Ok(Room {
+        peer: Some(peer),
+        ..Room::default()
+    })
+}
+
+/// `next-turn`'s room: the agent participant (so the message can be addressed to it) and a
+/// note from the peer queued for it.
+pub fn queued_note(core: &mut Core) -> Result<Room, AccError> {
+    let agent = attach(core, AGENT, false)?;
+    let peer = attach(core, PEER, false)?;
+    let sent = core.send(
+        &peer,
+        SendMessage {
+            to: vec![AGENT.to_owned()],
+            kind: MessageKind::Note,
+            obligation: None,
+            subject: PEER_SUBJECT.to_owned(),
+            body: PEER_BODY.to_owned(),
+            client_message_id: None,
+        },
+    )?;
+    Ok(Room {
+        peer: Some(peer),
+        agent: Some(agent),
+        message: Some(sent.message.message_id),
+    })
+}
+
+/// The agent and the peer, attached; nothing sent yet.
+pub fn agent_and_peer(core: &mut Core) -> Result<Room, AccError> {
+    let agent = attach(core, AGENT, false)?;
+    let peer = attach(core, PEER, false)?;
+    Ok(Room {
+        peer: Some(peer),
+        agent: Some(agent),
+        message: None,
+    })
+}
+
+/// The peer alone, present at start.
+pub fn peer_present(core: &mut Core) -> Result<Room, AccError> {
+    Ok(Room {
+        peer: Some(attach(core, PEER, false)?),
+        ..Room::default()
+    })
 }
 
 /// Every session in the store, closed ones included, with what the hook runtime kept in its
@@ -203,7 +203,7 @@ mod tests {
     fn the_guard_room_holds_a_guarded_claim_of_the_peer() {
         let (_dir, ws, data) = workspace();
         let mut core = open_core(&ws, &data).unwrap();
-        let room = prepare(&mut core, Scenario::GuardWrite).unwrap();
+        let room = guarded_claim(&mut core).unwrap();
         assert!(room.peer.is_some() && room.message.is_none());
         let claims = core.live_claims().unwrap();
         assert_eq!(claims.len(), 1);
@@ -219,7 +219,7 @@ mod tests {
     fn the_next_turn_room_queues_one_note_for_the_agent() {
         let (_dir, ws, data) = workspace();
         let mut core = open_core(&ws, &data).unwrap();
-        let room = prepare(&mut core, Scenario::NextTurn).unwrap();
+        let room = queued_note(&mut core).unwrap();
         let fact = message(&mut core, &room).unwrap().unwrap();
         assert_eq!(fact.receipt_state.as_deref(), Some("queued"));
         assert_eq!(fact.recipient, AGENT);
@@ -229,15 +229,5 @@ mod tests {
             .map(|s| s.participant_id)
             .collect();
         assert_eq!(participants, [AGENT, PEER]);
-    }
-
-    #[test]
-    fn the_lifecycle_room_is_empty() {
-        let (_dir, ws, data) = workspace();
-        let mut core = open_core(&ws, &data).unwrap();
-        let room = prepare(&mut core, Scenario::Lifecycle).unwrap();
-        assert!(room.peer.is_none() && room.agent.is_none());
-        assert!(message(&mut core, &room).unwrap().is_none());
-        assert!(sessions(&mut core).unwrap().is_empty());
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::scenario::Scenario;
+use crate::record::scenario::Scenario;
 
 /// The provenance file every adapter keeps its capture records in.
 pub const PROVENANCE_PATH: &str = "fixtures/certification-provenance.json";

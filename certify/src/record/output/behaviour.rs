@@ -6,8 +6,8 @@
 
 use acc_sdk::capabilities::Capability;
 
-use super::judge::Verdict;
 use crate::clients::Client;
+use crate::record::kit::verdict::Verdict;
 
 /// The columns of one evidence row (and its provenance claim) besides identity.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,8 +24,8 @@ const UNOBSERVED: &str = "unobserved";
 
 /// The row for `verdict` of `client`.
 pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
-    let idle_prompt =
-        verdict.capability == Capability::Heartbeat && super::idle_heartbeat::drives(client);
+    let idle_prompt = verdict.capability == Capability::Heartbeat
+        && crate::record::scenarios::heartbeat::idle::drives(client);
     let mut limitations = if verdict.capability == Capability::LivePush {
         vec![
             "Captured interactive (the client's own terminal interface under tmux, no key typed) against a local model double."

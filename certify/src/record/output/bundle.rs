@@ -4,35 +4,24 @@
 //! capture) with sandbox paths and credentials redacted, plus the observations the judge
 //! read and how the client was run. Re-recording replaces the directory.
 
+use std::fmt;
 use std::fs;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use acc_sdk::certification::digest::sha256_hex;
-use serde_json::Value;
 
-use super::canonical::{render, write_atomic};
-use super::judge::OBSERVATIONS_FILE;
-use super::observations::Observations;
-use crate::doubles::LoggedRequest;
+use crate::record::kit::observations::Observations;
+pub use crate::record::kit::run::Bundle;
+use crate::record::output::canonical::{render, write_atomic};
 
+/// The name of the file the judge reads in a bundle.
+pub const OBSERVATIONS_FILE: &str = "observations.json";
 pub const REQUESTS_FILE: &str = "requests.jsonl";
 pub const STDOUT_FILE: &str = "stdout.txt";
 pub const STDERR_FILE: &str = "stderr.txt";
 pub const HOOKS_FILE: &str = "hooks.jsonl";
 pub const RUN_FILE: &str = "run.json";
-
-/// Everything a bundle holds, already redacted.
-#[derive(Debug, Clone)]
-pub struct Bundle {
-    pub requests: Vec<LoggedRequest>,
-    pub stdout: String,
-    pub stderr: String,
-    pub hooks: Option<String>,
-    pub observations: Observations,
-    /// How the client ran: command line (prompt replaced), environment names, timing, exit.
-    pub run: Value,
-}
 
 /// The bytes `observations.json` is written with (and hashed over).
 pub fn observations_bytes(observations: &Observations) -> Vec<u8> {
@@ -61,4 +50,53 @@ pub fn write_bundle(dir: &Path, bundle: &Bundle) -> io::Result<String> {
     let observations = observations_bytes(&bundle.observations);
     write_atomic(&dir.join(OBSERVATIONS_FILE), &observations)?;
     Ok(sha256_hex(&observations))
+}
+/// Why a bundle could not be judged.
+#[derive(Debug)]
+pub enum BundleError {
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    Invalid {
+        path: PathBuf,
+        reason: String,
+    },
+}
+
+impl BundleError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            BundleError::Unreadable { .. } => "bundle.unreadable",
+            BundleError::Invalid { .. } => "bundle.invalid",
+        }
+    }
+}
+
+impl fmt::Display for BundleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BundleError::Unreadable { path, source } => {
+                write!(f, "{}: cannot read: {source}", path.display())
+            }
+            BundleError::Invalid { path, reason } => {
+                write!(f, "{}: not valid observations: {reason}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for BundleError {}
+
+/// Reads `observations.json` from a bundle directory.
+pub fn read_observations(dir: &Path) -> Result<Observations, BundleError> {
+    let path = dir.join(OBSERVATIONS_FILE);
+    let bytes = std::fs::read(&path).map_err(|source| BundleError::Unreadable {
+        path: path.clone(),
+        source,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| BundleError::Invalid {
+        path,
+        reason: e.to_string(),
+    })
 }

@@ -5,7 +5,7 @@
 //! capabilities a check recorded, a verdict with no committed row is `missing`, a committed
 //! row with no verdict is `extra`, and a different result is `differs`.
 
-use crate::record::opaque::Outcome;
+use crate::record::scenarios::guard_opaque::Outcome;
 use std::fmt;
 
 use serde::Serialize;
@@ -182,7 +182,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::opaque::Slip;
+    use crate::record::scenarios::guard_opaque::Slip;
 
     #[test]
     fn a_kernel_guard_outcome_is_compared_with_the_committed_capture() {

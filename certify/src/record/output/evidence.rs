@@ -5,12 +5,13 @@ use acc_sdk::capabilities::Capability;
 use acc_sdk::event::EventKind;
 use serde_json::{Value, json};
 
-use super::behaviour::row_behaviour;
-use super::judge::Verdict;
-use super::observations::Observations;
-use super::scenario::Scenario;
-use super::tuple::{PROVENANCE_PATH, Tuple};
 use crate::clients::Client;
+use crate::record::kit::observations::Observations;
+use crate::record::kit::tuple::{PROVENANCE_PATH, Tuple};
+use crate::record::kit::verdict::Verdict;
+use crate::record::output::behaviour::row_behaviour;
+use crate::record::scenario::Scenario;
+use crate::record::scenarios::recipe;
 
 /// What identifies one recorded scenario in an adapter's evidence.
 #[derive(Debug, Clone, Copy)]
@@ -91,22 +92,7 @@ pub fn provenance_record(
 /// The client's event (and tool) at the hook a scenario's verdict turns on: the first
 /// invocation of the normalised kind that scenario exercises.
 fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Option<String>) {
-    let kind = match scenario {
-        Scenario::Lifecycle
-        | Scenario::SessionResume
-        | Scenario::StartupInjection
-        | Scenario::InteractiveQuit => EventKind::SessionStart,
-        Scenario::GuardWrite
-        | Scenario::GuardShell
-        | Scenario::GuardOpaque
-        | Scenario::BeforeRead => EventKind::BeforeTool,
-        Scenario::NextTurn | Scenario::SoloControl | Scenario::Coordinate | Scenario::LiveWake => {
-            EventKind::BeforeTurn
-        }
-        Scenario::SafePoint => EventKind::AfterTool,
-        Scenario::Heartbeat => EventKind::Heartbeat,
-        Scenario::ChildSessions => EventKind::ChildStart,
-    };
+    let kind = recipe(scenario).decisive_hook();
     let Some(fact) = obs
         .hooks
         .iter()
@@ -125,7 +111,7 @@ fn decisive_hook(scenario: Scenario, obs: &Observations) -> (Option<String>, Opt
 pub fn decided(scenarios: &[Scenario]) -> Vec<Capability> {
     let mut caps: Vec<Capability> = scenarios
         .iter()
-        .flat_map(|s| s.capabilities().iter().copied())
+        .flat_map(|s| recipe(*s).capabilities().iter().copied())
         .collect();
     caps.sort();
     caps.dedup();

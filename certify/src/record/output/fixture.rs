@@ -7,10 +7,10 @@
 
 use serde_json::{Value, json};
 
-use super::judge::{ControlVerdict, Verdict, conversation_requests};
-use super::observations::{HookFact, Observations};
-use super::scenario::Scenario;
-use super::tuple::Tuple;
+use crate::record::kit::observations::{HookFact, Observations};
+use crate::record::kit::tuple::Tuple;
+use crate::record::kit::verdict::{ControlVerdict, Verdict, conversation_requests};
+use crate::record::scenario::Scenario;
 
 /// The fixture's schema tag.
 pub const FIXTURE_SCHEMA: &str = "acc-certify.capture/1";
@@ -43,7 +43,7 @@ pub struct FixtureInput<'a> {
     pub observations_sha256: &'a str,
 }
 
-/// The fixture as a JSON value (render it with [`super::canonical::render`]).
+/// The fixture as a JSON value (render it with [`crate::record::output::canonical::render`]).
 pub fn fixture_value(input: &FixtureInput<'_>) -> Value {
     let obs = input.observations;
     let hooks: Value = match &obs.hooks {

@@ -14,8 +14,8 @@ use acc_sdk::certification::validate_adapter_dir;
 use acc_sdk::error::{CERTIFICATION_FILE, Problem};
 use serde_json::{Value, json};
 
-use super::canonical::{render, write_atomic};
-use super::tuple::PROVENANCE_PATH;
+use crate::record::kit::tuple::PROVENANCE_PATH;
+use crate::record::output::canonical::{render, write_atomic};
 
 /// One scenario's contribution to an adapter's evidence.
 #[derive(Debug, Clone, PartialEq)]

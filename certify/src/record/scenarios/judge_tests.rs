@@ -1,11 +1,17 @@
 //! The judge on synthetic observations: every pass and fail path of every scenario.
 
+use acc_sdk::capabilities::Capability;
+use acc_sdk::certification::EvidenceResult;
+
 use super::*;
-use crate::record::observations::{
+use crate::record::kit::observations::{
     Expectations, FileFact, HookFact, MessageFact, OutcomeShape, RunFacts, SessionFact,
     StreamShape, ToolResultFact,
 };
-use crate::record::runner::expectations;
+use crate::record::kit::observations::{OBSERVATIONS_SCHEMA, RequestFact};
+use crate::record::output::bundle::OBSERVATIONS_FILE;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::solo_control::judge_control;
 
 fn session(harness: &str, state: &str) -> SessionFact {
     SessionFact {
@@ -95,8 +101,8 @@ fn passing_lifecycle() -> Observations {
 
 fn passing_guard(scenario: Scenario) -> Observations {
     let mut obs = base(scenario);
-    let target = scenario.claimed_target().unwrap();
-    let reason = scenario.deny_reason().unwrap();
+    let target = recipe(scenario).claimed_target().unwrap();
+    let reason = recipe(scenario).deny_reason().unwrap();
     obs.sessions = vec![
         session("acc-certify", "open"),
         session("claude-code", "closed"),

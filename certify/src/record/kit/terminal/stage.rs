@@ -12,22 +12,24 @@ use std::time::Duration;
 
 use acc_runtime::core::Core;
 
-use super::bundle::Bundle;
-use super::error::RecordError;
-use super::install::install_adapter;
-use super::live::{write_err, write_interactive_config};
-use super::observations::{Observations, RunFacts};
-use super::observe::request_facts;
-use super::quit::{Driver, driver};
-use super::redact::Redactor;
-use super::room;
-use super::runner::{Recordings, RunSettings, extra_env};
-use super::scenario::{FINAL_TEXT, Scenario};
-use super::tuple::Tuple;
 use crate::clients::environment::{client_path, headless_env};
 use crate::clients::network::NetworkWatch;
 use crate::clients::{Client, InstalledClient, Sandbox};
 use crate::doubles::{ModelDouble, Script};
+use crate::record::kit::error::RecordError;
+use crate::record::kit::headless::Recordings;
+use crate::record::kit::install::install_adapter;
+use crate::record::kit::observations::{Observations, RunFacts};
+use crate::record::kit::observe::request_facts;
+use crate::record::kit::recipe::Recipe;
+use crate::record::kit::redact::Redactor;
+use crate::record::kit::room;
+use crate::record::kit::run::RunSettings;
+use crate::record::kit::terminal::driver::{Driver, driver};
+use crate::record::kit::terminal::launcher::{watch_terminal, write_err, write_interactive_config};
+use crate::record::kit::tuple::Tuple;
+use crate::record::output::bundle::Bundle;
+use crate::record::scenario::FINAL_TEXT;
 use serde_json::{Value, json};
 
 pub struct TerminalStage {
@@ -44,11 +46,11 @@ pub struct TerminalStage {
     pub watch: NetworkWatch,
 }
 
-/// Sets up `scenario`'s terminal run of `installed`.
+/// Sets up `recipe`'s terminal run of `installed`.
 pub fn stage(
+    recipe: &dyn Recipe,
     installed: &InstalledClient,
     settings: &RunSettings,
-    scenario: Scenario,
 ) -> Result<TerminalStage, RecordError> {
     let client = installed.client;
     let client_error = |source| RecordError::Client {
@@ -57,7 +59,7 @@ pub fn stage(
     };
     let drive = driver(client).ok_or_else(|| {
         write_err(
-            scenario.name(),
+            recipe.scenario().name(),
             format!("the recorder cannot drive {client}'s terminal interface"),
         )
     })?;
@@ -81,12 +83,12 @@ pub fn stage(
     let capture_dir = sandbox.root().join("hook-capture");
     std::fs::create_dir_all(&capture_dir)
         .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
-    let extra = extra_env(scenario, &capture_dir);
+    let extra = recipe.environment(&capture_dir);
     let path = client_path(std::env::var_os("PATH").as_deref());
     let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
     env.insert("TERM".to_owned(), "xterm-256color".to_owned());
     // Watched like every recorded run, the client's own setup calls included.
-    let watch = super::live::watch_terminal(&sandbox)?;
+    let watch = watch_terminal(&sandbox)?;
     env.extend(watch.env());
     Ok(TerminalStage {
         drive,
@@ -105,8 +107,8 @@ pub fn stage(
 /// facts of `recorded`; the run adds its own facts.
 pub fn observed(
     recorded: &Recordings,
-    sessions: Vec<super::observations::SessionFact>,
-    scenario: Scenario,
+    sessions: Vec<crate::record::kit::observations::SessionFact>,
+    recipe: &dyn Recipe,
     tuple: &Tuple,
     client: Client,
     run: RunFacts,
@@ -115,7 +117,13 @@ pub fn observed(
         sessions,
         requests: request_facts(client.protocol(), &recorded.requests),
         hooks: recorded.hooks.as_ref().map(|h| h.facts.clone()),
-        ..Observations::new(scenario, tuple, client.protocol(), run)
+        ..Observations::new(
+            recipe.scenario(),
+            recipe.expectations(),
+            tuple,
+            client.protocol(),
+            run,
+        )
     }
 }
 

@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 
 use acc_sdk::capabilities::Capability;
 
-use super::judge::{Verdict, conversation_requests};
-use super::observations::Observations;
 use crate::clients::Client;
 use crate::doubles::Step;
+use crate::record::kit::observations::Observations;
+use crate::record::kit::verdict::{Verdict, conversation_requests};
 
 /// The file whose read the hook refuses (also the value of `ACC_CERTIFY_DENY_READ`).
 pub const REFUSED: &str = "withheld-notes.txt";
@@ -185,6 +185,78 @@ pub fn judge(obs: &Observations) -> Verdict {
         failures,
         "the read of the refused file was denied before it happened, the model read acc's reason and not the file, and the unrefused read returned its content",
     )
+}
+
+/// Two planted files; acc-hook refuses the read of one.
+pub struct BeforeRead;
+
+impl crate::record::kit::recipe::Recipe for BeforeRead {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::BeforeRead
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        crate::record::kit::headless::run(self, installed, tuple, settings, control)
+    }
+
+    fn capabilities(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::BeforeRead]
+    }
+
+    fn judge(
+        &self,
+        obs: &crate::record::kit::observations::Observations,
+    ) -> Vec<crate::record::kit::verdict::Verdict> {
+        vec![judge(obs)]
+    }
+
+    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
+        acc_sdk::event::EventKind::BeforeTool
+    }
+
+    fn deny_reason(&self) -> Option<String> {
+        Some(REFUSAL.to_owned())
+    }
+
+    fn seed(
+        &self,
+        workspace: &std::path::Path,
+    ) -> Result<(), crate::record::kit::error::RecordError> {
+        seed(workspace).map_err(|e| crate::record::kit::error::RecordError::Write {
+            message: format!(
+                "planting the before-read files in {}: {e}",
+                workspace.display()
+            ),
+        })
+    }
+
+    fn script(
+        &self,
+        workspace: &Path,
+    ) -> Result<crate::doubles::Script, crate::doubles::ScriptError> {
+        crate::doubles::Script::new(steps(workspace), crate::record::scenario::FINAL_TEXT)
+    }
+
+    fn wire(
+        &self,
+        client: crate::clients::Client,
+        installed: &[std::path::PathBuf],
+    ) -> std::io::Result<()> {
+        widen(client, installed).map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    /// acc-hook is told which file to refuse.
+    fn environment(&self, capture_dir: &Path) -> std::collections::BTreeMap<String, String> {
+        let mut env = crate::record::kit::recipe::base_environment(self, capture_dir);
+        env.insert(DENY_READ_VAR.to_owned(), REFUSED.to_owned());
+        env
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! The before-read judge on synthetic observations, and the matcher widening on files.
 
 use super::*;
-use crate::record::observations::{
+use crate::record::kit::observations::{
     HookFact, OBSERVATIONS_SCHEMA, OutcomeShape, RequestFact, RunFacts, StreamShape, ToolResultFact,
 };
-use crate::record::runner::expectations;
 use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
 use acc_sdk::certification::EvidenceResult;
 
 fn result(text: &str) -> ToolResultFact {
@@ -87,7 +87,7 @@ fn a_refused_read_with_a_working_control_passes() {
     let verdict = judge(&passing());
     assert_eq!(verdict.capability, Capability::BeforeRead);
     assert_eq!(verdict.result, EvidenceResult::Pass, "{verdict:?}");
-    let through_judge = crate::record::judge::judge(Scenario::BeforeRead, &passing());
+    let through_judge = crate::record::scenarios::judge(Scenario::BeforeRead, &passing());
     assert_eq!(through_judge, vec![verdict]);
 }
 

@@ -18,16 +18,16 @@ use std::path::{Path, PathBuf};
 
 use acc_runtime::{AccError, Core};
 use acc_sdk::capabilities::Capability;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::judge::Verdict;
-use super::observations::{FileFact, Observations};
-use super::room::RECORDER_HARNESS;
-use super::scenario::{FINAL_TEXT, FREE_FILE};
 use crate::clients::Client;
 use crate::doubles::{Delegation, LoggedRequest, Protocol, RequestView, Script, Step};
+pub use crate::record::kit::facts::{ChildFacts, LinkedSession, RefusalFact};
+use crate::record::kit::observations::{FileFact, Observations};
+use crate::record::kit::room::RECORDER_HARNESS;
+use crate::record::kit::verdict::Verdict;
+use crate::record::scenario::{FINAL_TEXT, FREE_FILE};
 
 /// The claimed file the subagent tries to overwrite.
 pub const CLAIMED: &str = "src/child.txt";
@@ -190,40 +190,6 @@ fn wire_toml(text: &str, events: &[&str]) -> Option<String> {
     }
     out.push('\n');
     Some(out)
-}
-
-/// What the double and acc's store show about the subagent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ChildFacts {
-    /// How the double answered requests with a subagent call (`tool_use:Agent step=0`).
-    pub delegations: Vec<String>,
-    /// Requests of the subagent's own conversation the double received.
-    pub child_requests: u64,
-    /// Every session in the store, labelled (`peer`, `main`, `child-1`...) since ids
-    /// differ on every run.
-    pub sessions: Vec<LinkedSession>,
-    /// acc's refusals of writes into the peer's claim, with the refused session's label.
-    pub refusals: Vec<RefusalFact>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LinkedSession {
-    pub label: String,
-    pub participant_id: String,
-    pub harness: String,
-    pub state: String,
-    /// The parent's label; `unknown` when the parent id names no session in the store.
-    pub parent: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RefusalFact {
-    pub target: String,
-    /// The refused session's label.
-    pub by: String,
 }
 
 /// The double's side: which answers delegated, and how many requests the subagent made.
@@ -440,6 +406,103 @@ pub fn judge(obs: &Observations) -> Verdict {
         failures,
         "the subagent's start and end hooks reached acc, which opened a child session of the client's session (same participant and harness), refused the subagent's write into the peer's claim as that child, let its unclaimed write through, and closed the child",
     )
+}
+
+/// A subagent writes into the peer's claim: is it a child session, refused as itself?
+pub struct ChildSessions;
+
+impl crate::record::kit::recipe::Recipe for ChildSessions {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::ChildSessions
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        crate::record::kit::headless::run(self, installed, tuple, settings, control)
+    }
+
+    fn capabilities(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::ChildSessions]
+    }
+
+    fn judge(
+        &self,
+        obs: &crate::record::kit::observations::Observations,
+    ) -> Vec<crate::record::kit::verdict::Verdict> {
+        vec![judge(obs)]
+    }
+
+    fn candidates(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::ChildSessions]
+    }
+
+    fn has_peer(&self) -> bool {
+        true
+    }
+
+    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
+        acc_sdk::event::EventKind::ChildStart
+    }
+
+    fn claimed_target(&self) -> Option<&'static str> {
+        Some(CLAIMED)
+    }
+
+    fn seed(
+        &self,
+        workspace: &std::path::Path,
+    ) -> Result<(), crate::record::kit::error::RecordError> {
+        seed(workspace).map_err(|e| crate::record::kit::error::RecordError::Write {
+            message: format!("seeding {}/{}: {e}", workspace.display(), CLAIMED),
+        })
+    }
+
+    fn script(&self, workspace: &Path) -> Result<Script, crate::doubles::ScriptError> {
+        Ok(script(workspace))
+    }
+
+    fn room(
+        &self,
+        core: &mut acc_runtime::Core,
+    ) -> Result<crate::record::kit::room::Room, acc_runtime::AccError> {
+        crate::record::kit::room::guarded_claim(core)
+    }
+
+    fn wire(
+        &self,
+        client: crate::clients::Client,
+        installed: &[std::path::PathBuf],
+    ) -> std::io::Result<()> {
+        wire(client, installed).map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    /// What the double and acc's store show about the subagent, and the files it wrote.
+    fn observe(
+        &self,
+        run: &crate::record::kit::recipe::HeadlessRun<'_>,
+        obs: &mut Observations,
+    ) -> Result<(), crate::record::kit::error::RecordError> {
+        let (delegations, child_requests) = request_facts(
+            run.client.protocol(),
+            &delegation(run.workspace),
+            &run.double.requests(),
+        );
+        let mut core = crate::record::kit::room::open_core(run.workspace, &run.acc_data_home)?;
+        let (sessions, refusals) = store_facts(&mut core)?;
+        obs.children = Some(ChildFacts {
+            delegations,
+            child_requests,
+            sessions,
+            refusals,
+        });
+        obs.files = file_facts(run.workspace);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -2,11 +2,12 @@
 //! sandbox wiring of the subagent hooks.
 
 use super::*;
-use crate::record::observations::{
+use crate::record::kit::observations::{
     HookFact, OBSERVATIONS_SCHEMA, OutcomeShape, RunFacts, StreamShape,
 };
-use crate::record::runner::expectations;
 use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::recipe;
 use acc_sdk::certification::EvidenceResult;
 
 fn hook(kind: &str) -> HookFact {
@@ -114,7 +115,7 @@ fn a_child_session_refused_as_itself_passes() {
     let verdict = judge(&passing());
     assert_eq!(verdict.capability, Capability::ChildSessions);
     assert_eq!(verdict.result, EvidenceResult::Pass, "{verdict:?}");
-    let through = crate::record::judge::judge(Scenario::ChildSessions, &passing());
+    let through = crate::record::scenarios::judge(Scenario::ChildSessions, &passing());
     assert_eq!(through, vec![verdict]);
 }
 
@@ -194,9 +195,14 @@ fn the_double_delegates_then_the_child_writes_the_claim_first() {
             Step::write_file("/ws/free.txt", "unclaimed\n"),
         ]
     );
-    assert!(Scenario::ChildSessions.script(ws).unwrap().is_computed());
+    assert!(
+        recipe(Scenario::ChildSessions)
+            .script(ws)
+            .unwrap()
+            .is_computed()
+    );
     assert_eq!(
-        Scenario::ChildSessions.candidates(),
+        recipe(Scenario::ChildSessions).candidates(),
         [Capability::ChildSessions]
     );
 }

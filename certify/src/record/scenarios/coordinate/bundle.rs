@@ -16,9 +16,11 @@ use serde_json::{Value, json};
 use super::judge::{CoordinationVerdict, judge};
 use super::observations::{CoordinationObservations, Turn};
 use crate::doubles::LoggedRequest;
-use crate::record::bundle::{HOOKS_FILE, REQUESTS_FILE, RUN_FILE, STDERR_FILE, STDOUT_FILE};
-use crate::record::canonical::{render, write_atomic};
-use crate::record::judge::OBSERVATIONS_FILE;
+use crate::record::output::bundle::OBSERVATIONS_FILE;
+use crate::record::output::bundle::{
+    HOOKS_FILE, REQUESTS_FILE, RUN_FILE, STDERR_FILE, STDOUT_FILE,
+};
+use crate::record::output::canonical::{render, write_atomic};
 
 pub const INSTALLED_FILE: &str = "installed.json";
 
@@ -125,7 +127,7 @@ pub fn compare(committed: &CoordinationVerdict, now: &CoordinationVerdict) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::coordinate::judge::{Step, StepVerdict};
+    use crate::record::scenarios::coordinate::judge::{Step, StepVerdict};
 
     fn verdict(results: &[(Step, bool)]) -> CoordinationVerdict {
         CoordinationVerdict {

@@ -15,8 +15,8 @@ use super::observations::{
     StoreFacts, Turn,
 };
 use crate::doubles::Protocol;
-use crate::record::judge::is_conversation;
-use crate::record::model_text::block_names_message;
+use crate::record::kit::model_text::block_names_message;
+use crate::record::kit::verdict::is_conversation;
 
 /// The steps of the scenario, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -378,7 +378,7 @@ impl<'a> Judge<'a> {
 fn conversation<'r>(
     run: &'r RunObservation,
     protocol: &str,
-) -> impl Iterator<Item = &'r crate::record::observations::RequestFact> {
+) -> impl Iterator<Item = &'r crate::record::kit::observations::RequestFact> {
     let protocol = protocol.parse::<Protocol>().ok();
     run.requests
         .iter()

@@ -21,5 +21,35 @@ pub use observations::{CoordinationObservations, Turn};
 pub use pair::{PAIRS, Pair};
 pub use run::{PairClients, PairRun, run_pair};
 
+/// Two real clients coordinate through acc by themselves; decides no capability.
+pub struct Coordinate;
+
+impl crate::record::kit::recipe::Recipe for Coordinate {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::Coordinate
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        let _ = (installed, tuple, settings, control);
+        Err(crate::record::kit::error::RecordError::Usage(
+            "coordinate runs two clients together: it is recorded by pairs (record::scenarios::coordinate::record), never one client alone".to_owned(),
+        ))
+    }
+
+    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
+        acc_sdk::event::EventKind::BeforeTurn
+    }
+
+    fn is_pair(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests;

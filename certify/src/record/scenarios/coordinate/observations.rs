@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::observations::{HookFact, RequestFact, RunFacts, SessionFact};
+use crate::record::kit::observations::{HookFact, RequestFact, RunFacts, SessionFact};
 
 /// Bumped when a field changes meaning; the judge refuses other versions.
 pub const COORDINATION_SCHEMA: u32 = 1;

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::clients::Client;
-use crate::record::tuple::Tuple;
+use crate::record::kit::tuple::Tuple;
 
 /// Two clients in one workspace: the owner's model claims, answers and releases; the
 /// asker's model writes, is refused, asks and writes again.

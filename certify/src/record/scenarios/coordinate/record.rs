@@ -9,10 +9,10 @@ use super::bundle::{CommittedError, compare, judge_committed, write_pair_bundle}
 use super::pair::{Pair, bundle_path};
 use super::run::{PairClients, PairRun, run_pair};
 use crate::clients::{Cache, Client, InstalledClient, obtain_in};
-use crate::record::error::RecordError;
+use crate::record::kit::error::RecordError;
+use crate::record::kit::run::RunSettings;
+use crate::record::kit::tuple::{Tuple, current_platform};
 use crate::record::recording::certification_name;
-use crate::record::runner::RunSettings;
-use crate::record::tuple::{Tuple, current_platform};
 
 /// How one pair's part of a run ended.
 #[derive(Debug, Clone)]
@@ -219,12 +219,12 @@ pub fn json(outcomes: &[PairOutcome]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::coordinate::bundle::PairBundle;
-    use crate::record::coordinate::judge::judge;
-    use crate::record::coordinate::observations::{
+    use crate::record::scenarios::coordinate::bundle::PairBundle;
+    use crate::record::scenarios::coordinate::judge::judge;
+    use crate::record::scenarios::coordinate::observations::{
         COORDINATION_SCHEMA, CoordinationExpect, CoordinationObservations, Side,
     };
-    use crate::record::coordinate::pair::PAIRS;
+    use crate::record::scenarios::coordinate::pair::PAIRS;
 
     fn tuple(client: &str, version: &str) -> Tuple {
         Tuple {

@@ -21,15 +21,16 @@ use crate::clients::environment::{client_path, headless_args};
 use crate::clients::{Client, InstalledClient, Sandbox, run_headless_with};
 use crate::doubles::shell::quote;
 use crate::doubles::{Agent, ModelDouble, Script};
-use crate::record::error::RecordError;
-use crate::record::hook_capture::{self, CAPTURE_DIR_VAR};
-use crate::record::install::{Binaries, install_adapter};
-use crate::record::observe::request_facts;
-use crate::record::redact::Redactor;
-use crate::record::room;
-use crate::record::runner::{RunSettings, redactor};
+use crate::record::kit::error::RecordError;
+use crate::record::kit::headless::redactor;
+use crate::record::kit::hook_capture::{self, CAPTURE_DIR_VAR};
+use crate::record::kit::install::{Binaries, install_adapter};
+use crate::record::kit::observe::request_facts;
+use crate::record::kit::redact::Redactor;
+use crate::record::kit::room;
+use crate::record::kit::run::RunSettings;
+use crate::record::kit::tuple::Tuple;
 use crate::record::scenario::{CLAIMED_RESOURCE, FINAL_TEXT, PROMPT};
-use crate::record::tuple::Tuple;
 
 /// The file the asker's model writes, inside the claimed tree.
 pub const TARGET: &str = "src/x";
@@ -160,7 +161,7 @@ pub fn run_pair(
         ));
         let run = RunObservation {
             turn,
-            run: crate::record::observations::RunFacts {
+            run: crate::record::kit::observations::RunFacts {
                 exit_code: output.exit_code(),
                 timed_out: output.timed_out,
                 network: output.network.clone(),

@@ -11,7 +11,7 @@ use acc_runtime::{AccError, Core};
 use acc_sdk::certification::digest::sha256_hex;
 
 use super::observations::{ClaimFact, FileState, MessageFact, StoreFacts};
-use crate::record::room;
+use crate::record::kit::room;
 
 /// The store's sessions, live claims and message envelopes, and the state of `target`
 /// (workspace-relative).

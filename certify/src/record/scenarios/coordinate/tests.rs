@@ -8,7 +8,8 @@ use super::observations::{CoordinationObservations, Turn};
 use crate::doubles::exchange::DoubleRequest;
 use crate::doubles::log::read_jsonl;
 use crate::doubles::{Agent, LoggedRequest, Protocol, Script};
-use crate::record::judge::{OBSERVATIONS_FILE, is_conversation};
+use crate::record::kit::verdict::is_conversation;
+use crate::record::output::bundle::OBSERVATIONS_FILE;
 use crate::record::scenario::CLAIMED_RESOURCE;
 
 fn pair_dirs() -> Vec<PathBuf> {

@@ -15,21 +15,26 @@ use std::time::{Duration, Instant};
 
 use acc_runtime::core::Core;
 use acc_sdk::capabilities::Capability;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::error::RecordError;
-use super::hook_capture::CAPTURE_FILE;
-use super::judge::{Verdict, conversation_requests};
-use super::live::{Tmux, poll};
-use super::observations::{HookFact, Observations, RunFacts};
-use super::quit::{alive, client_processes, pane_pid, sandbox_processes, send_keys};
-use super::room;
-use super::runner::{RunSettings, ScenarioRun, recordings};
-use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
-use super::terminal_stage::{TerminalStage, observed, stage, terminal_bundle, terminal_run};
-use super::tuple::Tuple;
 use crate::clients::{Client, InstalledClient};
+use crate::record::kit::error::RecordError;
+pub use crate::record::kit::facts::IdleFacts;
+use crate::record::kit::headless::recordings;
+use crate::record::kit::hook_capture::CAPTURE_FILE;
+use crate::record::kit::observations::{HookFact, Observations, RunFacts};
+use crate::record::kit::recipe::{Recipe, judged};
+use crate::record::kit::room;
+use crate::record::kit::run::{RunSettings, ScenarioRun};
+use crate::record::kit::terminal::launcher::write_launcher;
+use crate::record::kit::terminal::processes::{alive, client_processes, sandbox_processes};
+use crate::record::kit::terminal::stage::{
+    TerminalStage, observed, stage, terminal_bundle, terminal_run,
+};
+use crate::record::kit::terminal::tmux::{Tmux, pane_pid, poll, send_keys};
+use crate::record::kit::tuple::Tuple;
+use crate::record::kit::verdict::{Verdict, conversation_requests};
+use crate::record::scenario::{FINAL_TEXT, PROMPT};
 
 /// How long the prompt is left idle at most: past Claude Code's 60 s threshold with margin.
 /// The wait ends as soon as a heartbeat-kind invocation is captured.
@@ -42,26 +47,6 @@ const KIND: &str = "heartbeat";
 /// their terminal interface instead of a headless run.
 pub fn drives(client: Client) -> bool {
     client == Client::ClaudeCode
-}
-
-/// What the interactive idle run observed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct IdleFacts {
-    /// The client's hooks opened a session and one turn ran with the double.
-    pub session_opened: bool,
-    pub turn_ran: bool,
-    /// The prompt was left idle (not when no turn ran).
-    pub idled: bool,
-    /// The `notification_type` of every `Notification` payload acc-hook was given, in order.
-    pub notification_types: Vec<String>,
-    /// Model requests the double received while the prompt sat idle, before the beat.
-    pub requests_while_idle: usize,
-    /// The session's heartbeat time in acc's store moved while the prompt sat idle before
-    /// any heartbeat-kind invocation was captured (something else keeps it fresh).
-    pub moved_before_beat: bool,
-    /// It had moved forward when the first heartbeat-kind invocation was captured.
-    pub moved_by_beat: bool,
 }
 
 /// Did the idle prompt's hook reach acc and refresh the session's presence?
@@ -165,11 +150,12 @@ fn captured(capture: &Path) -> (Vec<String>, Vec<String>) {
 
 /// Runs `heartbeat` in the client's terminal interface.
 pub fn run_idle_heartbeat(
+    recipe: &dyn Recipe,
     installed: &InstalledClient,
     tuple: &Tuple,
     settings: &RunSettings,
 ) -> Result<ScenarioRun, RecordError> {
-    let scenario = Scenario::Heartbeat;
+    let scenario = recipe.scenario();
     let client = installed.client;
     let TerminalStage {
         drive,
@@ -181,9 +167,9 @@ pub fn run_idle_heartbeat(
         capture_dir,
         env,
         watch,
-    } = stage(installed, settings, scenario)?;
+    } = stage(recipe, installed, settings)?;
     let capture = capture_dir.join(CAPTURE_FILE);
-    let launcher = super::live::write_launcher(&sandbox, &env, &watch, &installed.program)?;
+    let launcher = write_launcher(&sandbox, &env, &watch, &installed.program)?;
 
     let started = Instant::now();
     let tmux = Tmux::start(&workspace, &launcher)?;
@@ -282,7 +268,7 @@ pub fn run_idle_heartbeat(
         ..observed(
             &recorded,
             room::sessions(&mut core)?,
-            scenario,
+            recipe,
             tuple,
             client,
             RunFacts {
@@ -292,7 +278,7 @@ pub fn run_idle_heartbeat(
             },
         )
     };
-    let verdicts = super::judge::judge(scenario, &observations);
+    let verdicts = judged(recipe, &observations);
     let interactive = format!(
         "tmux new-session (200x50); typed: <prompt>, then nothing until a heartbeat-kind hook or {} s, then {}",
         IDLE_LIMIT.as_secs(),

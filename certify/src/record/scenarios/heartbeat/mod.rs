@@ -7,16 +7,18 @@
 //! captured; a `heartbeat`-kind invocation that acc answered is the pass. An idle-prompt
 //! notification (Claude Code's `Notification` with `idle_prompt`) needs an interactive
 //! session left at its prompt: for such a client the scenario runs
-//! [`super::idle_heartbeat`] instead, and its observations say so.
+//! [`crate::record::scenarios::heartbeat::idle`] instead, and its observations say so.
+
+pub mod idle;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use acc_sdk::capabilities::Capability;
 
-use super::judge::{Verdict, is_conversation};
-use super::observations::Observations;
 use crate::doubles::{ModelDouble, Protocol, Script};
+use crate::record::kit::observations::Observations;
+use crate::record::kit::verdict::{Verdict, is_conversation};
 
 /// How long the first model request is held: past a 60-second timer with margin.
 pub const HOLD: Duration = Duration::from_secs(75);
@@ -47,7 +49,7 @@ pub fn start_double(
 /// Did a timer hook reach acc while the client waited?
 pub fn judge(obs: &Observations) -> Verdict {
     if let Some(idle) = &obs.idle {
-        return super::idle_heartbeat::judge(obs, idle);
+        return crate::record::scenarios::heartbeat::idle::judge(obs, idle);
     }
     let cap = Capability::Heartbeat;
     let mut reasons = Vec::new();
@@ -85,7 +87,52 @@ pub fn judge(obs: &Observations) -> Verdict {
 }
 
 fn conversation_answered(obs: &Observations) -> bool {
-    !super::judge::conversation_requests(obs).is_empty()
+    !crate::record::kit::verdict::conversation_requests(obs).is_empty()
+}
+
+/// Does a hook fire on a timer (headless), or on the idle prompt (in the terminal)?
+pub struct Heartbeat;
+
+impl crate::record::kit::recipe::Recipe for Heartbeat {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::Heartbeat
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        if idle::drives(installed.client) {
+            return idle::run_idle_heartbeat(self, installed, tuple, settings);
+        }
+        crate::record::kit::headless::run(self, installed, tuple, settings, control)
+    }
+
+    fn capabilities(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::Heartbeat]
+    }
+
+    fn judge(
+        &self,
+        obs: &crate::record::kit::observations::Observations,
+    ) -> Vec<crate::record::kit::verdict::Verdict> {
+        vec![judge(obs)]
+    }
+
+    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
+        acc_sdk::event::EventKind::Heartbeat
+    }
+
+    /// The double holds the conversation's first model request for [`HOLD`].
+    fn start_double(
+        &self,
+        setup: crate::record::kit::recipe::DoubleSetup<'_>,
+    ) -> std::io::Result<(ModelDouble, crate::record::kit::run::MidTurn)> {
+        Ok((start_double(setup.protocol, setup.script, HOLD)?, None))
+    }
 }
 
 #[cfg(test)]

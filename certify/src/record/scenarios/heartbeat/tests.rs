@@ -1,12 +1,12 @@
 //! The heartbeat judge on synthetic observations.
 
 use super::*;
-use crate::record::judge::judge as judge_scenario;
-use crate::record::observations::{
+use crate::record::kit::observations::{
     HookFact, OBSERVATIONS_SCHEMA, OutcomeShape, RequestFact, RunFacts, SessionFact, StreamShape,
 };
-use crate::record::runner::expectations;
 use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::judge as judge_scenario;
 use acc_sdk::certification::EvidenceResult;
 
 fn hook(event: &str, kind: &str, exit: i64) -> HookFact {

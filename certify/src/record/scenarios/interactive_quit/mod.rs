@@ -19,94 +19,33 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use acc_runtime::core::Core;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::error::RecordError;
-use super::judge::ControlVerdict;
-use super::live::{Tmux, poll, write_err};
-use super::observations::{Observations, RunFacts};
-use super::room;
-use super::runner::{RunSettings, ScenarioRun, recordings};
-use super::scenario::{FINAL_TEXT, PROMPT, Scenario};
-use super::terminal_stage::{TerminalStage, observed, stage, terminal_bundle, terminal_run};
-use super::tuple::Tuple;
 use crate::clients::config_files::merge_toml_file;
 use crate::clients::environment::client_path;
 use crate::clients::network::NetworkWatch;
 use crate::clients::{Client, InstalledClient, Sandbox};
+use crate::record::kit::error::RecordError;
+pub use crate::record::kit::facts::{QuitFacts, StatusFact};
+use crate::record::kit::headless::recordings;
+use crate::record::kit::observations::{Observations, RunFacts};
+use crate::record::kit::recipe::Recipe;
+use crate::record::kit::room;
+use crate::record::kit::run::{RunSettings, ScenarioRun};
+use crate::record::kit::terminal::launcher::{write_err, write_launcher};
+use crate::record::kit::terminal::processes::{alive, client_processes, sandbox_processes};
+use crate::record::kit::terminal::stage::{
+    TerminalStage, observed, stage, terminal_bundle, terminal_run,
+};
+use crate::record::kit::terminal::tmux::{Tmux, pane_pid, poll, send_keys};
+use crate::record::kit::tuple::Tuple;
+use crate::record::kit::verdict::ControlVerdict;
+use crate::record::scenario::{FINAL_TEXT, PROMPT};
 
 /// How long the recorder waits after the quit for the store to stop showing the session
 /// open. Codex 0.171.0's app-server ran `SessionEnd` about 55 s after `/quit` (it unloads
 /// the thread once no terminal is attached) and was still running 90 s after it.
 pub const QUIT_LIMIT: Duration = Duration::from_secs(150);
-
-/// How the recorder drives one client's terminal interface.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Driver {
-    /// What the person types to leave.
-    pub quit: &'static str,
-    /// Text the interface shows once it takes input.
-    pub ready: &'static str,
-}
-
-/// The clients whose terminal interface the recorder knows how to drive.
-pub fn driver(client: Client) -> Option<Driver> {
-    match client {
-        Client::Codex => Some(Driver {
-            quit: "/quit",
-            ready: "Ask Codex",
-        }),
-        Client::ClaudeCode => Some(Driver {
-            quit: "/exit",
-            ready: "shift+tab to cycle",
-        }),
-        Client::GeminiCli => Some(Driver {
-            quit: "/quit",
-            ready: "Type your message",
-        }),
-        _ => None,
-    }
-}
-
-/// What the run observed after the quit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct QuitFacts {
-    /// What the recorder typed to leave.
-    pub quit_command: String,
-    /// The client's hooks had opened a session and the turn ran before the quit.
-    pub session_opened: bool,
-    pub turn_ran: bool,
-    /// The quit was typed (not when the session never opened).
-    pub quit_typed: bool,
-    /// The client's terminal process was gone within the wait.
-    pub client_exited: bool,
-    /// The session ran under a shared host (`client.hostPid`) rather than its own process.
-    pub shared_host: bool,
-    /// That host still ran when `acc status` was read.
-    pub host_alive_at_status: Option<bool>,
-    /// `acc status --json --all`'s exit code.
-    pub status_exit: Option<i32>,
-    /// The adapter's sessions as `acc status --json --all` showed them.
-    pub status: Vec<StatusFact>,
-}
-
-/// One session as `acc status` showed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct StatusFact {
-    /// `open` or `closed`.
-    pub state: String,
-    /// `online`, `stale` or `offline`.
-    pub presence: String,
-}
-
-impl StatusFact {
-    fn live(&self) -> bool {
-        self.state == "open" && self.presence != "offline"
-    }
-}
 
 /// Did the session stop showing live after the quit? Every failed outcome is a reason; no
 /// reason names a time, so a rerun gives the same words. A capture that left 127.0.0.1 is
@@ -275,82 +214,6 @@ fn prepare_codex(
     merge_toml_file(&config, &patch).map_err(|e| write_err("trusting acc's hooks", e))
 }
 
-/// The pids whose `/proc/<pid>/stat` session id is `sid`, with their command names.
-fn session_members(sid: u32) -> Vec<(u32, String)> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let (head, rest) = stat.rsplit_once(')')?;
-            let comm = head.split_once('(')?.1.to_owned();
-            // After the command: state, ppid, pgrp, session.
-            let session: u32 = rest.split_whitespace().nth(3)?.parse().ok()?;
-            (session == sid).then_some((pid, comm))
-        })
-        .collect()
-}
-
-/// The client's own terminal processes: everything in the pane's session but the pane's
-/// shell and the network watch. A daemon the client detaches (`setsid`) is not among them.
-pub(super) fn client_processes(pane_pid: u32) -> Vec<u32> {
-    session_members(pane_pid)
-        .into_iter()
-        .filter(|(pid, comm)| {
-            *pid != pane_pid
-                && !matches!(comm.as_str(), "sh" | "bash" | "strace" | "sleep" | "touch")
-        })
-        .map(|(pid, _)| pid)
-        .collect()
-}
-
-/// Processes the client left running in the sandbox (Codex's daemon), found by the
-/// sandbox's own `HOME` in their environment.
-pub(super) fn sandbox_processes(home: &Path) -> Vec<u32> {
-    let marker = format!("HOME={}", home.display());
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ"))
-                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == marker.as_bytes()))
-        })
-        .collect()
-}
-
-pub(super) fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rsplit_once(')')
-                .map(|(_, r)| r.trim_start().starts_with(['Z', 'X']))
-        })
-        .is_some_and(|zombie| !zombie)
-}
-
-pub(super) fn send_keys(tmux: &Tmux, text: &str) {
-    let _ = Command::new("tmux")
-        .args(["-L", &tmux.socket, "send-keys", "-t", "live", "-l", text])
-        .status();
-    std::thread::sleep(Duration::from_millis(500));
-    let _ = Command::new("tmux")
-        .args(["-L", &tmux.socket, "send-keys", "-t", "live", "Enter"])
-        .status();
-}
-
-pub(super) fn pane_pid(tmux: &Tmux) -> Option<u32> {
-    let out = Command::new("tmux")
-        .args(["-L", &tmux.socket, "display-message", "-p", "-t", "live"])
-        .arg("#{pane_pid}")
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
-}
-
 /// The adapter session's shared host, from what its start hook stored.
 fn adapter_session_host(core: &mut Core) -> Option<(bool, Option<u32>)> {
     let status = core.status(None, true).ok()?;
@@ -408,11 +271,12 @@ fn read_status(
 
 /// Runs `interactive-quit` against `installed`.
 pub fn run_interactive_quit(
+    recipe: &dyn Recipe,
     installed: &InstalledClient,
     tuple: &Tuple,
     settings: &RunSettings,
 ) -> Result<ScenarioRun, RecordError> {
-    let scenario = Scenario::InteractiveQuit;
+    let scenario = recipe.scenario();
     let client = installed.client;
     let TerminalStage {
         drive,
@@ -424,11 +288,11 @@ pub fn run_interactive_quit(
         capture_dir,
         env,
         watch,
-    } = stage(installed, settings, scenario)?;
+    } = stage(recipe, installed, settings)?;
     if client == Client::Codex {
         prepare_codex(installed, &sandbox, &env, &watch)?;
     }
-    let launcher = super::live::write_launcher(&sandbox, &env, &watch, &installed.program)?;
+    let launcher = write_launcher(&sandbox, &env, &watch, &installed.program)?;
 
     let started = Instant::now();
     let tmux = Tmux::start(&workspace, &launcher)?;
@@ -512,7 +376,7 @@ pub fn run_interactive_quit(
         ..observed(
             &recorded,
             room::sessions(&mut core)?,
-            scenario,
+            recipe,
             tuple,
             client,
             RunFacts {
@@ -550,6 +414,33 @@ pub fn run_interactive_quit(
         quit: Some(verdict),
         bundle,
     })
+}
+
+/// The person quits the client's own terminal interface; is the session then no longer live?
+pub struct InteractiveQuit;
+
+impl crate::record::kit::recipe::Recipe for InteractiveQuit {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::InteractiveQuit
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        let _ = control;
+        run_interactive_quit(self, installed, tuple, settings)
+    }
+
+    /// Only for clients whose terminal interface the recorder knows how to drive.
+    fn applies_to(&self, adapter_id: &str) -> bool {
+        adapter_id
+            .parse::<Client>()
+            .is_ok_and(|client| crate::record::kit::terminal::driver::driver(client).is_some())
+    }
 }
 
 #[cfg(test)]

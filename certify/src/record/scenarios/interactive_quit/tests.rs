@@ -1,9 +1,12 @@
 //! The interactive-quit judge on synthetic observations: its pass and every fail path.
 
 use super::*;
-use crate::record::observations::OBSERVATIONS_SCHEMA;
-use crate::record::observations::{HookFact, OutcomeShape, StreamShape};
-use crate::record::runner::expectations;
+use crate::record::kit::observations::OBSERVATIONS_SCHEMA;
+use crate::record::kit::observations::{HookFact, OutcomeShape, StreamShape};
+use crate::record::kit::terminal::driver::driver;
+use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::recipe;
 
 fn hook(kind: &str) -> HookFact {
     HookFact {
@@ -166,9 +169,9 @@ fn only_clients_with_a_driver_get_the_scenario() {
     assert_eq!(driver(Client::GeminiCli).map(|d| d.quit), Some("/quit"));
     assert_eq!(driver(Client::ClaudeCode).map(|d| d.quit), Some("/exit"));
     assert!(driver(Client::Grok).is_none());
-    assert!(Scenario::InteractiveQuit.applies_to("codex"));
-    assert!(!Scenario::InteractiveQuit.applies_to("grok"));
-    assert!(Scenario::InteractiveQuit.capabilities().is_empty());
+    assert!(recipe(Scenario::InteractiveQuit).applies_to("codex"));
+    assert!(!recipe(Scenario::InteractiveQuit).applies_to("grok"));
+    assert!(recipe(Scenario::InteractiveQuit).capabilities().is_empty());
     assert_eq!(
         "interactive-quit".parse::<Scenario>(),
         Ok(Scenario::InteractiveQuit)

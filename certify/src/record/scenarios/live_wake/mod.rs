@@ -32,23 +32,28 @@ use acc_runtime::ids::MessageId;
 use acc_runtime::installer::record as install_record;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::certification::EvidenceResult;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::error::RecordError;
-use super::install::install_adapter_with;
-use super::judge::Verdict;
-use super::model_text::block_names_message;
-use super::observations::{Observations, RunFacts};
-use super::room;
-use super::runner::{RunSettings, ScenarioRun, extra_env, recordings};
-use super::scenario::{AGENT, PEER, Scenario};
-use super::terminal_stage::{observed, terminal_bundle, terminal_run};
-use super::tuple::Tuple;
-use crate::clients::environment::{DUMMY_KEY, client_path, headless_env};
-use crate::clients::network::{NetworkWatch, WatchError};
+use crate::clients::environment::{client_path, headless_env};
 use crate::clients::{InstalledClient, Sandbox};
 use crate::doubles::{ModelDouble, Script};
+use crate::record::kit::error::RecordError;
+pub use crate::record::kit::facts::{LiveFacts, LivePhase};
+use crate::record::kit::headless::recordings;
+use crate::record::kit::install::install_adapter_with;
+use crate::record::kit::model_text::block_names_message;
+use crate::record::kit::observations::{Observations, RunFacts};
+use crate::record::kit::recipe::Recipe;
+use crate::record::kit::room;
+use crate::record::kit::run::{RunSettings, ScenarioRun};
+use crate::record::kit::terminal::launcher::{
+    watch_terminal, write_err, write_interactive_config, write_launcher,
+};
+use crate::record::kit::terminal::stage::{observed, terminal_bundle, terminal_run};
+use crate::record::kit::terminal::tmux::{Tmux, poll};
+use crate::record::kit::tuple::Tuple;
+use crate::record::kit::verdict::Verdict;
+use crate::record::scenario::{AGENT, PEER};
 
 /// The phases, in the order they run.
 pub const CONSENT_OFF: &str = "consent-off";
@@ -62,43 +67,6 @@ const BUSY_HOLD: Duration = Duration::from_secs(10);
 /// The peer's subject and body (untrusted peer text: never copied into a fixture).
 const SUBJECT: &str = "live wake";
 const BODY: &str = "Please rebase onto main before you push.";
-
-/// What the whole run observed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LiveFacts {
-    /// The session's own hooks published a binding before the first send.
-    pub bound: bool,
-    /// The protocol the binding names.
-    pub protocol_contract: Option<String>,
-    pub phases: Vec<LivePhase>,
-}
-
-/// One send and what followed it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LivePhase {
-    pub name: String,
-    pub message_id: Option<String>,
-    /// The consent the installation record held when the peer sent.
-    pub policy: String,
-    pub sender_exit: Option<i32>,
-    /// `live[0].outcome` / `.reasonCode` of the sender's `--json` output.
-    pub sender_outcome: Option<String>,
-    pub sender_reason: Option<String>,
-    /// The receipt's state right after the send, and when the phase ended.
-    pub receipt_after_send: Option<String>,
-    /// For `busy`: the receipt two seconds after the send, while the held turn still ran.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receipt_while_busy: Option<String>,
-    pub receipt_at_end: Option<String>,
-    /// Offers recorded for the message (`message.offer_*`): `ok:<transport>` or
-    /// `failed:<reason>`.
-    pub offers: Vec<String>,
-    /// How many model requests the double had received when the peer sent, and at the end.
-    pub requests_before: usize,
-    pub requests_after: usize,
-}
 
 fn phase_named<'a>(facts: &'a LiveFacts, name: &str) -> Option<&'a LivePhase> {
     facts.phases.iter().find(|p| p.name == name)
@@ -258,143 +226,6 @@ fn verdict(failures: Vec<String>) -> Verdict {
     }
 }
 
-/// A tmux server of the recorder's own, killed when dropped.
-pub(super) struct Tmux {
-    pub(super) socket: String,
-}
-
-impl Tmux {
-    pub(super) fn start(cwd: &Path, launcher: &Path) -> Result<Tmux, RecordError> {
-        // Clients are recorded in parallel: each server needs a name no other thread takes
-        // (a shared name let one client's clean-up kill another's session).
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let socket = format!(
-            "acc-certify-live-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        );
-        let tmux = Tmux { socket };
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &tmux.socket,
-                "new-session",
-                "-d",
-                "-s",
-                "live",
-                "-x",
-                "200",
-            ])
-            .args(["-y", "50", "-c"])
-            .arg(cwd)
-            .arg(format!(
-                "sh {}; touch {}; sleep 600",
-                launcher.display(),
-                launcher.with_extension("exited").display()
-            ))
-            .status()
-            .map_err(|e| RecordError::Write {
-                message: format!("starting tmux (is it installed?): {e}"),
-            })?;
-        if !status.success() {
-            return Err(RecordError::Write {
-                message: format!("tmux new-session failed: {status}"),
-            });
-        }
-        Ok(tmux)
-    }
-
-    pub(super) fn pane(&self) -> String {
-        Command::new("tmux")
-            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "live"])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
-
-/// The network watch every terminal run is under: the terminal runs the client under it,
-/// and any address but 127.0.0.1 the client tries fails the capture.
-pub(super) fn watch_terminal(sandbox: &Sandbox) -> Result<NetworkWatch, RecordError> {
-    NetworkWatch::start(sandbox.root(), &std::env::var_os("PATH").unwrap_or_default()).map_err(
-        |e| RecordError::Write {
-            message: match e {
-                WatchError::NoStrace => {
-                    "strace is needed to watch the client's network: install it (apt-get install strace)".to_owned()
-                }
-                WatchError::Proxy(source) => {
-                    format!("starting the refusing proxy on 127.0.0.1 that watches the client: {source}")
-                }
-            },
-        },
-    )
-}
-
-/// Writes the sandbox's `launch.sh`, which the terminal runs: `program` under `watch`, with
-/// exactly `env` (nothing of the recorder's own environment).
-pub(super) fn write_launcher(
-    sandbox: &Sandbox,
-    env: &BTreeMap<String, String>,
-    watch: &NetworkWatch,
-    program: &Path,
-) -> Result<PathBuf, RecordError> {
-    let launcher = sandbox.root().join("launch.sh");
-    let mut script = String::from("exec env -i");
-    for (k, v) in env {
-        script.push_str(&format!(" {}={}", k, shell_quote(v)));
-    }
-    let watched = watch.command(program, &[]);
-    for word in std::iter::once(watched.get_program()).chain(watched.get_args()) {
-        script.push(' ');
-        script.push_str(&shell_quote(&word.to_string_lossy()));
-    }
-    script.push('\n');
-    std::fs::write(&launcher, script).map_err(|e| write_err("writing the launcher", e))?;
-    Ok(launcher)
-}
-
-pub(super) fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
-}
-
-pub(super) fn write_err(what: &str, e: impl std::fmt::Display) -> RecordError {
-    RecordError::Write {
-        message: format!("{what}: {e}"),
-    }
-}
-
-/// The client's first-run answers for an interactive session in `workspace`, merged into
-/// `~/.claude.json` (the installer may have written it).
-pub(super) fn write_interactive_config(sandbox: &Sandbox) -> Result<(), RecordError> {
-    let path = sandbox.home().join(".claude.json");
-    let mut config: Value = std::fs::read(&path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_else(|| json!({}));
-    let ws = sandbox.workspace().display().to_string();
-    config["hasCompletedOnboarding"] = json!(true);
-    config["theme"] = json!("dark");
-    config["customApiKeyResponses"] = json!({"approved": [DUMMY_KEY], "rejected": []});
-    if !config["projects"].is_object() {
-        config["projects"] = json!({});
-    }
-    config["projects"][&ws]["hasTrustDialogAccepted"] = json!(true);
-    config["projects"][&ws]["hasCompletedProjectOnboarding"] = json!(true);
-    std::fs::write(
-        &path,
-        serde_json::to_vec_pretty(&config).unwrap_or_default(),
-    )
-    .map_err(|e| write_err(&format!("writing {}", path.display()), e))
-}
-
 fn set_policy(sandbox: &Sandbox, adapter: &str, policy: &str) -> Result<(), RecordError> {
     let path = install_record::record_path(&sandbox.acc_data_home().join("acc"));
     let mut record =
@@ -406,19 +237,6 @@ fn set_policy(sandbox: &Sandbox, adapter: &str, policy: &str) -> Result<(), Reco
     entry.delivery = Some(policy.to_owned());
     record.put(entry);
     install_record::save(&path, &record).map_err(|e| write_err("the install record", e.message))
-}
-
-pub(super) fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let end = Instant::now() + limit;
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if Instant::now() >= end {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 /// The open session the client's hooks opened for the agent.
@@ -500,11 +318,12 @@ fn sent_fields(out: &Value) -> (Option<String>, Option<String>, Option<String>) 
 
 /// Runs `live-wake` against `installed`.
 pub fn run_live_wake(
+    recipe: &dyn Recipe,
     installed: &InstalledClient,
     tuple: &Tuple,
     settings: &RunSettings,
 ) -> Result<ScenarioRun, RecordError> {
-    let scenario = Scenario::LiveWake;
+    let scenario = recipe.scenario();
     let client = installed.client;
     let client_error = |source| RecordError::Client {
         client: client.id().to_owned(),
@@ -523,8 +342,10 @@ pub fn run_live_wake(
             }
             protocol.respond(request, script)
         }),
-        Script::new(Vec::new(), super::scenario::FINAL_TEXT).map_err(|e| RecordError::Double {
-            message: e.to_string(),
+        Script::new(Vec::new(), crate::record::scenario::FINAL_TEXT).map_err(|e| {
+            RecordError::Double {
+                message: e.to_string(),
+            }
         })?,
     )
     .map_err(|e| RecordError::Double {
@@ -543,7 +364,7 @@ pub fn run_live_wake(
     let capture_dir = sandbox.root().join("hook-capture");
     std::fs::create_dir_all(&capture_dir)
         .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
-    let extra = extra_env(scenario, &capture_dir);
+    let extra = recipe.environment(&capture_dir);
     let path = client_path(std::env::var_os("PATH").as_deref());
     let mut env = headless_env(client, &path, &sandbox.env(), double.port(), &extra, false);
     env.insert("TERM".to_owned(), "xterm-256color".to_owned());
@@ -577,7 +398,7 @@ pub fn run_live_wake(
     let mut sender_env = sandbox.env();
     sender_env.insert("PATH".to_owned(), path.clone());
     sender_env.insert(
-        super::runner::CANDIDATES_VAR.to_owned(),
+        crate::record::kit::recipe::CANDIDATES_VAR.to_owned(),
         "delivery.livePush".to_owned(),
     );
     let sender = Sender {
@@ -695,7 +516,7 @@ pub fn run_live_wake(
         ..observed(
             &recorded,
             room::sessions(&mut core)?,
-            scenario,
+            recipe,
             tuple,
             client,
             RunFacts {
@@ -787,6 +608,60 @@ fn run_phase(
         offers: id.as_ref().map(|i| offers(core, i)).unwrap_or_default(),
         requests_before,
         requests_after: double.requests().len(),
+    }
+}
+
+/// An idle interactive session woken by a peer's message through native delivery.
+pub struct LiveWake;
+
+impl crate::record::kit::recipe::Recipe for LiveWake {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::LiveWake
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        let _ = control;
+        run_live_wake(self, installed, tuple, settings)
+    }
+
+    fn capabilities(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::LivePush]
+    }
+
+    fn judge(
+        &self,
+        obs: &crate::record::kit::observations::Observations,
+    ) -> Vec<crate::record::kit::verdict::Verdict> {
+        vec![judge(obs)]
+    }
+
+    fn candidates(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[
+            acc_sdk::capabilities::Capability::NextTurn,
+            acc_sdk::capabilities::Capability::BeforeTurnInjection,
+            acc_sdk::capabilities::Capability::LivePush,
+        ]
+    }
+
+    fn pinned_participant(&self) -> Option<&'static str> {
+        Some(crate::record::scenario::AGENT)
+    }
+
+    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
+        acc_sdk::event::EventKind::BeforeTurn
+    }
+
+    /// Only for clients whose adapter has native session methods (the others keep
+    /// `delivery.livePush` false, with the reason in their COMPATIBILITY.md).
+    fn applies_to(&self, adapter_id: &str) -> bool {
+        acc_runtime::registry::find(adapter_id)
+            .is_some_and(|a| a.behaviour().native_session().is_some())
     }
 }
 

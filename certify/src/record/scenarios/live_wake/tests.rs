@@ -1,9 +1,10 @@
 //! The live-wake judge on synthetic observations: the pass, and each way it fails.
 
 use super::*;
-use crate::record::observations::OBSERVATIONS_SCHEMA;
-use crate::record::observations::RequestFact;
-use crate::record::runner::expectations;
+use crate::record::kit::observations::OBSERVATIONS_SCHEMA;
+use crate::record::kit::observations::RequestFact;
+use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
 
 const ID: &str = "message_idle1";
 

@@ -18,12 +18,12 @@ use acc_runtime::core::model::MessageKind;
 use acc_runtime::ids::MessageId;
 use acc_sdk::capabilities::Capability;
 
-use super::judge::{Verdict, conversation_requests};
-use super::model_text::block_names_message;
-use super::observations::{Observations, RequestFact};
-use super::room;
-use super::scenario::{AGENT, FREE_FILE};
 use crate::doubles::{ModelDouble, Protocol, Script, Step};
+use crate::record::kit::model_text::block_names_message;
+use crate::record::kit::observations::{Observations, RequestFact};
+use crate::record::kit::room;
+use crate::record::kit::verdict::{Verdict, conversation_requests};
+use crate::record::scenario::{AGENT, FREE_FILE};
 
 /// The note the peer sends mid-turn (untrusted peer text: never copied into a fixture).
 pub const SUBJECT: &str = "sent while your tool call ran";
@@ -167,6 +167,81 @@ pub fn judge(obs: &Observations) -> Verdict {
         reasons,
         "a note sent while the turn's tool call ran reached the model in the request carrying that call's result, once, and its receipt became offered",
     )
+}
+
+/// A peer's note sent while the turn's tool call runs must reach the next request, once.
+pub struct SafePoint;
+
+impl crate::record::kit::recipe::Recipe for SafePoint {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::SafePoint
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        crate::record::kit::headless::run(self, installed, tuple, settings, control)
+    }
+
+    fn capabilities(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::SafePointInjection]
+    }
+
+    fn judge(
+        &self,
+        obs: &crate::record::kit::observations::Observations,
+    ) -> Vec<crate::record::kit::verdict::Verdict> {
+        vec![judge(obs)]
+    }
+
+    fn candidates(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::SafePointInjection]
+    }
+
+    fn has_peer(&self) -> bool {
+        true
+    }
+
+    fn pinned_participant(&self) -> Option<&'static str> {
+        Some(crate::record::scenario::AGENT)
+    }
+
+    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
+        acc_sdk::event::EventKind::AfterTool
+    }
+
+    fn script(&self, _workspace: &Path) -> Result<Script, crate::doubles::ScriptError> {
+        Script::new(steps(), crate::record::scenario::FINAL_TEXT)
+    }
+
+    fn room(
+        &self,
+        core: &mut acc_runtime::Core,
+    ) -> Result<crate::record::kit::room::Room, acc_runtime::AccError> {
+        crate::record::kit::room::agent_and_peer(core)
+    }
+
+    /// The double has the peer send its note when it decides the turn's first tool call.
+    fn start_double(
+        &self,
+        setup: crate::record::kit::recipe::DoubleSetup<'_>,
+    ) -> std::io::Result<(ModelDouble, crate::record::kit::run::MidTurn)> {
+        let Some(peer) = setup.room.peer.clone() else {
+            return Ok((ModelDouble::start(setup.protocol, setup.script)?, None));
+        };
+        let (double, sent) = start_double(
+            setup.protocol,
+            setup.script,
+            setup.workspace,
+            &setup.acc_data_home,
+            peer,
+        )?;
+        Ok((double, Some(sent)))
+    }
 }
 
 #[cfg(test)]

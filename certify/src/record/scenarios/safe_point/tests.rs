@@ -1,10 +1,13 @@
 //! The safe-point judge on synthetic observations: the pass, and each way it fails.
 
 use super::*;
-use crate::record::judge::judge as judge_scenario;
-use crate::record::observations::{MessageFact, OBSERVATIONS_SCHEMA, RunFacts, ToolResultFact};
-use crate::record::runner::expectations;
+use crate::record::kit::observations::{
+    MessageFact, OBSERVATIONS_SCHEMA, RunFacts, ToolResultFact,
+};
 use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::judge as judge_scenario;
+use crate::record::scenarios::recipe;
 use acc_sdk::certification::EvidenceResult;
 
 const ID: &str = "message_7";
@@ -143,8 +146,11 @@ fn only_the_turns_first_tool_call_triggers_the_note() {
     assert!(!is_first_call("text step=0"));
     assert!(!is_first_call("final_text"));
     assert_eq!(
-        Scenario::SafePoint.candidates(),
+        recipe(Scenario::SafePoint).candidates(),
         [Capability::SafePointInjection]
     );
-    assert_eq!(Scenario::SafePoint.pinned_participant(), Some(AGENT));
+    assert_eq!(
+        recipe(Scenario::SafePoint).pinned_participant(),
+        Some(AGENT)
+    );
 }

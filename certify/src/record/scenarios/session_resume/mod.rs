@@ -15,25 +15,27 @@ use std::path::Path;
 use acc_runtime::core::Owner;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::event::EventKind;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::bundle::Bundle;
-use super::error::RecordError;
-use super::hook_capture::{self, CAPTURE_FILE};
-use super::install::install_adapter;
-use super::judge::{Verdict, is_conversation};
-use super::observations::{Observations, RunFacts, SessionFact};
-use super::observe::request_facts;
-use super::redact::Redactor;
-use super::room::{self, Room};
-use super::runner::{RunSettings, ScenarioRun, extra_env, redactor, run_record};
-use super::scenario::{PROMPT, Scenario};
-use super::tuple::Tuple;
 use crate::clients::environment::headless_args;
 use crate::clients::run::run_headless_args;
 use crate::clients::{Client, InstalledClient, RunOutput, Sandbox};
 use crate::doubles::{LoggedRequest, ModelDouble, Protocol};
+use crate::record::kit::error::RecordError;
+pub use crate::record::kit::facts::{ResumeFacts, ResumeRun, ResumeSession};
+use crate::record::kit::headless::{redactor, run_record};
+use crate::record::kit::hook_capture::{self, CAPTURE_FILE};
+use crate::record::kit::install::install_adapter;
+use crate::record::kit::observations::{Observations, RunFacts, SessionFact};
+use crate::record::kit::observe::request_facts;
+use crate::record::kit::recipe::{Recipe, judged};
+use crate::record::kit::redact::Redactor;
+use crate::record::kit::room::{self, Room};
+use crate::record::kit::run::{RunSettings, ScenarioRun};
+use crate::record::kit::tuple::Tuple;
+use crate::record::kit::verdict::{Verdict, is_conversation};
+use crate::record::output::bundle::Bundle;
+use crate::record::scenario::PROMPT;
 
 /// What the resumed run asks.
 pub const RESUME_PROMPT: &str = "Continue with the next scripted step.";
@@ -67,43 +69,6 @@ pub fn resume_args(client: Client, prompt: &str) -> Vec<String> {
         Client::KimiCode => vec!["-p", prompt, "--continue"],
     };
     args.into_iter().map(str::to_owned).collect()
-}
-
-/// The two runs, as the judge reads them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ResumeFacts {
-    /// The name the recorder held during the first run: what a fresh conversation gets
-    /// once it is free.
-    pub held_name: String,
-    pub first: ResumeRun,
-    pub second: ResumeRun,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ResumeRun {
-    pub run: RunFacts,
-    /// The run's model turns.
-    pub conversation_requests: usize,
-    /// Its first model turn already shows the double's answer: the conversation's history.
-    pub carries_first_answer: bool,
-    /// The normalised kinds of the hooks this run invoked, in order.
-    pub hook_kinds: Vec<String>,
-    /// The client session ids its hooks were given, as labels (`c1`, `c2`) shared by both
-    /// runs, in order of first appearance.
-    pub client_sessions: Vec<String>,
-    /// The adapter's sessions in acc's store after the run; `label` names a session id the
-    /// same way across both runs (`s1`, `s2`).
-    pub sessions: Vec<ResumeSession>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ResumeSession {
-    pub label: String,
-    pub participant_id: String,
-    pub state: String,
 }
 
 /// Stable labels for ids that must not reach a fixture.
@@ -218,11 +183,12 @@ fn run_facts(
 
 /// Runs the scenario: the first conversation, then the same one resumed, in one sandbox.
 pub fn run_session_resume(
+    recipe: &dyn Recipe,
     installed: &InstalledClient,
     tuple: &Tuple,
     settings: &RunSettings,
 ) -> Result<ScenarioRun, RecordError> {
-    let scenario = Scenario::SessionResume;
+    let scenario = recipe.scenario();
     let client = installed.client;
     let client_error = |source| RecordError::Client {
         client: client.id().to_owned(),
@@ -231,11 +197,9 @@ pub fn run_session_resume(
     let sandbox = Sandbox::new(client).map_err(client_error)?;
     let workspace = sandbox.workspace();
     let data_home = sandbox.acc_data_home();
-    let script = scenario
-        .script(&workspace)
-        .map_err(|e| RecordError::Double {
-            message: e.to_string(),
-        })?;
+    let script = recipe.script(&workspace).map_err(|e| RecordError::Double {
+        message: e.to_string(),
+    })?;
     let mut double =
         ModelDouble::start(client.protocol(), script).map_err(|e| RecordError::Double {
             message: e.to_string(),
@@ -252,7 +216,7 @@ pub fn run_session_resume(
     std::fs::create_dir_all(&capture_dir).map_err(|e| RecordError::Write {
         message: format!("creating {}: {e}", capture_dir.display()),
     })?;
-    let extra = extra_env(scenario, &capture_dir);
+    let extra = recipe.environment(&capture_dir);
     let first_args = headless_args(client, PROMPT, false);
     let first = run_headless_args(
         installed,
@@ -330,6 +294,7 @@ pub fn run_session_resume(
         resume: Some(facts),
         ..Observations::new(
             scenario,
+            recipe.expectations(),
             tuple,
             protocol,
             RunFacts {
@@ -339,7 +304,7 @@ pub fn run_session_resume(
             },
         )
     };
-    let verdicts = super::judge::judge(scenario, &observations);
+    let verdicts = judged(recipe, &observations);
     let mut run = run_record(
         installed,
         &sandbox,
@@ -499,6 +464,44 @@ pub fn judge(obs: &Observations) -> Verdict {
         "the resumed conversation came back as the first run's participant in one new session (the first had ended), where a new conversation would have taken the free default name"
     };
     Verdict::new(cap, failures, success)
+}
+
+/// A headless conversation, then the same one resumed by the client's own flag.
+pub struct SessionResume;
+
+impl crate::record::kit::recipe::Recipe for SessionResume {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::SessionResume
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        let _ = control;
+        run_session_resume(self, installed, tuple, settings)
+    }
+
+    fn capabilities(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::SessionResume]
+    }
+
+    fn judge(
+        &self,
+        obs: &crate::record::kit::observations::Observations,
+    ) -> Vec<crate::record::kit::verdict::Verdict> {
+        vec![judge(obs)]
+    }
+
+    fn script(
+        &self,
+        _workspace: &Path,
+    ) -> Result<crate::doubles::Script, crate::doubles::ScriptError> {
+        crate::doubles::Script::new(Vec::new(), ANSWER)
+    }
 }
 
 #[cfg(test)]

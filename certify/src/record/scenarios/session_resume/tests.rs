@@ -1,8 +1,10 @@
 //! The session-resume judge on synthetic observations.
 
 use super::*;
-use crate::record::observations::OBSERVATIONS_SCHEMA;
-use crate::record::runner::expectations;
+use crate::record::kit::observations::OBSERVATIONS_SCHEMA;
+use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::recipe;
 
 fn session(label: &str, participant: &str, state: &str) -> ResumeSession {
     ResumeSession {
@@ -79,7 +81,7 @@ fn facts(obs: &mut Observations) -> &mut ResumeFacts {
 
 #[test]
 fn a_conversation_that_comes_back_as_its_participant_passes() {
-    let verdicts = crate::record::judge::judge(Scenario::SessionResume, &resumed());
+    let verdicts = crate::record::scenarios::judge(Scenario::SessionResume, &resumed());
     assert_eq!(verdicts.len(), 1);
     assert!(verdicts[0].passed(), "{:?}", verdicts[0].reasons);
     assert!(verdicts[0].reasons[0].contains("one new session"));
@@ -175,8 +177,8 @@ fn each_client_resumes_with_its_own_flag() {
     assert_eq!(codex[at + 1..], ["--last", "go"]);
     assert!(resume_args(Client::GeminiCli, "go").ends_with(&["--resume".into(), "latest".into()]));
     assert_eq!(
-        Scenario::SessionResume.capabilities(),
+        recipe(Scenario::SessionResume).capabilities(),
         [Capability::SessionResume]
     );
-    assert!(Scenario::SessionResume.candidates().is_empty());
+    assert!(recipe(Scenario::SessionResume).candidates().is_empty());
 }

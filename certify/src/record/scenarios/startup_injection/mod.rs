@@ -10,9 +10,9 @@
 use acc_sdk::capabilities::Capability;
 use acc_sdk::event::EventKind;
 
-use super::judge::{Verdict, conversation_requests};
-use super::model_text::PEERS_MARK;
-use super::observations::{Observations, StreamShape};
+use crate::record::kit::model_text::PEERS_MARK;
+use crate::record::kit::observations::{Observations, StreamShape};
+use crate::record::kit::verdict::{Verdict, conversation_requests};
 
 /// Whether `line` is acc's peers line and names `peer` among the peers here.
 pub fn names_peer(line: &str, peer: &str) -> bool {
@@ -73,6 +73,55 @@ pub fn judge(obs: &Observations) -> Verdict {
         failures,
         "the session-start hook's answer, a peers line naming the peer present at start, reached the first model request while the before-turn hook was silent",
     )
+}
+
+/// A peer present at start; only the session-start hook may name it.
+pub struct StartupInjection;
+
+impl crate::record::kit::recipe::Recipe for StartupInjection {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::StartupInjection
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        crate::record::kit::headless::run(self, installed, tuple, settings, control)
+    }
+
+    fn capabilities(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::StartupInjection]
+    }
+
+    fn judge(
+        &self,
+        obs: &crate::record::kit::observations::Observations,
+    ) -> Vec<crate::record::kit::verdict::Verdict> {
+        vec![judge(obs)]
+    }
+
+    fn candidates(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::StartupInjection]
+    }
+
+    fn withheld(&self) -> &'static [acc_sdk::capabilities::Capability] {
+        &[acc_sdk::capabilities::Capability::BeforeTurnInjection]
+    }
+
+    fn has_peer(&self) -> bool {
+        true
+    }
+
+    fn room(
+        &self,
+        core: &mut acc_runtime::Core,
+    ) -> Result<crate::record::kit::room::Room, acc_runtime::AccError> {
+        crate::record::kit::room::peer_present(core)
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
 //! The startup-injection judge on synthetic observations.
 
 use super::*;
-use crate::record::observations::{
+use crate::record::kit::observations::{
     HookFact, OBSERVATIONS_SCHEMA, OutcomeShape, RequestFact, RunFacts,
 };
-use crate::record::runner::expectations;
 use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::recipe;
 
 const PEERS: &str = "ACC peers here (address them with --to): peer";
 
@@ -77,7 +78,7 @@ fn shown() -> Observations {
 
 #[test]
 fn the_start_hooks_peers_line_in_the_first_request_passes() {
-    let verdict = crate::record::judge::judge(Scenario::StartupInjection, &shown());
+    let verdict = crate::record::scenarios::judge(Scenario::StartupInjection, &shown());
     assert_eq!(verdict.len(), 1);
     assert!(verdict[0].passed(), "{:?}", verdict[0].reasons);
     assert_eq!(verdict[0].capability, Capability::StartupInjection);
@@ -134,23 +135,22 @@ fn the_peers_line_must_name_the_peer_itself() {
 
 #[test]
 fn the_run_grants_startup_and_silences_the_turn_hook() {
-    let s = Scenario::StartupInjection;
+    let s = recipe(Scenario::StartupInjection);
     assert_eq!(s.candidates(), [Capability::StartupInjection]);
     assert_eq!(s.withheld(), [Capability::BeforeTurnInjection]);
     assert!(s.has_peer());
-    let env = crate::record::runner::extra_env(s, std::path::Path::new("/capture"));
+    let env = s.environment(std::path::Path::new("/capture"));
     assert_eq!(env["ACC_CERTIFY_CANDIDATES"], "context.startupInjection");
     assert_eq!(env["ACC_CERTIFY_WITHHELD"], "context.beforeTurnInjection");
-    let lifecycle =
-        crate::record::runner::extra_env(Scenario::Lifecycle, std::path::Path::new("/c"));
+    let lifecycle = recipe(Scenario::Lifecycle).environment(std::path::Path::new("/c"));
     assert!(!lifecycle.contains_key("ACC_CERTIFY_WITHHELD"));
     // The next-turn verdicts stay the before-turn hook's: the start hook is kept silent.
     assert_eq!(
-        Scenario::NextTurn.withheld(),
+        recipe(Scenario::NextTurn).withheld(),
         [Capability::StartupInjection]
     );
     assert_eq!(
-        Scenario::SoloControl.withheld(),
-        Scenario::NextTurn.withheld()
+        recipe(Scenario::SoloControl).withheld(),
+        recipe(Scenario::NextTurn).withheld()
     );
 }

@@ -1,8 +1,8 @@
 use super::*;
-use crate::record::coordinate::observations::{
+use crate::record::kit::observations::{RequestFact, RunFacts, SessionFact, ToolResultFact};
+use crate::record::scenarios::coordinate::observations::{
     ClaimFact, CoordinationExpect, FileState, MessageFact, RunObservation, Side, StoreFacts,
 };
-use crate::record::observations::{RequestFact, RunFacts, SessionFact, ToolResultFact};
 
 const SHA: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 

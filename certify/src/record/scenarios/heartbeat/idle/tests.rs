@@ -1,8 +1,10 @@
 //! The idle-prompt heartbeat judge on synthetic observations.
 
 use super::*;
-use crate::record::judge::judge as judge_scenario;
-use crate::record::observations::{OutcomeShape, RequestFact, SessionFact, StreamShape};
+use crate::record::kit::observations::{OutcomeShape, RequestFact, SessionFact, StreamShape};
+use crate::record::scenario::Scenario;
+use crate::record::scenarios::expectations;
+use crate::record::scenarios::judge as judge_scenario;
 use acc_sdk::certification::EvidenceResult;
 
 fn hook(event: &str, kind: &str, exit: i64) -> HookFact {
@@ -44,7 +46,7 @@ fn facts() -> IdleFacts {
 }
 
 fn observed(hooks: Option<Vec<HookFact>>, idle: IdleFacts) -> Observations {
-    let tuple = crate::record::tuple::Tuple {
+    let tuple = crate::record::kit::tuple::Tuple {
         adapter: "claude-code".into(),
         client: "claude-code".into(),
         version: "2.1.332".into(),
@@ -73,6 +75,7 @@ fn observed(hooks: Option<Vec<HookFact>>, idle: IdleFacts) -> Observations {
         idle: Some(idle),
         ..Observations::new(
             Scenario::Heartbeat,
+            expectations(Scenario::Heartbeat),
             &tuple,
             crate::doubles::Protocol::AnthropicMessages,
             RunFacts {

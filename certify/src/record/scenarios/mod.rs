@@ -1,0 +1,72 @@
+//! Every scenario in a folder of its own, and the one place that maps a name to its
+//! implementation ([`recipe`]). Adding a scenario is its folder, a line of the enum in
+//! [`crate::record::scenario`] and its line in [`recipe`]; `registry_tests` prove no name
+//! is left without one.
+
+pub mod before_read;
+pub mod child_sessions;
+pub mod coordinate;
+pub mod guard_opaque;
+pub mod guard_shell;
+pub mod guard_write;
+pub mod heartbeat;
+pub mod interactive_quit;
+pub mod lifecycle;
+pub mod live_wake;
+pub mod next_turn;
+pub mod safe_point;
+pub mod session_resume;
+pub mod solo_control;
+pub mod startup_injection;
+
+use std::path::Path;
+
+use crate::record::kit::observations::{Expectations, Observations};
+use crate::record::kit::recipe::{Recipe, judged};
+use crate::record::kit::verdict::Verdict;
+use crate::record::output::bundle::{BundleError, read_observations};
+use crate::record::scenario::Scenario;
+
+/// The implementation of `scenario`: the one match over the enum.
+pub fn recipe(scenario: Scenario) -> &'static dyn Recipe {
+    match scenario {
+        Scenario::Lifecycle => &lifecycle::Lifecycle,
+        Scenario::GuardWrite => &guard_write::GuardWrite,
+        Scenario::GuardShell => &guard_shell::GuardShell,
+        Scenario::GuardOpaque => &guard_opaque::GuardOpaque,
+        Scenario::NextTurn => &next_turn::NextTurn,
+        Scenario::SoloControl => &solo_control::SoloControl,
+        Scenario::Coordinate => &coordinate::Coordinate,
+        Scenario::LiveWake => &live_wake::LiveWake,
+        Scenario::SafePoint => &safe_point::SafePoint,
+        Scenario::Heartbeat => &heartbeat::Heartbeat,
+        Scenario::SessionResume => &session_resume::SessionResume,
+        Scenario::StartupInjection => &startup_injection::StartupInjection,
+        Scenario::InteractiveQuit => &interactive_quit::InteractiveQuit,
+        Scenario::BeforeRead => &before_read::BeforeRead,
+        Scenario::ChildSessions => &child_sessions::ChildSessions,
+    }
+}
+
+/// Judges one scenario's observations. Observations of another schema or scenario, or of
+/// a run that left 127.0.0.1, fail every capability the scenario is about.
+pub fn judge(scenario: Scenario, obs: &Observations) -> Vec<Verdict> {
+    judged(recipe(scenario), obs)
+}
+
+/// Judges a raw bundle (`captures/<client>-<version>-<platform>/<scenario>/`) again from its
+/// `observations.json`, with the scenario it names.
+pub fn judge_bundle(dir: &Path) -> Result<Vec<Verdict>, BundleError> {
+    let obs = read_observations(dir)?;
+    Ok(judge(obs.scenario, &obs))
+}
+
+/// What `scenario` sets up, for the judge.
+pub fn expectations(scenario: Scenario) -> Expectations {
+    recipe(scenario).expectations()
+}
+
+#[cfg(test)]
+mod judge_tests;
+#[cfg(test)]
+mod registry_tests;
