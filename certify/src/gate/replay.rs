@@ -17,11 +17,11 @@ use serde_json::Value;
 
 use crate::clients::Client;
 use crate::record::kit::observations::Observations;
+use crate::record::kit::tuple::certification_name;
 use crate::record::kit::tuple::{PROVENANCE_PATH, Tuple};
 use crate::record::output::bundle::{OBSERVATIONS_FILE, read_observations};
 use crate::record::output::evidence::{EvidenceInput, provenance_record, rows};
 use crate::record::output::fixture::{ControlRef, FixtureInput, fixture_value};
-use crate::record::recording::certification_name;
 use crate::record::scenario::Scenario;
 use crate::record::scenarios::judge;
 use crate::record::scenarios::solo_control::judge_control;

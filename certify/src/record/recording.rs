@@ -3,12 +3,11 @@
 use std::path::Path;
 
 use acc_sdk::certification::digest::sha256_hex;
-use acc_sdk::error::MANIFEST_FILE;
-use acc_sdk::manifest::Manifest;
 
 use crate::clients::{Client, InstalledClient};
 use crate::record::kit::error::RecordError;
 use crate::record::kit::run::{RunSettings, ScenarioRun};
+pub use crate::record::kit::tuple::certification_name;
 use crate::record::kit::tuple::{Tuple, current_platform};
 use crate::record::output::bundle::{observations_bytes, write_bundle};
 use crate::record::output::canonical::render;
@@ -31,26 +30,6 @@ impl ClientRecording {
     pub fn run(&self, scenario: Scenario) -> Option<&ScenarioRun> {
         self.runs.iter().find(|r| r.scenario == scenario)
     }
-}
-
-/// The client's certification name from its adapter's `adapter.json`.
-pub fn certification_name(adapter_dir: &Path) -> Result<String, RecordError> {
-    let path = adapter_dir.join(MANIFEST_FILE);
-    let bytes = std::fs::read(&path).map_err(|e| RecordError::Write {
-        message: format!("{}: {e}", path.display()),
-    })?;
-    let manifest = Manifest::from_bytes(&bytes).map_err(|problems| RecordError::Write {
-        message: format!(
-            "{}: {}",
-            path.display(),
-            problems
-                .iter()
-                .map(|p| p.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-    })?;
-    Ok(manifest.client.primary().to_owned())
 }
 
 /// Runs `scenarios` (in plan order) against `installed`; `progress` hears about each one

@@ -1,7 +1,13 @@
 //! What one recording is of: a client build on a platform, and the stable names of every
 //! file its evidence lives in.
 
+use std::path::Path;
+
+use acc_sdk::error::MANIFEST_FILE;
+use acc_sdk::manifest::Manifest;
 use serde::Serialize;
+
+use crate::record::kit::error::RecordError;
 
 use crate::record::scenario::Scenario;
 
@@ -75,6 +81,26 @@ pub fn today_utc() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
     acc_runtime::clock::to_iso(ms)[..10].to_owned()
+}
+
+/// The client's certification name from its adapter's `adapter.json`.
+pub fn certification_name(adapter_dir: &Path) -> Result<String, RecordError> {
+    let path = adapter_dir.join(MANIFEST_FILE);
+    let bytes = std::fs::read(&path).map_err(|e| RecordError::Write {
+        message: format!("{}: {e}", path.display()),
+    })?;
+    let manifest = Manifest::from_bytes(&bytes).map_err(|problems| RecordError::Write {
+        message: format!(
+            "{}: {}",
+            path.display(),
+            problems
+                .iter()
+                .map(|p| p.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    })?;
+    Ok(manifest.client.primary().to_owned())
 }
 
 #[cfg(test)]

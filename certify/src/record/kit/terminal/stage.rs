@@ -24,11 +24,11 @@ use crate::record::kit::observe::request_facts;
 use crate::record::kit::recipe::Recipe;
 use crate::record::kit::redact::Redactor;
 use crate::record::kit::room;
+use crate::record::kit::run::Bundle;
 use crate::record::kit::run::RunSettings;
 use crate::record::kit::terminal::driver::{Driver, driver};
 use crate::record::kit::terminal::launcher::{watch_terminal, write_err, write_interactive_config};
 use crate::record::kit::tuple::Tuple;
-use crate::record::output::bundle::Bundle;
 use crate::record::scenario::FINAL_TEXT;
 use serde_json::{Value, json};
 

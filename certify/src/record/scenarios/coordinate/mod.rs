@@ -38,7 +38,8 @@ impl crate::record::kit::recipe::Recipe for Coordinate {
     ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
         let _ = (installed, tuple, settings, control);
         Err(crate::record::kit::error::RecordError::Usage(
-            "coordinate runs two clients together: it is recorded by pairs (record::scenarios::coordinate::record), never one client alone".to_owned(),
+            "coordinate runs two clients together: it is recorded by pairs, never one client alone"
+                .to_owned(),
         ))
     }
 

@@ -11,8 +11,8 @@ use super::run::{PairClients, PairRun, run_pair};
 use crate::clients::{Cache, Client, InstalledClient, obtain_in};
 use crate::record::kit::error::RecordError;
 use crate::record::kit::run::RunSettings;
+use crate::record::kit::tuple::certification_name;
 use crate::record::kit::tuple::{Tuple, current_platform};
-use crate::record::recording::certification_name;
 
 /// How one pair's part of a run ended.
 #[derive(Debug, Clone)]

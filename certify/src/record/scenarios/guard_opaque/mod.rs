@@ -217,15 +217,91 @@ fn slip_problem(obs: &Observations) -> Option<String> {
     }
 }
 
+/// An opaque shell command writes into the peer's claim: does the kernel-enforced guard hold?
+pub struct GuardOpaque;
+
+impl crate::record::kit::recipe::Recipe for GuardOpaque {
+    fn scenario(&self) -> crate::record::scenario::Scenario {
+        crate::record::scenario::Scenario::GuardOpaque
+    }
+
+    fn run(
+        &self,
+        installed: &crate::clients::InstalledClient,
+        tuple: &crate::record::kit::tuple::Tuple,
+        settings: &crate::record::kit::run::RunSettings,
+        control: Option<&crate::record::kit::observations::Observations>,
+    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
+        crate::record::kit::headless::run(self, installed, tuple, settings, control)
+    }
+
+    fn has_peer(&self) -> bool {
+        true
+    }
+
+    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
+        acc_sdk::event::EventKind::BeforeTool
+    }
+
+    fn unasked(&self) -> bool {
+        true
+    }
+
+    fn claimed_target(&self) -> Option<&'static str> {
+        Some(SEEDED)
+    }
+
+    fn deny_reason(&self) -> Option<String> {
+        Some(REFUSAL.to_owned())
+    }
+
+    fn seed(
+        &self,
+        workspace: &std::path::Path,
+    ) -> Result<(), crate::record::kit::error::RecordError> {
+        seed(workspace).map_err(|e| crate::record::kit::error::RecordError::Write {
+            message: format!("seeding {}/{}: {e}", workspace.display(), SEEDED),
+        })
+    }
+
+    fn script(
+        &self,
+        _workspace: &Path,
+    ) -> Result<crate::doubles::Script, crate::doubles::ScriptError> {
+        crate::doubles::Script::new(steps(), crate::record::scenario::FINAL_TEXT)
+    }
+
+    fn room(
+        &self,
+        core: &mut acc_runtime::Core,
+    ) -> Result<crate::record::kit::room::Room, acc_runtime::AccError> {
+        crate::record::kit::room::guarded_claim(core)
+    }
+
+    fn observe(
+        &self,
+        run: &crate::record::kit::recipe::HeadlessRun<'_>,
+        obs: &mut Observations,
+    ) -> Result<(), crate::record::kit::error::RecordError> {
+        obs.files = file_facts(run.workspace);
+        Ok(())
+    }
+
+    /// Did the kernel-enforced guard hold? Reported beside the capabilities.
+    fn beside(&self, run: &mut crate::record::kit::run::ScenarioRun) {
+        run.kernel_guard = Some(judge(&run.observations));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::record::kit::observations::{
         OBSERVATIONS_SCHEMA, RequestFact, RunFacts, ToolResultFact,
     };
+    use crate::record::kit::recipe::Recipe;
     use crate::record::scenario::Scenario;
     use crate::record::scenarios::expectations;
-    use crate::record::scenarios::recipe;
 
     fn request(n: u64, results: &[&str]) -> RequestFact {
         RequestFact {
@@ -384,98 +460,19 @@ mod tests {
     #[test]
     fn the_script_runs_the_opaque_command_first() {
         assert_eq!(
-            recipe(Scenario::GuardOpaque)
-                .script(Path::new("/ws"))
-                .unwrap()
-                .steps(),
+            GuardOpaque.script(Path::new("/ws")).unwrap().steps(),
             [
                 Step::shell(COMMAND),
                 Step::shell("python3 tools/gen.py"),
                 Step::shell("echo ok > after.txt")
             ]
         );
-        assert!(recipe(Scenario::GuardOpaque).capabilities().is_empty());
-        assert!(recipe(Scenario::GuardOpaque).unasked());
-        assert!(!recipe(Scenario::GuardShell).unasked());
+        assert!(GuardOpaque.capabilities().is_empty());
+        assert!(GuardOpaque.unasked());
+        assert!(!crate::record::scenarios::guard_shell::GuardShell.unasked());
         assert_eq!(
             "guard-opaque".parse::<Scenario>(),
             Ok(Scenario::GuardOpaque)
         );
-    }
-}
-
-/// An opaque shell command writes into the peer's claim: does the kernel-enforced guard hold?
-pub struct GuardOpaque;
-
-impl crate::record::kit::recipe::Recipe for GuardOpaque {
-    fn scenario(&self) -> crate::record::scenario::Scenario {
-        crate::record::scenario::Scenario::GuardOpaque
-    }
-
-    fn run(
-        &self,
-        installed: &crate::clients::InstalledClient,
-        tuple: &crate::record::kit::tuple::Tuple,
-        settings: &crate::record::kit::run::RunSettings,
-        control: Option<&crate::record::kit::observations::Observations>,
-    ) -> Result<crate::record::kit::run::ScenarioRun, crate::record::kit::error::RecordError> {
-        crate::record::kit::headless::run(self, installed, tuple, settings, control)
-    }
-
-    fn has_peer(&self) -> bool {
-        true
-    }
-
-    fn decisive_hook(&self) -> acc_sdk::event::EventKind {
-        acc_sdk::event::EventKind::BeforeTool
-    }
-
-    fn unasked(&self) -> bool {
-        true
-    }
-
-    fn claimed_target(&self) -> Option<&'static str> {
-        Some(SEEDED)
-    }
-
-    fn deny_reason(&self) -> Option<String> {
-        Some(REFUSAL.to_owned())
-    }
-
-    fn seed(
-        &self,
-        workspace: &std::path::Path,
-    ) -> Result<(), crate::record::kit::error::RecordError> {
-        seed(workspace).map_err(|e| crate::record::kit::error::RecordError::Write {
-            message: format!("seeding {}/{}: {e}", workspace.display(), SEEDED),
-        })
-    }
-
-    fn script(
-        &self,
-        _workspace: &Path,
-    ) -> Result<crate::doubles::Script, crate::doubles::ScriptError> {
-        crate::doubles::Script::new(steps(), crate::record::scenario::FINAL_TEXT)
-    }
-
-    fn room(
-        &self,
-        core: &mut acc_runtime::Core,
-    ) -> Result<crate::record::kit::room::Room, acc_runtime::AccError> {
-        crate::record::kit::room::guarded_claim(core)
-    }
-
-    fn observe(
-        &self,
-        run: &crate::record::kit::recipe::HeadlessRun<'_>,
-        obs: &mut Observations,
-    ) -> Result<(), crate::record::kit::error::RecordError> {
-        obs.files = file_facts(run.workspace);
-        Ok(())
-    }
-
-    /// Did the kernel-enforced guard hold? Reported beside the capabilities.
-    fn beside(&self, run: &mut crate::record::kit::run::ScenarioRun) {
-        run.kernel_guard = Some(judge(&run.observations));
     }
 }
