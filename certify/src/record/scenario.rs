@@ -23,98 +23,92 @@ pub const FINAL_TEXT: &str = "Done.";
 pub const PEER_SUBJECT: &str = "handoff for the next turn";
 pub const PEER_BODY: &str = "Please leave src/ alone until I have finished the refactor.";
 
-/// One headless client run in a fresh sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scenario {
-    /// No peer: did sessionStart and sessionEnd reach acc?
-    Lifecycle,
-    /// A peer's guarded claim on `src/**`; the model writes `src/x`, then `free.txt`.
-    GuardWrite,
-    /// The same through the shell tool: `echo x > src/y`, then a write to `free.txt`.
-    GuardShell,
-    /// An opaque shell command (inline `python3`) that writes `free.txt`, then the existing
-    /// `src/x`; then a write to `after.txt` (see [`crate::record::scenarios::guard_opaque`]).
-    GuardOpaque,
-    /// A peer message queued before the prompt must reach the first model request.
-    NextTurn,
-    /// Negative control: a solo session with the next-turn candidates gets no peer text (its
-    /// identity lines only).
-    SoloControl,
-    /// Two real clients in one workspace coordinate through acc by themselves (a pair
-    /// scenario: see [`crate::record::scenarios::coordinate`]). Decides no capability of either client.
-    Coordinate,
-    /// An interactive session, idle, is woken by a peer's message through the client's
-    /// native delivery surface, with negative controls (see [`crate::record::scenarios::live_wake`]). Only for
-    /// clients whose adapter has native session methods.
-    LiveWake,
-    /// A peer's note sent while the turn's tool call runs must reach the model's next
-    /// request in the same turn, once (see [`crate::record::scenarios::safe_point`]).
-    SafePoint,
-    /// The first model request is held past a minute: does a hook fire on a timer (see
-    /// [`crate::record::scenarios::heartbeat`])?
-    Heartbeat,
-    /// A headless conversation, then the same conversation resumed by the client's own
-    /// resume flag (see [`crate::record::scenarios::session_resume`]).
-    SessionResume,
-    /// A peer is present at start; only the session-start hook may speak, so the peers line
-    /// in the first model request is its (see [`crate::record::scenarios::startup_injection`]).
-    StartupInjection,
-    /// The person quits the client's own terminal interface (Codex `/quit`); afterwards
-    /// `acc status` must no longer show the session live (see [`crate::record::scenarios::interactive_quit`]). Decides no
-    /// capability: its outcome is reported beside them. Only for clients the recorder can
-    /// drive interactively.
-    InteractiveQuit,
-    /// Two planted files; the recorder has acc-hook refuse the read of one: is the read
-    /// refused before it happens, while the other still reads (see [`crate::record::scenarios::before_read`])?
-    BeforeRead,
-    /// A peer's guarded claim; the model asks for a subagent, which writes the claimed file
-    /// and an unclaimed one: is the subagent a child session, refused as itself (see
-    /// [`crate::record::scenarios::child_sessions`])?
-    ChildSessions,
-}
-
-impl Scenario {
-    /// In the order a run records them. The control runs before `next-turn`, whose verdicts
-    /// depend on it.
-    pub const ALL: [Scenario; 15] = [
-        Scenario::Lifecycle,
-        Scenario::GuardWrite,
-        Scenario::GuardShell,
-        Scenario::GuardOpaque,
-        Scenario::SoloControl,
-        Scenario::NextTurn,
-        Scenario::Coordinate,
-        Scenario::LiveWake,
-        Scenario::SafePoint,
-        Scenario::Heartbeat,
-        Scenario::SessionResume,
-        Scenario::StartupInjection,
-        Scenario::InteractiveQuit,
-        Scenario::BeforeRead,
-        Scenario::ChildSessions,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::Lifecycle => "lifecycle",
-            Scenario::GuardWrite => "guard-write",
-            Scenario::GuardShell => "guard-shell",
-            Scenario::GuardOpaque => "guard-opaque",
-            Scenario::NextTurn => "next-turn",
-            Scenario::SoloControl => "solo-control",
-            Scenario::Coordinate => "coordinate",
-            Scenario::LiveWake => "live-wake",
-            Scenario::SafePoint => "safe-point",
-            Scenario::Heartbeat => "heartbeat",
-            Scenario::SessionResume => "session-resume",
-            Scenario::StartupInjection => "startup-injection",
-            Scenario::InteractiveQuit => "interactive-quit",
-            Scenario::BeforeRead => "before-read",
-            Scenario::ChildSessions => "child-sessions",
+/// Every scenario, one line each, in the order a run records them (the control runs before
+/// `next-turn`, whose verdicts depend on it): its variant, its name, and the type in its
+/// folder under `scenarios/` that implements it. The enum below and the registry
+/// (`scenarios::recipe`) are both written from this list, so adding a scenario is its folder
+/// and one line here.
+macro_rules! each_scenario {
+    ($then:ident) => {
+        $then! {
+            /// No peer: did sessionStart and sessionEnd reach acc?
+            Lifecycle = "lifecycle" => lifecycle::Lifecycle,
+            /// A peer's guarded claim on `src/**`; the model writes `src/x`, then `free.txt`.
+            GuardWrite = "guard-write" => guard_write::GuardWrite,
+            /// The same through the shell tool: `echo x > src/y`, then a write to `free.txt`.
+            GuardShell = "guard-shell" => guard_shell::GuardShell,
+            /// An opaque shell command (inline `python3`) that writes `free.txt`, then the existing
+            /// `src/x`; then a write to `after.txt` (see
+            /// [`crate::record::scenarios::guard_opaque`]).
+            GuardOpaque = "guard-opaque" => guard_opaque::GuardOpaque,
+            /// Negative control: a solo session with the next-turn candidates gets no peer text
+            /// (its identity lines only).
+            SoloControl = "solo-control" => solo_control::SoloControl,
+            /// A peer message queued before the prompt must reach the first model request.
+            NextTurn = "next-turn" => next_turn::NextTurn,
+            /// Two real clients in one workspace coordinate through acc by themselves (a pair
+            /// scenario: see [`crate::record::scenarios::coordinate`]). Decides no capability of
+            /// either client.
+            Coordinate = "coordinate" => coordinate::Coordinate,
+            /// An interactive session, idle, is woken by a peer's message through the client's
+            /// native delivery surface, with negative controls (see
+            /// [`crate::record::scenarios::live_wake`]). Only for clients whose adapter has native
+            /// session methods.
+            LiveWake = "live-wake" => live_wake::LiveWake,
+            /// A peer's note sent while the turn's tool call runs must reach the model's next
+            /// request in the same turn, once (see [`crate::record::scenarios::safe_point`]).
+            SafePoint = "safe-point" => safe_point::SafePoint,
+            /// The first model request is held past a minute: does a hook fire on a timer (see
+            /// [`crate::record::scenarios::heartbeat`])?
+            Heartbeat = "heartbeat" => heartbeat::Heartbeat,
+            /// A headless conversation, then the same conversation resumed by the client's own
+            /// resume flag (see [`crate::record::scenarios::session_resume`]).
+            SessionResume = "session-resume" => session_resume::SessionResume,
+            /// A peer is present at start; only the session-start hook may speak, so the peers line
+            /// in the first model request is its (see
+            /// [`crate::record::scenarios::startup_injection`]).
+            StartupInjection = "startup-injection" => startup_injection::StartupInjection,
+            /// The person quits the client's own terminal interface (Codex `/quit`); afterwards
+            /// `acc status` must no longer show the session live (see
+            /// [`crate::record::scenarios::interactive_quit`]). Decides no capability: its outcome
+            /// is reported beside them. Only for clients the recorder can drive interactively.
+            InteractiveQuit = "interactive-quit" => interactive_quit::InteractiveQuit,
+            /// Two planted files; the recorder has acc-hook refuse the read of one: is the read
+            /// refused before it happens, while the other still reads (see
+            /// [`crate::record::scenarios::before_read`])?
+            BeforeRead = "before-read" => before_read::BeforeRead,
+            /// A peer's guarded claim; the model asks for a subagent, which writes the claimed file
+            /// and an unclaimed one: is the subagent a child session, refused as itself (see
+            /// [`crate::record::scenarios::child_sessions`])?
+            ChildSessions = "child-sessions" => child_sessions::ChildSessions,
         }
-    }
+    };
 }
+pub(crate) use each_scenario;
+
+macro_rules! declare {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $folder:ident::$implementation:ident,)*) => {
+        /// One client run (or a pair's) in a fresh sandbox.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum Scenario {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Scenario {
+            /// In the order a run records them.
+            pub const ALL: [Scenario; [$($name),*].len()] = [$(Scenario::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Scenario::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+each_scenario!(declare);
 
 impl fmt::Display for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

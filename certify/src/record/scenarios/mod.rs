@@ -1,7 +1,7 @@
 //! Every scenario in a folder of its own, and the one place that maps a name to its
-//! implementation ([`recipe`]). Adding a scenario is its folder, a line of the enum in
-//! [`crate::record::scenario`] and its line in [`recipe`]; `registry_tests` prove no name
-//! is left without one.
+//! implementation ([`recipe`], written from the list in [`crate::record::scenario`]). Adding
+//! a scenario is its folder, its `pub mod` line here and its line in that list;
+//! `registry_tests` prove no name is left without a folder and an implementation.
 
 pub mod before_read;
 pub mod child_sessions;
@@ -25,28 +25,20 @@ use crate::record::kit::observations::{Expectations, Observations};
 use crate::record::kit::recipe::{Recipe, judged};
 use crate::record::kit::verdict::Verdict;
 use crate::record::output::bundle::{BundleError, read_observations};
-use crate::record::scenario::Scenario;
+use crate::record::scenario::{Scenario, each_scenario};
 
-/// The implementation of `scenario`: the one match over the enum.
-pub fn recipe(scenario: Scenario) -> &'static dyn Recipe {
-    match scenario {
-        Scenario::Lifecycle => &lifecycle::Lifecycle,
-        Scenario::GuardWrite => &guard_write::GuardWrite,
-        Scenario::GuardShell => &guard_shell::GuardShell,
-        Scenario::GuardOpaque => &guard_opaque::GuardOpaque,
-        Scenario::NextTurn => &next_turn::NextTurn,
-        Scenario::SoloControl => &solo_control::SoloControl,
-        Scenario::Coordinate => &coordinate::Coordinate,
-        Scenario::LiveWake => &live_wake::LiveWake,
-        Scenario::SafePoint => &safe_point::SafePoint,
-        Scenario::Heartbeat => &heartbeat::Heartbeat,
-        Scenario::SessionResume => &session_resume::SessionResume,
-        Scenario::StartupInjection => &startup_injection::StartupInjection,
-        Scenario::InteractiveQuit => &interactive_quit::InteractiveQuit,
-        Scenario::BeforeRead => &before_read::BeforeRead,
-        Scenario::ChildSessions => &child_sessions::ChildSessions,
-    }
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $folder:ident::$implementation:ident,)*) => {
+        /// The implementation of `scenario`: the one match over the enum.
+        pub fn recipe(scenario: Scenario) -> &'static dyn Recipe {
+            match scenario {
+                $(Scenario::$variant => &$folder::$implementation,)*
+            }
+        }
+    };
 }
+
+each_scenario!(registry);
 
 /// Judges one scenario's observations. Observations of another schema or scenario, or of
 /// a run that left 127.0.0.1, fail every capability the scenario is about.
