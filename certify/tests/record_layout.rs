@@ -1,6 +1,6 @@
 //! The recorder's import graph: drawn from the `use` paths of every file under
 //! `src/record` (`crate::record::…`, `super::…`, `self::…` and a file's own child modules,
-//! declared or named),
+//! named or declared),
 //! it has no circle of more than two files. A circle of two is a module and its child (a
 //! test file's `use super::*`, a parent re-exporting its child); anything longer means a
 //! layer reaches back up (kit into a scenario, a scenario into the output), which makes
@@ -179,26 +179,16 @@ fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
                 targets.insert(target);
             }
         }
-        // A parent declaring its child (`pub mod lifecycle;`) depends on it: the registry's
-        // match over every scenario is written by a macro, but its modules are declared here.
-        // A test module is the other way round: it depends on its parent, not the parent on it.
-        let mut test_only = false;
-        for line in text.lines() {
-            if line.trim() == "#[cfg(test)]" {
-                test_only = true;
-                continue;
-            }
-            let after_cfg_test = std::mem::take(&mut test_only);
-            let declared = line
-                .trim()
-                .trim_start_matches("pub ")
-                .strip_prefix("mod ")
-                .and_then(|rest| rest.strip_suffix(';'));
-            if let Some(name) = declared.filter(|_| !after_cfg_test) {
-                let child = [module.clone(), vec![name.to_owned()]].concat();
-                if files.contains_key(&child) {
-                    targets.insert(child);
-                }
+        // A module depends on the modules in its folder (it declares them, by hand or, for
+        // the scenarios, from the list that also writes the registry's match), except its
+        // tests, which depend on it instead.
+        for child in files
+            .keys()
+            .filter(|c| c.len() == module.len() + 1 && c.starts_with(module))
+        {
+            let name = child.last().unwrap();
+            if name != "tests" && !name.ends_with("_tests") {
+                targets.insert(child.clone());
             }
         }
         // A child module named inline (`lifecycle::Lifecycle` in a match) is an import too.

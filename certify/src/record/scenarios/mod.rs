@@ -1,23 +1,7 @@
 //! Every scenario in a folder of its own, and the one place that maps a name to its
-//! implementation ([`recipe`], written from the list in [`crate::record::scenario`]). Adding
-//! a scenario is its folder, its `pub mod` line here and its line in that list;
-//! `registry_tests` prove no name is left without a folder and an implementation.
-
-pub mod before_read;
-pub mod child_sessions;
-pub mod coordinate;
-pub mod guard_opaque;
-pub mod guard_shell;
-pub mod guard_write;
-pub mod heartbeat;
-pub mod interactive_quit;
-pub mod lifecycle;
-pub mod live_wake;
-pub mod next_turn;
-pub mod safe_point;
-pub mod session_resume;
-pub mod solo_control;
-pub mod startup_injection;
+//! implementation ([`recipe`]). Both the folders' modules and the match are written from the
+//! list in [`crate::record::scenario`], so adding a scenario is its folder and its line in
+//! that list; `registry_tests` prove no name is left without a folder and an implementation.
 
 use std::path::Path;
 
@@ -29,6 +13,8 @@ use crate::record::scenario::{Scenario, each_scenario};
 
 macro_rules! registry {
     ($($(#[$doc:meta])* $variant:ident = $name:literal => $folder:ident::$implementation:ident,)*) => {
+        $(pub mod $folder;)*
+
         /// The implementation of `scenario`: the one match over the enum.
         pub fn recipe(scenario: Scenario) -> &'static dyn Recipe {
             match scenario {
