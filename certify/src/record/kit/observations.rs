@@ -2,8 +2,8 @@
 //!
 //! Observations hold facts, not conclusions: which sessions acc's store has, which files
 //! exist, what each model request carried back from tools and which acc texts it showed the
-//! model. The judge ([`crate::record::kit::verdict`]) turns them into verdicts, so a bundle can be judged
-//! again later. Sandbox paths are already replaced by `<ws>`, `<home>`, `<data>`, `<tmp>`.
+//! model. Each scenario's judge (`scenarios::judge` picks it) turns them into verdicts, so a
+//! bundle can be judged again later. Sandbox paths are already replaced by `<ws>`, `<home>`, `<data>`, `<tmp>`.
 
 use serde::{Deserialize, Serialize};
 

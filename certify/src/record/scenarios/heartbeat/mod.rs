@@ -7,7 +7,7 @@
 //! captured; a `heartbeat`-kind invocation that acc answered is the pass. An idle-prompt
 //! notification (Claude Code's `Notification` with `idle_prompt`) needs an interactive
 //! session left at its prompt: for such a client the scenario runs
-//! [`crate::record::scenarios::heartbeat::idle`] instead, and its observations say so.
+//! [`idle`] instead, and its observations say so.
 
 pub mod idle;
 
