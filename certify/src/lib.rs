@@ -14,7 +14,6 @@ pub mod native_cmd;
 pub mod outdated;
 pub mod output;
 pub mod record;
-pub mod replay;
 pub mod report;
 pub mod setup;
 pub mod validate;

@@ -9,7 +9,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use acc_certify::record::tuple::current_platform;
+use acc_certify::record::kit::tuple::current_platform;
 use acc_sdk::certification::validate_adapter_dir;
 use assert_cmd::Command;
 use record_support::repo;

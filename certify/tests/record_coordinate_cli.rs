@@ -9,8 +9,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use acc_certify::clients::Client;
-use acc_certify::record::coordinate::PAIRS;
-use acc_certify::record::judge::OBSERVATIONS_FILE;
+use acc_certify::record::output::bundle::OBSERVATIONS_FILE;
+use acc_certify::record::scenarios::coordinate::PAIRS;
 use assert_cmd::Command;
 use serde_json::Value;
 

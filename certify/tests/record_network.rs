@@ -10,7 +10,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use acc_certify::record::tuple::current_platform;
+use acc_certify::record::kit::tuple::current_platform;
 use assert_cmd::Command;
 use record_support::repo;
 use serde_json::Value;

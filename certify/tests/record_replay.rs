@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use acc_certify::record::judge::judge_bundle;
+use acc_certify::record::scenarios::judge_bundle;
 use acc_sdk::certification::Certification;
 use acc_sdk::certification::digest::sha256_hex;
 use serde_json::Value;

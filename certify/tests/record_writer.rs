@@ -5,8 +5,8 @@ mod record_support;
 
 use std::fs;
 
+use acc_certify::record::output::writer::{merge_records, merge_rows};
 use acc_certify::record::recording::{persist_bundles, persist_evidence};
-use acc_certify::record::writer::{merge_records, merge_rows};
 use acc_sdk::certification::Certification;
 use acc_sdk::certification::digest::sha256_hex;
 use acc_sdk::certification::validate_adapter_dir;

@@ -6,6 +6,7 @@
 //! method on it. [`workspace::discover`] finds the workspace of a directory and
 //! [`paths::data_home`] the data home, both from an explicit [`env::Env`].
 
+pub mod atomic_write;
 pub mod cli;
 pub mod clock;
 pub mod core;

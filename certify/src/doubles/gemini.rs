@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::analysis::{TextSink, ToolResult, array_field, str_field, text_of_content};
 use super::exchange::{DoubleRequest, Reply};
+use super::request_view::request_view;
 use super::script::{RequestView, Script, Step, Turn};
 use super::sse;
 
@@ -96,7 +97,7 @@ fn generate(body: &Value, model: &str, script: &Script) -> (Value, String) {
             "json_side_call".to_owned(),
         )
     } else {
-        let (results, visible) = request_view(body, script);
+        let (results, visible) = request_view(body, script, tool_results, model_visible_text);
         let view = RequestView {
             tool_results: &results,
             visible_text: &visible,
@@ -234,15 +235,6 @@ pub fn model_visible_text(body: &Value) -> String {
 }
 
 /// What a script may read of `body`; the visible text only when its steps depend on it.
-fn request_view(body: &Value, script: &Script) -> (Vec<ToolResult>, String) {
-    let visible = if script.is_computed() {
-        model_visible_text(body)
-    } else {
-        String::new()
-    };
-    (tool_results(body), visible)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,7 @@ pub mod log;
 pub mod multi_agent;
 pub mod openai;
 pub mod reading;
+pub mod request_view;
 pub mod script;
 pub mod server;
 pub mod shell;

@@ -20,8 +20,8 @@ use acc_sdk::error::{CERTIFICATION_FILE, Problem};
 
 use super::results::{GateResult, Status};
 use super::{DIFF_INSTALL_CHECK, MANIFEST_CHECK, PLAN_CHECK, VALIDATE_CHECK};
+use crate::gate::replay::{REPLAY_CHECK, ReplayFinding};
 use crate::matrix::DRIFT_CHECK;
-use crate::replay::{REPLAY_CHECK, ReplayFinding};
 
 /// The failure that implies another.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,7 @@ pub mod baseline;
 pub mod causes;
 pub mod command;
 pub mod junit;
+pub mod replay;
 pub mod results;
 
 use std::io::Write;
@@ -20,9 +21,9 @@ use acc_sdk::define::Adapter;
 use acc_sdk::error::Problem;
 
 use crate::diff_install::diff_install;
+use crate::gate::replay::{REPLAY_CHECK, replay};
 use crate::matrix::command::check_drift;
 use crate::matrix::{CAPABILITIES_DOC, DRIFT_CHECK};
-use crate::replay::{REPLAY_CHECK, replay};
 use crate::setup::{SetupError, scratch};
 use crate::wire::wire_adapter;
 use baseline::Baseline;

@@ -81,14 +81,14 @@ fn committed_captures(
     root: &Path,
     id: &str,
     scenario: crate::record::scenario::Scenario,
-) -> Vec<crate::record::observations::Observations> {
+) -> Vec<crate::record::kit::observations::Observations> {
     let Ok(entries) = std::fs::read_dir(root.join("captures")) else {
         return Vec::new();
     };
     let mut out: Vec<_> = entries
         .flatten()
         .filter_map(|e| {
-            crate::record::judge::read_observations(&e.path().join(scenario.name())).ok()
+            crate::record::output::bundle::read_observations(&e.path().join(scenario.name())).ok()
         })
         .filter(|obs| obs.adapter == id)
         .collect();
@@ -105,7 +105,7 @@ fn interactive_quit(root: &Path, id: &str) -> Vec<QuitOutcome> {
     committed_captures(root, id, crate::record::scenario::Scenario::InteractiveQuit)
         .into_iter()
         .map(|obs| {
-            let verdict = crate::record::quit::judge(&obs);
+            let verdict = crate::record::scenarios::interactive_quit::judge(&obs);
             QuitOutcome {
                 version: obs.version,
                 platform: obs.platform,
@@ -126,7 +126,7 @@ pub struct KernelGuard {
     /// The claimed file kept its bytes (also when the command was refused, not confined).
     pub claim_kept: bool,
     /// What became of the readable script's write into the claim.
-    pub slip: crate::record::opaque::Slip,
+    pub slip: crate::record::scenarios::guard_opaque::Slip,
     pub reasons: Vec<String>,
 }
 
@@ -135,9 +135,9 @@ fn kernel_guard(root: &Path, id: &str) -> Vec<KernelGuard> {
     committed_captures(root, id, crate::record::scenario::Scenario::GuardOpaque)
         .into_iter()
         .map(|obs| {
-            let verdict = crate::record::opaque::judge(&obs);
-            let claim_kept = crate::record::opaque::claim_kept(&obs);
-            let slip = crate::record::opaque::slip(&obs);
+            let verdict = crate::record::scenarios::guard_opaque::judge(&obs);
+            let claim_kept = crate::record::scenarios::guard_opaque::claim_kept(&obs);
+            let slip = crate::record::scenarios::guard_opaque::slip(&obs);
             KernelGuard {
                 version: obs.version,
                 platform: obs.platform,

@@ -1,7 +1,7 @@
 //! `docs/CAPABILITIES.md` from a [`Matrix`]: deterministic text (no dates but the evidence's
 //! own, no machine paths), so the gate can compare it byte for byte.
 
-use crate::record::opaque::Slip;
+use crate::record::scenarios::guard_opaque::Slip;
 use acc_sdk::capabilities::Capability;
 use acc_sdk::version::version_order;
 

@@ -1,4 +1,4 @@
-//! `acc-certify record`: the command layer over [`super::recording`].
+//! `acc-certify record`: the command layer over [`crate::record::recording`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,21 +10,22 @@ use acc_sdk::certification::Certification;
 use acc_sdk::error::CERTIFICATION_FILE;
 use clap::Args;
 
-use super::check::{Mismatch, VerdictKey, compare};
-use super::coordinate::Pair;
-use super::coordinate::record::{self as pairs, PairJob, PairOutcome};
-use super::error::RecordError;
-use super::evidence::decided;
-use super::install::Binaries;
-use super::recording::{
-    ClientRecording, certification_name, persist_bundles, persist_evidence, record_client,
-};
-use super::runner::RunSettings;
-use super::scenario::{Scenario, plan};
-use super::summary::{self, ClientOutcome};
-use super::tuple::today_utc;
 use crate::clients::{Cache, Client, obtain_in};
 use crate::envelope::{self, Exit};
+use crate::record::kit::error::RecordError;
+use crate::record::kit::install::Binaries;
+use crate::record::kit::run::RunSettings;
+use crate::record::kit::tuple::today_utc;
+use crate::record::output::check::{Mismatch, VerdictKey, compare};
+use crate::record::output::evidence::decided;
+use crate::record::recording::{
+    ClientRecording, certification_name, persist_bundles, persist_evidence, record_client,
+};
+use crate::record::scenario::{Scenario, plan};
+use crate::record::scenarios::coordinate::Pair;
+use crate::record::scenarios::coordinate::record::{self as pairs, PairJob, PairOutcome};
+use crate::record::scenarios::recipe;
+use crate::record::summary::{self, ClientOutcome};
 
 #[derive(Debug, Args)]
 pub struct RecordArgs {
@@ -176,7 +177,11 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
         timeout: Duration::from_secs(args.timeout),
     };
     let planned = plan(&args.scenarios);
-    let scenarios: Vec<Scenario> = planned.iter().copied().filter(|s| !s.is_pair()).collect();
+    let scenarios: Vec<Scenario> = planned
+        .iter()
+        .copied()
+        .filter(|s| !recipe(*s).is_pair())
+        .collect();
     let pairs = if planned.contains(&Scenario::Coordinate) {
         Pair::among(&clients)
     } else {
@@ -382,12 +387,13 @@ fn check_kernel_guard(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch>
         .iter()
         .filter_map(|run| {
             run.kernel_guard.as_ref()?;
-            let now = crate::record::opaque::outcome(&run.observations);
-            let committed =
-                crate::record::judge::read_observations(&repo.join(t.bundle_path(run.scenario)))
-                    .ok()
-                    .map(|obs| crate::record::opaque::outcome(&obs));
-            crate::record::check::compare_kernel_guard(&build, committed, now)
+            let now = crate::record::scenarios::guard_opaque::outcome(&run.observations);
+            let committed = crate::record::output::bundle::read_observations(
+                &repo.join(t.bundle_path(run.scenario)),
+            )
+            .ok()
+            .map(|obs| crate::record::scenarios::guard_opaque::outcome(&obs));
+            crate::record::output::check::compare_kernel_guard(&build, committed, now)
         })
         .collect()
 }
@@ -402,11 +408,12 @@ fn check_quit(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch> {
         .iter()
         .filter_map(|run| {
             let now = run.quit.as_ref()?.passed;
-            let committed =
-                crate::record::judge::read_observations(&repo.join(t.bundle_path(run.scenario)))
-                    .ok()
-                    .map(|obs| crate::record::quit::judge(&obs).passed);
-            crate::record::check::compare_quit(&build, committed, now)
+            let committed = crate::record::output::bundle::read_observations(
+                &repo.join(t.bundle_path(run.scenario)),
+            )
+            .ok()
+            .map(|obs| crate::record::scenarios::interactive_quit::judge(&obs).passed);
+            crate::record::output::check::compare_quit(&build, committed, now)
         })
         .collect()
 }

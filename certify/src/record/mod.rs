@@ -3,52 +3,31 @@
 //!
 //! For each client and [`scenario::Scenario`] the recorder builds a fresh sandbox, starts the
 //! double, writes the client's base config, runs acc's installer, sets up the room in acc's
-//! store, runs the client, and collects [`observations::Observations`]: acc's store, the
-//! workspace, the double's request log and acc-hook's own capture. The pure
-//! [`judge`] turns observations into verdicts. Then it writes, deterministically:
-//! - the raw bundle `captures/<client>-<version>-<platform>/<scenario>/` ([`bundle`]);
-//! - the redacted fixture `adapters/<id>/fixtures/captures/<scenario>/...json` ([`fixture`]),
-//!   its provenance record and the evidence rows ([`evidence`], [`writer`]).
+//! store, runs the client, and collects [`kit::observations::Observations`]: acc's store,
+//! the workspace, the double's request log and acc-hook's own capture. The pure judge
+//! ([`scenarios::judge`]) turns observations into verdicts. Then it writes, deterministically:
+//! - the raw bundle `captures/<client>-<version>-<platform>/<scenario>/` ([`output::bundle`]);
+//! - the redacted fixture `adapters/<id>/fixtures/captures/<scenario>/...json`
+//!   ([`output::fixture`]), its provenance record and the evidence rows ([`output::evidence`],
+//!   [`output::writer`]).
+//!
+//! The layers import downwards only: [`scenarios`] (one folder per scenario, each an
+//! implementation of [`kit::recipe::Recipe`]) and [`output`] build on [`kit`], which builds
+//! on nothing above it; [`command`] and [`recording`] drive them all.
 //!
 //! `--check` records into a scratch directory and compares the verdicts with the committed
-//! evidence ([`check`]).
+//! evidence ([`output::check`]).
 
-pub mod before_read;
-pub mod behaviour;
-pub mod bundle;
-pub mod canonical;
-pub mod check;
-pub mod child_sessions;
 pub mod command;
-pub mod coordinate;
-pub mod error;
-pub mod evidence;
-pub mod fixture;
-pub mod heartbeat;
-pub mod hook_capture;
-pub mod idle_heartbeat;
-pub mod install;
-pub mod judge;
-pub mod live;
-pub mod model_text;
-pub mod observations;
-pub mod observe;
-pub mod opaque;
-pub mod quit;
+pub mod kit;
+pub mod output;
 pub mod recording;
-pub mod redact;
-pub mod resume;
-pub mod room;
-pub mod runner;
-pub mod safe_point;
 pub mod scenario;
-pub mod startup;
+pub mod scenarios;
 pub mod summary;
-pub mod terminal_stage;
-pub mod tuple;
-pub mod writer;
 
 pub use command::{RecordArgs, execute};
-pub use error::RecordError;
-pub use judge::{Verdict, judge, judge_bundle};
+pub use kit::error::RecordError;
+pub use kit::verdict::Verdict;
 pub use scenario::Scenario;
+pub use scenarios::{judge, judge_bundle};

@@ -3,19 +3,19 @@
 use std::path::Path;
 
 use acc_sdk::certification::digest::sha256_hex;
-use acc_sdk::error::MANIFEST_FILE;
-use acc_sdk::manifest::Manifest;
 
-use super::bundle::{observations_bytes, write_bundle};
-use super::canonical::render;
-use super::error::RecordError;
-use super::evidence::{EvidenceInput, provenance_record, rows};
-use super::fixture::{ControlRef, FixtureInput, fixture_value};
-use super::runner::{RunSettings, ScenarioRun, run_scenario};
-use super::scenario::Scenario;
-use super::tuple::{Tuple, current_platform};
-use super::writer::{ScenarioEvidence, write_evidence};
 use crate::clients::{Client, InstalledClient};
+use crate::record::kit::error::RecordError;
+use crate::record::kit::run::{RunSettings, ScenarioRun};
+pub use crate::record::kit::tuple::certification_name;
+use crate::record::kit::tuple::{Tuple, current_platform};
+use crate::record::output::bundle::{observations_bytes, write_bundle};
+use crate::record::output::canonical::render;
+use crate::record::output::evidence::{EvidenceInput, provenance_record, rows};
+use crate::record::output::fixture::{ControlRef, FixtureInput, fixture_value};
+use crate::record::output::writer::{ScenarioEvidence, write_evidence};
+use crate::record::scenario::Scenario;
+use crate::record::scenarios::recipe;
 
 /// Every scenario run of one client build.
 #[derive(Debug, Clone)]
@@ -30,26 +30,6 @@ impl ClientRecording {
     pub fn run(&self, scenario: Scenario) -> Option<&ScenarioRun> {
         self.runs.iter().find(|r| r.scenario == scenario)
     }
-}
-
-/// The client's certification name from its adapter's `adapter.json`.
-pub fn certification_name(adapter_dir: &Path) -> Result<String, RecordError> {
-    let path = adapter_dir.join(MANIFEST_FILE);
-    let bytes = std::fs::read(&path).map_err(|e| RecordError::Write {
-        message: format!("{}: {e}", path.display()),
-    })?;
-    let manifest = Manifest::from_bytes(&bytes).map_err(|problems| RecordError::Write {
-        message: format!(
-            "{}: {}",
-            path.display(),
-            problems
-                .iter()
-                .map(|p| p.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-    })?;
-    Ok(manifest.client.primary().to_owned())
 }
 
 /// Runs `scenarios` (in plan order) against `installed`; `progress` hears about each one
@@ -70,17 +50,17 @@ pub fn record_client(
     };
     let mut runs: Vec<ScenarioRun> = Vec::new();
     // A pair scenario runs two clients together (`coordinate::record`), never one alone.
-    for &scenario in scenarios
-        .iter()
-        .filter(|s| !s.is_pair() && s.applies_to(installed.client.id()))
-    {
+    for &scenario in scenarios.iter().filter(|s| {
+        let recipe = recipe(**s);
+        !recipe.is_pair() && recipe.applies_to(installed.client.id())
+    }) {
         let control = runs
             .iter()
             .find(|r| r.scenario == Scenario::SoloControl)
             .map(|r| &r.observations)
             .filter(|_| scenario == Scenario::NextTurn);
         progress(&tuple, scenario, None);
-        let run = run_scenario(installed, &tuple, scenario, settings, control)?;
+        let run = recipe(scenario).run(installed, &tuple, settings, control)?;
         progress(&tuple, scenario, Some(&run));
         runs.push(run);
     }

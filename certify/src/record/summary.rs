@@ -3,10 +3,10 @@
 
 use serde_json::{Value, json};
 
-use super::check::Mismatch;
-use super::recording::ClientRecording;
-use super::runner::ScenarioRun;
-use super::tuple::Tuple;
+use crate::record::kit::run::ScenarioRun;
+use crate::record::kit::tuple::Tuple;
+use crate::record::output::check::Mismatch;
+use crate::record::recording::ClientRecording;
 
 /// How one client's part of a run ended.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ pub enum ClientOutcome {
 }
 
 /// `<client> <version> <platform> <scenario>: running`, as a scenario starts.
-pub fn start_line(tuple: &Tuple, scenario: super::scenario::Scenario) -> String {
+pub fn start_line(tuple: &Tuple, scenario: crate::record::scenario::Scenario) -> String {
     format!(
         "{} {} {} {scenario}: running",
         tuple.client, tuple.version, tuple.platform

@@ -6,18 +6,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use acc_certify::clients::Client;
-use acc_certify::record::bundle::Bundle;
-use acc_certify::record::judge::{judge, judge_control};
-use acc_certify::record::live::{LiveFacts, LivePhase};
-use acc_certify::record::observations::{
+use acc_certify::record::kit::observations::{
     FileFact, HookFact, MessageFact, OBSERVATIONS_SCHEMA, Observations, OutcomeShape, RequestFact,
     RunFacts, SessionFact, StreamShape, ToolResultFact,
 };
+use acc_certify::record::kit::run::Bundle;
+use acc_certify::record::kit::run::ScenarioRun;
+use acc_certify::record::kit::tuple::Tuple;
 use acc_certify::record::recording::ClientRecording;
-use acc_certify::record::resume::{ResumeFacts, ResumeRun, ResumeSession};
-use acc_certify::record::runner::{ScenarioRun, expectations};
 use acc_certify::record::scenario::{PEER_BODY, PEER_SUBJECT, PROMPT, Scenario, plan};
-use acc_certify::record::tuple::Tuple;
+use acc_certify::record::scenarios::expectations;
+use acc_certify::record::scenarios::live_wake::{LiveFacts, LivePhase};
+use acc_certify::record::scenarios::session_resume::{ResumeFacts, ResumeRun, ResumeSession};
+use acc_certify::record::scenarios::solo_control::judge_control;
+use acc_certify::record::scenarios::{judge, recipe};
 use serde_json::json;
 
 pub const TRANSCRIPT: &str = "<home>/.claude/projects/-ws/3f1c9e2a-transcript.jsonl";
@@ -118,7 +120,10 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         idle: None,
     };
     obs.requests[0].acc_lines = Vec::new();
-    if let (Some(target), Some(reason)) = (scenario.claimed_target(), scenario.deny_reason()) {
+    if let (Some(target), Some(reason)) = (
+        recipe(scenario).claimed_target(),
+        recipe(scenario).deny_reason(),
+    ) {
         obs.files = vec![
             FileFact {
                 path: target.into(),
@@ -212,7 +217,9 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
     }
     if scenario == Scenario::BeforeRead {
         // Passing: acc's refusal, then the control file; failing: the refused file read.
-        use acc_certify::record::before_read::{CONTROL_MARKER, REFUSAL, REFUSED_MARKER};
+        use acc_certify::record::scenarios::before_read::{
+            CONTROL_MARKER, REFUSAL, REFUSED_MARKER,
+        };
         let first = if pass { REFUSAL } else { REFUSED_MARKER };
         let mut last = request(3);
         last.tool_results = [first, CONTROL_MARKER]
@@ -232,7 +239,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
     }
     if scenario == Scenario::ChildSessions && pass {
         // Passing: the subagent's session is a child of the client's, refused as itself.
-        use acc_certify::record::child_sessions::{
+        use acc_certify::record::scenarios::child_sessions::{
             CLAIMED, ChildFacts, LinkedSession, RefusalFact, seeded_digest,
         };
         obs.files[0] = FileFact {
@@ -274,7 +281,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
 
 /// A conversation resumed as its participant (or, failing, as a new one would be named).
 fn resume_facts(pass: bool) -> ResumeFacts {
-    use acc_certify::record::observations::RunFacts;
+    use acc_certify::record::kit::observations::RunFacts;
     let session = |label: &str, participant: &str| ResumeSession {
         label: label.into(),
         participant_id: participant.into(),
@@ -305,7 +312,7 @@ fn resume_facts(pass: bool) -> ResumeFacts {
 
 /// What a passing (or failing: the wake never ran a turn) live-wake run observed.
 fn live_facts(pass: bool) -> LiveFacts {
-    use acc_certify::record::live::{BUSY, CONSENT_OFF, CONTINUE, IDLE, KILLED};
+    use acc_certify::record::scenarios::live_wake::{BUSY, CONSENT_OFF, CONTINUE, IDLE, KILLED};
     let phase = |name: &str, id: &str, outcome: &str, end: &str, offers: &[&str]| LivePhase {
         name: name.into(),
         message_id: Some(id.into()),
@@ -381,7 +388,7 @@ pub fn recording(version: &str, pass: bool, observed_at: &str) -> ClientRecordin
         observed_at: observed_at.into(),
         runs: plan(&[])
             .into_iter()
-            .filter(|s| !s.is_pair())
+            .filter(|s| !recipe(*s).is_pair())
             .map(|s| run(observations(&tuple, s, pass)))
             .collect(),
     }

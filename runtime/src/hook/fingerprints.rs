@@ -326,10 +326,6 @@ pub fn save(
 ) -> std::io::Result<()> {
     let dir = dir(data_home);
     std::fs::create_dir_all(&dir)?;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let temp = dir.join(format!(".{binding_key}.{}.{nanos}.tmp", std::process::id()));
     let (text, from_snapshot) = match snapshot {
         Some((text, watch)) => (Some(text), Some(watch)),
         None => (None, None),
@@ -348,10 +344,7 @@ pub fn save(
     if let Some(text) = text {
         bytes.extend_from_slice(text.as_bytes());
     }
-    std::fs::write(&temp, bytes)?;
-    std::fs::rename(&temp, record_path(data_home, binding_key)).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })
+    crate::atomic_write::AtomicWrite::new().write(&record_path(data_home, binding_key), &bytes)
 }
 
 /// Takes the record of the call in progress, removing it: `None` when there is none (no

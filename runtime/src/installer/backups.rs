@@ -54,24 +54,11 @@ pub fn capture(
 }
 
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let temp = path.with_extension(format!("{}.tmp", std::process::id()));
-    let written = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
+    crate::atomic_write::AtomicWrite::new()
         .mode(0o600)
-        .open(&temp)
-        .and_then(|mut f| {
-            f.write_all(bytes)?;
-            f.sync_all()
-        })
-        .and_then(|()| fs::rename(&temp, path));
-    written.map_err(|e| {
-        let _ = fs::remove_file(&temp);
-        InstallError::io(path, "keep the original of a config file in", &e)
-    })
+        .synced()
+        .write(path, bytes)
+        .map_err(|e| InstallError::io(path, "keep the original of a config file in", &e))
 }
 
 /// What restoring did.

@@ -308,13 +308,9 @@ pub fn save(path: &Path, record: &InstallRecord) -> Result<(), InstallError> {
     }
     let dir = path.parent().unwrap_or(Path::new("/"));
     create_private_dir(dir)?;
-    let temp = path.with_file_name(format!("{RECORD_FILE}.{}.tmp", std::process::id()));
-    let written = fs::write(&temp, &bytes).and_then(|()| fs::rename(&temp, path));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(InstallError::io(path, "write the install record", &e));
-    }
-    Ok(())
+    crate::atomic_write::AtomicWrite::new()
+        .write(path, &bytes)
+        .map_err(|e| InstallError::io(path, "write the install record", &e))
 }
 
 /// Held while an install or uninstall changes files and the record, so two runs at once

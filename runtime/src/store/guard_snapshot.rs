@@ -20,7 +20,7 @@
 use crate::error::{AccError, ErrorCode, Result};
 use rusqlite::Connection;
 use std::borrow::Cow;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The snapshot's file name, beside `acc.db`. One claim a line, tab-separated: the write
@@ -503,23 +503,7 @@ pub fn witness_path(store_file: &Path) -> Option<PathBuf> {
 
 /// `bytes` written to `path` through a temporary file renamed over it.
 fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let temp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(bytes))
-        .and_then(|()| std::fs::rename(&temp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
+    crate::atomic_write::AtomicWrite::new().write(path, bytes)
 }
 
 /// Which version of the claims the store holds: a counter every insert, update and delete

@@ -25,7 +25,7 @@
 //! write a new token naming the forged file's seal: ARCHITECTURE.md says so.
 
 use crate::error::{AccError, ErrorCode, Result};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -126,17 +126,9 @@ pub(crate) fn publish(store_file: &Path, tag: &str, snapshot_file: &Path) -> Res
                 format!("{}: cannot be read ({e})", snapshot_file.display()),
             )
         })?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let temp = dir.join(format!(".{TOKEN_FILE}.{}.tmp", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(format!("{tag}\t{seal}\n").as_bytes()))
-        .and_then(|()| std::fs::rename(&temp, &path));
+    let written =
+        crate::atomic_write::AtomicWrite::new().write(&path, format!("{tag}\t{seal}\n").as_bytes());
     written.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
         AccError::new(
             ErrorCode::StoreIo,
             format!("{}: cannot be written ({e})", path.display()),

@@ -17,7 +17,7 @@ use super::{WorkspaceDescriptor, WorkspaceSource};
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::WorkspaceId;
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The pin format's version; a pin of another version is ignored (rediscovered).
@@ -211,23 +211,11 @@ pub fn write(
     let path = pin_path(data_home, binding_key);
     let mut bytes = serde_json::to_vec_pretty(&PinFile::of(ws, facts)).expect("pins serialise");
     bytes.push(b'\n');
-    // A name no other writer uses: two hooks of one conversation may pin at once.
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let temp = dir.join(format!(".{binding_key}.{}.{nanos}.tmp", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&temp, &path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(pin_error(&path, format!("cannot be written ({e})")));
-    }
-    Ok(())
+    // Two hooks of one conversation may pin at once: each writes its own temporary file.
+    crate::atomic_write::AtomicWrite::new()
+        .synced()
+        .write(&path, &bytes)
+        .map_err(|e| pin_error(&path, format!("cannot be written ({e})")))
 }
 
 /// The client pids every pin under `data_home` recorded, whatever their workspace. Pins that

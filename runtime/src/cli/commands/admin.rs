@@ -137,11 +137,7 @@ fn init(inv: &Invocation<'_>, a: InitArgs) -> Result<Output> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "workspace".into());
     let text = config::render_config(&id, &name);
-    let tmp = dir.join(format!(".{CONFIG_FILE}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, &text)?;
-    std::fs::rename(&tmp, &path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })?;
+    crate::atomic_write::AtomicWrite::new().write(&path, text.as_bytes())?;
     Ok(Output::new(
         format!("wrote {}", path.display()),
         json!({ "file": path.display().to_string(), "workspaceId": id }),

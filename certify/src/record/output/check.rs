@@ -1,0 +1,306 @@
+//! `record --check`: the verdicts of a fresh recording against the committed evidence.
+//!
+//! Only (client, version, platform, capability, result) are compared: dates, limitations
+//! and digests change on every recording, verdicts must not. Within the tuples and
+//! capabilities a check recorded, a verdict with no committed row is `missing`, a committed
+//! row with no verdict is `extra`, and a different result is `differs`.
+
+use crate::record::scenarios::guard_opaque::Outcome;
+use std::fmt;
+
+use serde::Serialize;
+
+/// One verdict, as compared.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct VerdictKey {
+    pub client: String,
+    pub version: String,
+    pub platform: String,
+    pub capability: String,
+    pub result: String,
+}
+
+impl VerdictKey {
+    fn tuple(&self) -> (&str, &str, &str, &str) {
+        (
+            &self.client,
+            &self.version,
+            &self.platform,
+            &self.capability,
+        )
+    }
+
+    fn build(&self) -> (&str, &str, &str) {
+        (&self.client, &self.version, &self.platform)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Mismatch {
+    /// The result recorded now differs from the committed row's.
+    Differs { committed: VerdictKey, now: String },
+    /// A verdict recorded now has no committed row.
+    Missing { now: VerdictKey },
+    /// A committed row that this recording should have reproduced has no verdict now.
+    Extra { committed: VerdictKey },
+    /// The guard-opaque scenario's outcome (does the kernel guard hold?) differs from the
+    /// committed capture's, judged again; `committed` is `None` without a committed capture.
+    KernelGuard {
+        build: String,
+        committed: Option<Outcome>,
+        now: Outcome,
+    },
+    /// The interactive-quit outcome (is the session no longer live after the quit?)
+    /// differs from the committed capture's, judged again.
+    InteractiveQuit {
+        build: String,
+        committed: Option<bool>,
+        now: bool,
+    },
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name =
+            |k: &VerdictKey| format!("{} {} {} {}", k.client, k.version, k.platform, k.capability);
+        match self {
+            Mismatch::Differs { committed, now } => write!(
+                f,
+                "differs: {} is {} in the committed evidence but {now} now",
+                name(committed),
+                committed.result
+            ),
+            Mismatch::Missing { now } => write!(
+                f,
+                "missing: {} recorded {} now but has no committed row",
+                name(now),
+                now.result
+            ),
+            Mismatch::Extra { committed } => write!(
+                f,
+                "extra: {} is committed as {} but was not recorded now",
+                name(committed),
+                committed.result
+            ),
+            Mismatch::KernelGuard {
+                build,
+                committed,
+                now,
+            } => match committed {
+                Some(c) => write!(
+                    f,
+                    "differs: {build} kernel guard (guard-opaque) {c} in the committed capture but {now} now"
+                ),
+                None => write!(
+                    f,
+                    "missing: {build} kernel guard (guard-opaque) {now} now but has no committed capture"
+                ),
+            },
+            Mismatch::InteractiveQuit {
+                build,
+                committed,
+                now,
+            } => {
+                let ended = |e: bool| if e { "ended" } else { "stayed live" };
+                match committed {
+                    Some(c) => write!(
+                        f,
+                        "differs: {build} interactive quit: the session {} in the committed capture but {} now",
+                        ended(*c),
+                        ended(*now)
+                    ),
+                    None => write!(
+                        f,
+                        "missing: {build} interactive quit: the session {} now but has no committed capture",
+                        ended(*now)
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// Compares the interactive quit's outcome now with the committed capture's.
+pub fn compare_quit(build: &str, committed: Option<bool>, now: bool) -> Option<Mismatch> {
+    (committed != Some(now)).then(|| Mismatch::InteractiveQuit {
+        build: build.to_owned(),
+        committed,
+        now,
+    })
+}
+
+/// Compares the kernel guard's outcome now with the committed capture's (`committed`,
+/// judged again from its observations; `None` when there is none).
+pub fn compare_kernel_guard(
+    build: &str,
+    committed: Option<Outcome>,
+    now: Outcome,
+) -> Option<Mismatch> {
+    (committed != Some(now)).then(|| Mismatch::KernelGuard {
+        build: build.to_owned(),
+        committed,
+        now,
+    })
+}
+
+/// Compares `now` with `committed`. `capabilities` are the ones the recorded scenarios
+/// decide; committed rows of other builds or capabilities are out of scope.
+pub fn compare(
+    committed: &[VerdictKey],
+    now: &[VerdictKey],
+    capabilities: &[&str],
+) -> Vec<Mismatch> {
+    let builds: Vec<(&str, &str, &str)> = now.iter().map(VerdictKey::build).collect();
+    let in_scope = |k: &VerdictKey| {
+        builds.contains(&k.build()) && capabilities.contains(&k.capability.as_str())
+    };
+    let mut out = Vec::new();
+    for verdict in now {
+        match committed.iter().find(|c| c.tuple() == verdict.tuple()) {
+            Some(row) if row.result == verdict.result => {}
+            Some(row) => out.push(Mismatch::Differs {
+                committed: row.clone(),
+                now: verdict.result.clone(),
+            }),
+            None => out.push(Mismatch::Missing {
+                now: verdict.clone(),
+            }),
+        }
+    }
+    for row in committed.iter().filter(|c| in_scope(c)) {
+        if !now.iter().any(|v| v.tuple() == row.tuple()) {
+            out.push(Mismatch::Extra {
+                committed: row.clone(),
+            });
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::scenarios::guard_opaque::Slip;
+
+    #[test]
+    fn a_kernel_guard_outcome_is_compared_with_the_committed_capture() {
+        let o = |held, slip| Outcome { held, slip };
+        let claude = "claude-code 2.1.332 linux-x64";
+        assert_eq!(
+            compare_kernel_guard(claude, Some(o(true, Slip::Kept)), o(true, Slip::Kept)),
+            None
+        );
+        let m =
+            compare_kernel_guard(claude, Some(o(true, Slip::Kept)), o(false, Slip::Kept)).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "differs: claude-code 2.1.332 linux-x64 kernel guard (guard-opaque) held (the script's write kept out) in the committed capture but did not hold (the script's write kept out) now"
+        );
+        // The script's write seen once and missed now is a difference on its own.
+        let codex = "codex-cli 0.171.0 linux-x64";
+        let m = compare_kernel_guard(
+            codex,
+            Some(o(false, Slip::Detected)),
+            o(false, Slip::Unseen),
+        )
+        .unwrap();
+        assert!(m.to_string().contains("(the script's write recorded) in the committed capture but did not hold (the script's write unseen) now"), "{m}");
+        let m = compare_kernel_guard(codex, None, o(false, Slip::Detected)).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "missing: codex-cli 0.171.0 linux-x64 kernel guard (guard-opaque) did not hold (the script's write recorded) now but has no committed capture"
+        );
+    }
+
+    #[test]
+    fn an_interactive_quit_outcome_is_compared_with_the_committed_capture() {
+        assert_eq!(
+            compare_quit("codex-cli 0.171.0 linux-x64", Some(true), true),
+            None
+        );
+        let m = compare_quit("codex-cli 0.171.0 linux-x64", Some(true), false).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "differs: codex-cli 0.171.0 linux-x64 interactive quit: the session ended in the committed capture but stayed live now"
+        );
+        let m = compare_quit("codex-cli 0.171.0 linux-x64", None, true).unwrap();
+        assert_eq!(
+            m.to_string(),
+            "missing: codex-cli 0.171.0 linux-x64 interactive quit: the session ended now but has no committed capture"
+        );
+    }
+
+    fn key(version: &str, capability: &str, result: &str) -> VerdictKey {
+        VerdictKey {
+            client: "claude-code".into(),
+            version: version.into(),
+            platform: "linux-x64".into(),
+            capability: capability.into(),
+            result: result.into(),
+        }
+    }
+
+    const CAPS: [&str; 2] = ["guards.beforeWrite", "guards.beforeShell"];
+
+    #[test]
+    fn equal_verdicts_match() {
+        let rows = [
+            key("1.0.0", "guards.beforeWrite", "pass"),
+            key("1.0.0", "guards.beforeShell", "fail"),
+        ];
+        assert!(compare(&rows, &rows, &CAPS).is_empty());
+    }
+
+    #[test]
+    fn a_changed_result_differs_and_names_the_tuple() {
+        let committed = [key("1.0.0", "guards.beforeWrite", "pass")];
+        let now = [key("1.0.0", "guards.beforeWrite", "fail")];
+        let mismatches = compare(&committed, &now, &CAPS);
+        assert_eq!(
+            mismatches,
+            [Mismatch::Differs {
+                committed: committed[0].clone(),
+                now: "fail".into()
+            }]
+        );
+        assert_eq!(
+            mismatches[0].to_string(),
+            "differs: claude-code 1.0.0 linux-x64 guards.beforeWrite is pass in the committed evidence but fail now"
+        );
+    }
+
+    #[test]
+    fn missing_and_extra_rows_are_reported_within_scope_only() {
+        let committed = [
+            key("1.0.0", "guards.beforeShell", "pass"),
+            // Another version and a capability no recorded scenario decides: out of scope.
+            key("0.9.0", "guards.beforeWrite", "pass"),
+            key("1.0.0", "lifecycle.sessionStart", "pass"),
+        ];
+        let now = [key("1.0.0", "guards.beforeWrite", "pass")];
+        let mismatches = compare(&committed, &now, &CAPS);
+        assert_eq!(
+            mismatches,
+            [
+                Mismatch::Missing {
+                    now: now[0].clone()
+                },
+                Mismatch::Extra {
+                    committed: committed[0].clone()
+                },
+            ]
+        );
+        assert!(
+            mismatches[0]
+                .to_string()
+                .starts_with("missing: claude-code 1.0.0")
+        );
+        assert!(
+            mismatches[1]
+                .to_string()
+                .starts_with("extra: claude-code 1.0.0 linux-x64 guards.beforeShell")
+        );
+    }
+}

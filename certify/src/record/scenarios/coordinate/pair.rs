@@ -1,0 +1,109 @@
+//! Which clients coordinate, in which roles, and where their recording lives.
+
+use std::fmt;
+
+use crate::clients::Client;
+use crate::record::kit::tuple::Tuple;
+
+/// Two clients in one workspace: the owner's model claims, answers and releases; the
+/// asker's model writes, is refused, asks and writes again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Pair {
+    pub owner: Client,
+    pub asker: Client,
+}
+
+/// The pairs `record` runs: Claude Code with Codex and with Gemini CLI, each client in
+/// both roles. Both clients share one sandbox home, which is made for the client that needs
+/// a base config ([`Pair::home_client`]); Claude Code, which needs none, is in every pair.
+pub const PAIRS: [Pair; 4] = [
+    Pair {
+        owner: Client::ClaudeCode,
+        asker: Client::Codex,
+    },
+    Pair {
+        owner: Client::ClaudeCode,
+        asker: Client::GeminiCli,
+    },
+    Pair {
+        owner: Client::Codex,
+        asker: Client::ClaudeCode,
+    },
+    Pair {
+        owner: Client::GeminiCli,
+        asker: Client::ClaudeCode,
+    },
+];
+
+impl Pair {
+    /// The pairs whose two clients are both among `clients`.
+    pub fn among(clients: &[Client]) -> Vec<Pair> {
+        PAIRS
+            .into_iter()
+            .filter(|pair| clients.contains(&pair.owner) && clients.contains(&pair.asker))
+            .collect()
+    }
+
+    /// The client the shared sandbox is made for: the one whose base config must be
+    /// written (Claude Code's is only its environment).
+    pub fn home_client(self) -> Client {
+        if self.owner == Client::ClaudeCode {
+            self.asker
+        } else {
+            self.owner
+        }
+    }
+}
+
+impl fmt::Display for Pair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}+{}", self.owner, self.asker)
+    }
+}
+
+/// `captures/coordinate/<owner build>+<asker build>`, relative to the repository.
+pub fn bundle_path(owner: &Tuple, asker: &Tuple) -> String {
+    format!("captures/coordinate/{}+{}", owner.label(), asker.label())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tuple(client: &str, version: &str) -> Tuple {
+        Tuple {
+            adapter: client.into(),
+            client: client.into(),
+            version: version.into(),
+            platform: "linux-x64".into(),
+        }
+    }
+
+    #[test]
+    fn pairs_run_only_when_both_clients_are_recorded() {
+        assert_eq!(Pair::among(&Client::ALL), PAIRS);
+        assert_eq!(Pair::among(&[Client::ClaudeCode]), []);
+        assert_eq!(
+            Pair::among(&[Client::GeminiCli, Client::ClaudeCode]),
+            [PAIRS[1], PAIRS[3]]
+        );
+        assert_eq!(PAIRS[0].to_string(), "claude-code+codex");
+        assert_eq!(PAIRS[0].home_client(), Client::Codex);
+        assert_eq!(PAIRS[2].home_client(), Client::Codex);
+        assert_eq!(PAIRS[3].home_client(), Client::GeminiCli);
+        for pair in PAIRS {
+            assert_ne!(pair.owner, pair.asker);
+        }
+    }
+
+    #[test]
+    fn the_bundle_names_both_builds() {
+        assert_eq!(
+            bundle_path(
+                &tuple("claude-code", "2.1.332"),
+                &tuple("codex-cli", "0.171.0")
+            ),
+            "captures/coordinate/claude-code-2.1.332-linux-x64+codex-cli-0.171.0-linux-x64"
+        );
+    }
+}
