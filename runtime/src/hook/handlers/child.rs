@@ -10,11 +10,12 @@
 use super::super::answer::Answer;
 use super::super::bound::Bound;
 use super::super::bound_workspace;
+use super::super::call::Call;
 use super::super::failure::Failure;
 use super::super::fingerprints;
 use super::super::grants::{Grants, certify_candidates};
 use super::super::hook_env::CERTIFY_CANDIDATES_VAR;
-use super::{Call, lifecycle};
+use super::lifecycle;
 use crate::core::bindings::binding_key;
 use crate::core::model::Lifecycle;
 use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession};

@@ -1,17 +1,13 @@
 //! `sessionEnd`, `heartbeat`, and the events that only show the session is alive.
 
 use super::super::answer::Answer;
-use super::super::beat_marker;
+use super::super::beat_marker::{self, REFRESH_AFTER_MS};
 use super::super::bound::Bound;
+use super::super::call::Call;
 use super::super::failure::Failure;
-use super::Call;
 use crate::clock::parse_iso;
 use crate::core::Core;
 use crate::text;
-
-/// A guard or tool event refreshes presence only when the last heartbeat is older than
-/// this, so a burst of tool calls costs reads, not writes.
-pub const REFRESH_AFTER_MS: i64 = 30_000;
 
 /// Heartbeats a live bound session whose last heartbeat is older than
 /// [`REFRESH_AFTER_MS`], and tells the guard's fast path when its last heartbeat was

@@ -9,8 +9,8 @@
 //! show them again.
 
 use super::super::answer::{Answer, Offers};
+use super::super::call::Call;
 use super::super::failure::Failure;
-use super::Call;
 use super::turn;
 use crate::core::Core;
 use crate::ids::MessageId;

@@ -4,6 +4,7 @@
 use super::super::answer::Answer;
 use super::super::bound::Bound;
 use super::super::bound_workspace;
+use super::super::call::Call;
 use super::super::client::{self, ClientProbe};
 use super::super::deadline::PROBE_CAP;
 use super::super::failure::Failure;
@@ -11,7 +12,6 @@ use super::super::grants::{Grants, certify_candidates, certify_withheld};
 use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, CERTIFY_WITHHELD_VAR, PARTICIPANT_VAR};
 use super::super::owner_line::Identity;
 use super::super::participant;
-use super::Call;
 use super::project;
 use crate::core::bindings::binding_key;
 use crate::core::model::{Enforcement, Lifecycle};

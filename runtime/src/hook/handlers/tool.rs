@@ -11,12 +11,13 @@
 use super::super::answer::Answer;
 use super::super::authority_guard;
 use super::super::bound::Bound;
+use super::super::call::Call;
 use super::super::certify_read;
 use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::fingerprints;
 use super::super::verdict;
-use super::{Call, confine, lifecycle};
+use super::{confine, lifecycle};
 use crate::core::Core;
 use crate::ids::SessionId;
 use crate::store::guard_snapshot::{self, SnapshotText};

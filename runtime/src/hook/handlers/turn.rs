@@ -2,13 +2,14 @@
 
 use super::super::answer::Answer;
 use super::super::bound::Bound;
+use super::super::call::Call;
 use super::super::failure::Failure;
 use super::super::grants::{Grants, certify_candidates, certify_withheld};
 use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, CERTIFY_WITHHELD_VAR};
 use super::super::owner_line::Identity;
+use super::lifecycle;
 use super::project;
 use super::start;
-use super::{Call, lifecycle};
 use crate::core::Core;
 use acc_sdk::capabilities::Capability;
 
