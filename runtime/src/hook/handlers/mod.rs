@@ -24,6 +24,7 @@ pub mod turn;
 
 use super::answer::Answer;
 use super::call::Call;
+use super::certify_read;
 use super::failure::Failure;
 use super::guard_fallback;
 use super::guard_fast;
@@ -32,6 +33,7 @@ use super::tamper_guard;
 use crate::core::Core;
 use crate::store::OpenMode;
 use acc_sdk::event::EventKind;
+use acc_sdk::peer_text::escape_hidden;
 
 /// A handler's answer, and the core it used (the runner commits offers through it).
 pub struct Handled {
@@ -64,6 +66,19 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         // must not be what decides whether it may remove it.
         if let Some(reason) = self_guard::deny_reason(call) {
             let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
+            return Ok(Handled {
+                answer: Answer::of(outcome),
+                core: None,
+            });
+        }
+        // The recorder's read refusal (`ACC_CERTIFY_DENY_READ`, set only in
+        // `acc-certify record`'s sandbox) is answered here, once, so that the guard below
+        // never carries it.
+        if let Some(reason) = certify_read::deny_reason(call) {
+            let outcome = call
+                .adapter
+                .behaviour()
+                .deny_outcome(call.event, &escape_hidden(reason));
             return Ok(Handled {
                 answer: Answer::of(outcome),
                 core: None,
