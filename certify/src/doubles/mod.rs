@@ -35,6 +35,7 @@ pub mod script;
 pub mod server;
 pub mod shell;
 pub mod sse;
+pub mod step;
 
 use std::fmt;
 use std::str::FromStr;
