@@ -12,7 +12,7 @@
 //! Shared by each crate's `tests/import_circles.rs` through `#[path]`, so the rule is one
 //! piece of code for the whole house.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_macros)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -484,4 +484,22 @@ pub fn planted_circle_is_caught() {
     .unwrap();
     assert!(circles(src, &[]).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The two tests every crate runs: its circles are exactly the allowed ones (each
+/// `(&[modules], "reason")`), and the scan catches a planted circle. `skip` leaves modules
+/// to a check of their own.
+macro_rules! import_circle_tests {
+    (skip: $skip:expr, allowed: $allowed:expr $(,)?) => {
+        #[test]
+        fn no_import_circle_but_the_allowed_ones() {
+            let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+            import_circles::assert_circles(&src, $skip, $allowed);
+        }
+
+        #[test]
+        fn a_planted_circle_is_caught() {
+            import_circles::planted_circle_is_caught();
+        }
+    };
 }
