@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use acc_sdk::define::{Adapter, AdapterDir};
 use acc_sdk::error::{CERTIFICATION_FILE, MANIFEST_FILE};
 
+pub use crate::setup::shipped_ids;
 use crate::setup::{SetupError, resolve_root};
 
 /// The help text every `--adapter` carries.
@@ -23,14 +24,6 @@ pub enum AdapterArg {
     Shipped(String),
     /// A directory holding `certification.json`, as given.
     Directory(PathBuf),
-}
-
-/// The shipped adapters' ids, sorted.
-pub fn shipped_ids() -> Vec<String> {
-    acc_runtime::registry::all()
-        .iter()
-        .map(|a| a.id().to_owned())
-        .collect()
 }
 
 fn is_bare_word(value: &str) -> bool {

@@ -72,7 +72,8 @@ pub enum Command {
     /// every adapter, and the matrix drift check. Writes report.json and junit.xml.
     /// Exit 0 pass, 1 fail (a failure, or a stale baseline entry), 2 could not run.
     Gate(crate::gate::command::GateArgs),
-    /// Write docs/CAPABILITIES.md, the certified-support matrix, from the evidence.
+    /// Write docs/CAPABILITIES.md, the certified-support matrix, and docs/index.md's per-client
+    /// lines from the evidence.
     ///
     /// With --check, compare instead: exit 1 when the document drifted.
     Matrix(crate::matrix::command::MatrixArgs),

@@ -52,6 +52,14 @@ impl SetupError {
     }
 }
 
+/// The shipped adapters' ids, sorted: what every refusal of an adapter argument offers.
+pub fn shipped_ids() -> Vec<String> {
+    acc_runtime::registry::all()
+        .iter()
+        .map(|a| a.id().to_owned())
+        .collect()
+}
+
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -66,7 +74,7 @@ impl fmt::Display for SetupError {
                 root.display()
             ),
             SetupError::UnknownAdapter { id } => {
-                let ids = crate::adapter_arg::shipped_ids().join(", ");
+                let ids = shipped_ids().join(", ");
                 if id.contains(std::path::MAIN_SEPARATOR) || id.starts_with('.') {
                     write!(
                         f,
@@ -83,13 +91,13 @@ impl fmt::Display for SetupError {
                 f,
                 "{} holds neither certification.json nor adapter.json, so it is not an adapter directory: pass a directory holding certification.json and adapter.json (such as adapters/codex) or a shipped adapter's id: {}",
                 dir.display(),
-                crate::adapter_arg::shipped_ids().join(", ")
+                shipped_ids().join(", ")
             ),
             SetupError::NotShipped { dir, id } => write!(
                 f,
                 "{} holds the adapter {id:?}, which this build does not ship, and this command installs and runs a shipped adapter's code: pass one of {}",
                 dir.display(),
-                crate::adapter_arg::shipped_ids().join(", ")
+                shipped_ids().join(", ")
             ),
             SetupError::HookMissing { message }
             | SetupError::Baseline { message }

@@ -197,3 +197,51 @@ fn the_kernel_guard_section_is_judged_again_from_the_committed_captures() {
         "{line}"
     );
 }
+
+#[test]
+fn the_index_counts_are_generated_and_a_hand_edit_is_drift() {
+    let root = copy_root();
+    let root_arg = root.path().to_str().unwrap();
+    let index = root.path().join("docs/index.md");
+    let committed = std::fs::read_to_string(&index).unwrap();
+    let claude = committed
+        .lines()
+        .find(|l| l.starts_with("- [Claude Code]"))
+        .expect("the index has a generated Claude Code line")
+        .to_owned();
+    assert!(claude.contains(" of 14 capabilities certified"), "{claude}");
+
+    // A count written by hand is drift, for `matrix --check` and for the gate alike.
+    let edited = committed.replacen(
+        &claude,
+        "- [Claude Code](x): six capabilities certified.",
+        1,
+    );
+    std::fs::write(&index, &edited).unwrap();
+    let run = certify_in(root.path(), &["matrix", "--check", "--root", root_arg], &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.starts_with(
+            "docs/index.md's per-client lines differ from the evidence: expected \"- [Claude Code]"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // Regenerating restores the committed bytes and touches nothing outside the markers.
+    let run = certify_in(root.path(), &["matrix", "--root", root_arg], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("wrote docs/index.md: its per-client lines"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&index).unwrap(), committed);
+
+    // Without its markers the index cannot be regenerated, and the message says what to do.
+    std::fs::write(&index, "# Documentation map\n").unwrap();
+    let run = certify_in(root.path(), &["matrix", "--check", "--root", root_arg], &[]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("put them back"), "{}", run.stdout);
+}

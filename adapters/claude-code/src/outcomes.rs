@@ -1,5 +1,6 @@
-//! How Claude Code is answered (measured on 2.1.332, REAL-CLIENTS.md §2.6-§2.7): the
-//! `hookSpecificOutput` envelope for both refusing a tool and adding context.
+//! How Claude Code is answered (measured on 2.1.332; docs/research/real-clients-run.md, "How
+//! each client is answered"): the `hookSpecificOutput` envelope for both refusing a tool and
+//! adding context.
 
 use acc_sdk::event::{EventKind, NormalizedEvent};
 use acc_sdk::outcome::HookOutcome;

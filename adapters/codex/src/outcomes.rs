@@ -1,4 +1,5 @@
-//! How Codex is answered (measured on 0.171.0, REAL-CLIENTS.md §3.7-§3.8).
+//! How Codex is answered (measured on 0.171.0; docs/research/real-clients-run.md, "How each client
+//! is answered").
 
 use acc_sdk::event::{EventKind, NormalizedEvent};
 use acc_sdk::outcome::HookOutcome;

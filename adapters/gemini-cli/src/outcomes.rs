@@ -1,4 +1,5 @@
-//! How Gemini CLI is answered (measured on 0.61.0, REAL-CLIENTS.md §4.7-§4.8).
+//! How Gemini CLI is answered (measured on 0.61.0; docs/research/real-clients-run.md, "How each
+//! client is answered").
 
 use acc_sdk::event::{EventKind, NormalizedEvent};
 use acc_sdk::outcome::HookOutcome;

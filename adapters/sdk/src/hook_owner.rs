@@ -16,25 +16,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::hook_command::{HookCommand, runs_acc_hook};
 use crate::install::InstallContext;
-
-/// One hook entry an install wrote, as the install record keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RecordedHook {
-    /// The file holding it.
-    pub path: PathBuf,
-    /// The client's event name.
-    pub event: String,
-    /// Its group's matcher; `None` when acc wrote none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub matcher: Option<String>,
-    /// The exact command text.
-    pub command: String,
-}
+/// The install record's type, named here too because this is where it is judged.
+pub use crate::install::RecordedHook;
 
 /// Decides which entries are this install's, for one adapter.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::hook_owner::RecordedHook;
+use serde::{Deserialize, Serialize};
 
 /// Everything an adapter may read to decide where its client's files are. Nothing here
 /// comes from the process environment directly: the installer fills `env` (and tests and
@@ -143,4 +141,19 @@ pub struct Diagnostic {
 pub struct DoctorReport {
     pub ok: bool,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One hook entry an install wrote, as the install record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordedHook {
+    /// The file holding it.
+    pub path: PathBuf,
+    /// The client's event name.
+    pub event: String,
+    /// Its group's matcher; `None` when acc wrote none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// The exact command text.
+    pub command: String,
 }

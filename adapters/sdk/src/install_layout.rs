@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 
 use crate::adapter::AdapterError;
 use crate::hook_config::{self, HookHandler};
-use crate::hook_owner::{HookOwner, RecordedHook};
+use crate::hook_owner::HookOwner;
 use crate::install::{
     Artifact, ArtifactKind, Detection, Diagnostic, DoctorReport, InstallContext, InstallPlan,
-    InstallReport,
+    InstallReport, RecordedHook,
 };
 use crate::probe::{DETECT_TIMEOUT, detect_command};
 use crate::skill::{self, SKILL_NAME};

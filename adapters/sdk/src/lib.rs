@@ -27,16 +27,20 @@ pub mod json_style;
 pub mod manifest;
 pub mod native;
 pub mod outcome;
-pub mod patch_targets;
 pub mod payload;
 pub mod peer_text;
 pub mod probe;
 pub mod projector;
 pub mod resolution;
-pub mod shell_targets;
 pub mod skill;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod text_forms;
 pub mod toml_tables;
 pub mod version;
+
+/// The guard's reader of shell commands, a crate of its own (`acc-shell-reader`) because it
+/// needs nothing else of the SDK; re-exported where adapters have always found it.
+pub use acc_shell_reader as shell_targets;
+/// Codex's `apply_patch` reader, which lives with the shell reader (a command may carry one).
+pub use acc_shell_reader::patch_targets;

@@ -29,6 +29,7 @@
 //!   `- [kind] <id> …` fits, the line is left out and counted as omitted. An id is therefore
 //!   in `included_attention_ids` exactly when its line, with the whole id, is in the text.
 
+mod cost;
 mod layout;
 pub mod neutralise;
 mod pieces;
@@ -36,7 +37,8 @@ mod pieces;
 pub use pieces::{PEER_FENCE_CLOSE, PEER_FENCE_OPEN, PEER_QUOTE_OPEN};
 
 use crate::context::{ContextInput, ContextResult};
-use layout::{Layout, cost, lay_out};
+use cost::cost;
+use layout::{Layout, lay_out};
 use neutralise::neutralise_inline;
 use pieces::Piece;
 

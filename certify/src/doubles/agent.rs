@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use super::reading::{CliFlags, claim_holder, cli_flags, peer_headers};
-use super::script::{RequestView, Step};
 use super::shell::quote;
+use super::step::{RequestView, Step};
 
 /// The command the skill's commands start with; the recorder puts it on the client's PATH.
 pub const ACC: &str = "acc";

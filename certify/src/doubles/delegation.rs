@@ -7,7 +7,7 @@
 //! the subagent's own closing text; the parent's shows no marker before it delegates, and
 //! the subagent's closing text as a tool result after.
 
-use super::script::{RequestView, Step};
+use super::step::{RequestView, Step};
 
 /// What the parent delegates and what the subagent does.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -36,6 +36,7 @@ pub mod script;
 pub mod server;
 pub mod shell;
 pub mod sse;
+pub mod step;
 
 use std::fmt;
 use std::str::FromStr;

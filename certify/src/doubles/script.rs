@@ -13,51 +13,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::agent::Agent;
-use super::analysis::ToolResult;
 use super::delegation::Delegation;
-
-/// One model turn the double plays.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// Ask the client's file-writing tool to create `path` with `content`.
-    WriteFile { path: PathBuf, content: String },
-    /// Ask the client's shell tool to run `command` (in the workspace, the client's cwd).
-    Shell { command: String },
-    /// Answer with text only. This ends the client's turn: a later step is reached only by a
-    /// request that carries more tool results than this step's index.
-    Text(String),
-    /// Ask the client's file-reading tool to read `path` (absolute, like `WriteFile`'s).
-    ReadFile { path: PathBuf },
-    /// Ask the client's subagent tool to run `task` as a subagent and wait for its answer.
-    Subagent { task: String },
-}
-
-impl Step {
-    pub fn write_file(path: impl Into<PathBuf>, content: impl Into<String>) -> Step {
-        Step::WriteFile {
-            path: path.into(),
-            content: content.into(),
-        }
-    }
-
-    pub fn shell(command: impl Into<String>) -> Step {
-        Step::Shell {
-            command: command.into(),
-        }
-    }
-
-    pub fn read_file(path: impl Into<PathBuf>) -> Step {
-        Step::ReadFile { path: path.into() }
-    }
-
-    pub fn text(text: impl Into<String>) -> Step {
-        Step::Text(text.into())
-    }
-
-    pub fn subagent(task: impl Into<String>) -> Step {
-        Step::Subagent { task: task.into() }
-    }
-}
+/// Named here too, where every double has always found them.
+pub use super::step::{RequestView, Step};
 
 /// Why a script was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,15 +59,6 @@ pub enum Turn<'a> {
     },
     /// Every step has been answered: the closing text.
     Final(&'a str),
-}
-
-/// What a computed script may read of one request.
-#[derive(Debug, Clone, Copy)]
-pub struct RequestView<'a> {
-    /// The tool results the request carries, in order.
-    pub tool_results: &'a [ToolResult],
-    /// Every text the model is shown (see `Protocol::model_visible_text`).
-    pub visible_text: &'a str,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

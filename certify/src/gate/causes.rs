@@ -18,56 +18,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use acc_sdk::error::{CERTIFICATION_FILE, Problem};
 
-use super::results::{GateResult, Status};
+use super::results::{Cause, GateResult, Implied, Status};
 use super::{DIFF_INSTALL_CHECK, MANIFEST_CHECK, PLAN_CHECK, VALIDATE_CHECK};
 use crate::gate::replay::{REPLAY_CHECK, ReplayFinding};
 use crate::matrix::DRIFT_CHECK;
-
-/// The failure that implies another.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cause {
-    pub check: String,
-    pub adapter: Option<String>,
-    pub file: Option<String>,
-}
-
-impl Cause {
-    fn of(result: &GateResult) -> Cause {
-        Cause {
-            check: result.check.clone(),
-            adapter: result.adapter.clone(),
-            file: result.file.clone(),
-        }
-    }
-
-    /// `cert.validate [codex] (adapters/codex/certification.json)`.
-    pub fn describe(&self) -> String {
-        let adapter = self
-            .adapter
-            .as_deref()
-            .map_or_else(String::new, |a| format!(" [{a}]"));
-        let file = self
-            .file
-            .as_deref()
-            .map_or_else(String::new, |f| format!(" ({f})"));
-        format!("{}{adapter}{file}", self.check)
-    }
-}
-
-/// Why a failure is not a root cause of its own.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Implied {
-    pub by: Vec<Cause>,
-    pub why: String,
-}
-
-impl Implied {
-    /// `implied by cert.validate [codex] (adapters/codex/adapter.json): <why>`.
-    pub fn describe(&self) -> String {
-        let by: Vec<String> = self.by.iter().map(Cause::describe).collect();
-        format!("implied by {}: {}", by.join(", "), self.why)
-    }
-}
 
 /// What the gate learnt beyond pass and fail, per adapter id.
 #[derive(Debug, Default)]

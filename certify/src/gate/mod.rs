@@ -22,7 +22,7 @@ use acc_sdk::error::Problem;
 
 use crate::diff_install::diff_install;
 use crate::gate::replay::{REPLAY_CHECK, replay};
-use crate::matrix::command::check_drift;
+use crate::matrix::command::check_docs;
 use crate::matrix::{CAPABILITIES_DOC, DRIFT_CHECK};
 use crate::setup::{SetupError, scratch};
 use crate::wire::wire_adapter;
@@ -183,11 +183,9 @@ fn drift(root: &Path, ids: &[String]) -> Outcome {
         // The document is about the shipped set; a gate over another set cannot judge it.
         return Outcome::not_applicable("the gate ran over adapters other than the shipped ones");
     }
-    match check_drift(root) {
-        Ok(found) => match found.message() {
-            None => Outcome::Pass,
-            Some(message) => Outcome::fail(file, message),
-        },
+    match check_docs(root) {
+        Ok(None) => Outcome::Pass,
+        Ok(Some(message)) => Outcome::fail(file, message),
         Err(e) => Outcome::fail(file, format!("{CAPABILITIES_DOC} cannot be checked: {e}")),
     }
 }

@@ -4,7 +4,54 @@
 
 use serde_json::{Value, json};
 
-use super::causes::Implied;
+// A result names the failures that imply it ([`super::causes`] draws them), so the cause
+// types live with the result, below the rules that find them.
+
+/// The failure that implies another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    pub check: String,
+    pub adapter: Option<String>,
+    pub file: Option<String>,
+}
+
+impl Cause {
+    pub(super) fn of(result: &GateResult) -> Cause {
+        Cause {
+            check: result.check.clone(),
+            adapter: result.adapter.clone(),
+            file: result.file.clone(),
+        }
+    }
+
+    /// `cert.validate [codex] (adapters/codex/certification.json)`.
+    pub fn describe(&self) -> String {
+        let adapter = self
+            .adapter
+            .as_deref()
+            .map_or_else(String::new, |a| format!(" [{a}]"));
+        let file = self
+            .file
+            .as_deref()
+            .map_or_else(String::new, |f| format!(" ({f})"));
+        format!("{}{adapter}{file}", self.check)
+    }
+}
+
+/// Why a failure is not a root cause of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Implied {
+    pub by: Vec<Cause>,
+    pub why: String,
+}
+
+impl Implied {
+    /// `implied by cert.validate [codex] (adapters/codex/adapter.json): <why>`.
+    pub fn describe(&self) -> String {
+        let by: Vec<String> = self.by.iter().map(Cause::describe).collect();
+        format!("implied by {}: {}", by.join(", "), self.why)
+    }
+}
 
 /// One result's status after the baseline was applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -3,6 +3,7 @@
 //! that client. Rendered into `docs/CAPABILITIES.md` by [`render`]; never written by hand.
 
 pub mod command;
+pub mod index_lines;
 pub mod render;
 
 use std::path::{Path, PathBuf};

@@ -21,11 +21,12 @@ pub fn hook_bin() -> PathBuf {
 }
 
 /// What the repository holds that the judging commands read.
-pub const ROOT_PARTS: [&str; 6] = [
+pub const ROOT_PARTS: [&str; 7] = [
     "Cargo.toml",
     "adapters",
     "captures",
     "docs/CAPABILITIES.md",
+    "docs/index.md",
     "fixtures/homes",
     "fixtures/payloads",
 ];

@@ -5,19 +5,17 @@
 //! Claims belong to the family: the guard judges a child's writes as its root ancestor's
 //! ([`Core::session_root`]), so a subagent may write where its parent claimed and is refused
 //! where a peer did, while the refusal names the child. A child ends with its client's child
-//! end signal, or with its parent ([`close_children_in_tx`]).
+//! end signal, or with its parent ([`sessions::close_children_in_tx`], beside the close it
+//! recurses through).
 
-use super::sessions::{self, SessionRow, check_owner, close_in_tx};
-use super::{Core, Owner, Ports};
+use super::sessions::{self, check_owner, close_in_tx};
+use super::{Core, Owner};
 use crate::error::Result;
 use crate::ids::SessionId;
 use rusqlite::{Connection, params};
 
 /// The `cause` of a `session.closed` event for a child its client said has ended.
 pub const CAUSE_CHILD_END: &str = "child_end";
-
-/// The `cause` of a `session.closed` event for a child closed because its parent closed.
-pub const CAUSE_PARENT_CLOSED: &str = "parent_closed";
 
 /// The most parent links followed: deeper nesting than any client makes, and a bound on a
 /// store whose links were edited into a cycle.
@@ -58,25 +56,6 @@ fn root_in(c: &Connection, id: &SessionId) -> Result<SessionId> {
         at = SessionId::from_store(parent);
     }
     Ok(at)
-}
-
-/// Closes every open child of `parent` (and theirs), each with a `session.closed` event of
-/// cause [`CAUSE_PARENT_CLOSED`]: a subagent does not outlive the conversation that ran it.
-pub(crate) fn close_children_in_tx(
-    tx: &Connection,
-    ports: &Ports,
-    now: i64,
-    parent: &SessionId,
-) -> Result<()> {
-    let open: Vec<SessionRow> = sessions::load_all(tx, true)?
-        .into_iter()
-        .filter(|r| r.parent_session_id.as_deref() == Some(parent.as_str()))
-        .collect();
-    for row in &open {
-        // Closed before its own children are looked at, so a cycle of links ends here.
-        close_in_tx(tx, ports, now, row, CAUSE_PARENT_CLOSED, None)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

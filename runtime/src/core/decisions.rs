@@ -25,7 +25,6 @@
 //! Non-head decisions are left out of inbox pages, next-turn delivery and attention (the
 //! `HEAD_ONLY` condition); an exact read still shows them, with their status.
 
-use super::messages;
 use super::model::MessageKind;
 use super::receipts;
 use crate::clock::to_iso;
@@ -362,6 +361,34 @@ pub(crate) struct ResolvedChange {
     pub target_seqs: Vec<i64>,
 }
 
+/// What a decision change needs of a message it names: its kind and who may see it. Read
+/// here rather than through the message loader, which itself fills in every decision's
+/// change and status from this module.
+struct Target {
+    seq: i64,
+    kind: MessageKind,
+    from_participant_id: ParticipantId,
+    to_participant_ids: Vec<String>,
+}
+
+fn load_target(conn: &Connection, id: &str) -> Result<Option<Target>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, kind, from_participant_id, to_participant_ids FROM messages
+         WHERE message_id = ?1",
+    )?;
+    let mut rows = stmt.query(params![id])?;
+    let Some(r) = rows.next()? else {
+        return Ok(None);
+    };
+    let to: String = r.get(3)?;
+    Ok(Some(Target {
+        seq: r.get(0)?,
+        kind: MessageKind::from_store(&r.get::<_, String>(1)?)?,
+        from_participant_id: ParticipantId::from_store(r.get(2)?),
+        to_participant_ids: serde_json::from_str(&to).unwrap_or_default(),
+    }))
+}
+
 /// Checks that every target exists (data error otherwise), is a decision (data error: there
 /// is no such decision) and is one the sender may see: a room decision, one its participant
 /// sent, or one addressed to it (a conflict otherwise, as for reading it).
@@ -373,7 +400,7 @@ pub(crate) fn resolve(
     let field = change.action.field();
     let mut target_seqs = Vec::with_capacity(change.message_ids.len());
     for id in &change.message_ids {
-        let Some(target) = messages::load_row(conn, id.as_str())? else {
+        let Some(target) = load_target(conn, id.as_str())? else {
             return Err(AccError::new(
                 ErrorCode::NotFound,
                 format!("{field} names {id}, but no such message exists"),
@@ -381,7 +408,7 @@ pub(crate) fn resolve(
             .with("field", field)
             .with("messageId", id.as_str()));
         };
-        let rec = &target.record;
+        let rec = &target;
         if rec.kind != MessageKind::Decision {
             return Err(AccError::new(
                 ErrorCode::NotFound,

@@ -616,7 +616,29 @@ pub(crate) fn close_in_tx(
             "endReason": end_reason,
         }),
     )?;
-    super::children::close_children_in_tx(tx, ports, now, &row.session_id)
+    close_children_in_tx(tx, ports, now, &row.session_id)
+}
+
+/// The `cause` of a `session.closed` event for a child closed because its parent closed.
+pub const CAUSE_PARENT_CLOSED: &str = "parent_closed";
+
+/// Closes every open child of `parent` (and theirs), each with a `session.closed` event of
+/// cause [`CAUSE_PARENT_CLOSED`]: a subagent does not outlive the conversation that ran it.
+pub(crate) fn close_children_in_tx(
+    tx: &Connection,
+    ports: &Ports,
+    now: i64,
+    parent: &SessionId,
+) -> Result<()> {
+    let open: Vec<SessionRow> = load_all(tx, true)?
+        .into_iter()
+        .filter(|r| r.parent_session_id.as_deref() == Some(parent.as_str()))
+        .collect();
+    for row in &open {
+        // Closed before its own children are looked at, so a cycle of links ends here.
+        close_in_tx(tx, ports, now, row, CAUSE_PARENT_CLOSED, None)?;
+    }
+    Ok(())
 }
 
 /// The `cause` of a `session.closed` event acc writes for a client that ended without saying

@@ -10,7 +10,7 @@
 //! `acc` as a command word (any directory before it). Quoted inside another command (a
 //! commit message that cites it) this also denies; the reason says how to proceed.
 
-use super::handlers::Call;
+use super::call::Call;
 use super::shell_words::{payload_texts, program, words};
 use acc_sdk::event::ToolClass;
 use serde_json::Value;

@@ -6,9 +6,13 @@
 //! Only ever a reason to skip a write for a while: a missing, unreadable or old marker
 //! sends the call to the store, which refreshes presence as before.
 
-use super::handlers::lifecycle::REFRESH_AFTER_MS;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// A guard or tool event refreshes presence only when the last heartbeat is older than
+/// this, so a burst of tool calls costs reads, not writes. It lives with the marker because
+/// the fast path's freshness and the store path's refresh must agree on it.
+pub const REFRESH_AFTER_MS: i64 = 30_000;
 
 /// `<data home>/acc/heartbeats`.
 fn dir(data_home: &Path) -> PathBuf {

@@ -11,7 +11,7 @@
 //! `/<path>`. A shell command that merely mentions the file is a shell call, never denied
 //! here.
 
-use super::handlers::Call;
+use super::call::Call;
 use super::hook_env::CERTIFY_DENY_READ_VAR;
 use acc_sdk::event::ToolClass;
 use serde_json::Value;

@@ -6,7 +6,7 @@
 //! peer chose the path), when. The ids and times are read back from event details, which
 //! any local process can write, so each is shown by [`display`] too: a valid one as it is.
 
-use super::handlers::Call;
+use super::call::Call;
 use super::verdict::Denial;
 use crate::core::refusals::{Refusal, RefusedWrite, RefusedWrites, WriteNotices};
 use crate::core::takeovers::{TakeoverKind, Takeovers, process_line};

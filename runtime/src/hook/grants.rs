@@ -7,6 +7,8 @@
 //! shown and which session a subagent's calls act as, never whether a write is allowed (a
 //! child is judged as its family, exactly as its parent would be).
 
+use super::call::Call;
+use super::hook_env::{CERTIFY_CANDIDATES_VAR, CERTIFY_WITHHELD_VAR};
 use acc_sdk::capabilities::{Capability, CapabilityGroup, CapabilitySet};
 use acc_sdk::define::Adapter;
 use acc_sdk::resolution::ClientFacts;
@@ -69,6 +71,20 @@ impl Grants {
             candidates,
             withheld: Vec::new(),
         }
+    }
+
+    /// This call's grants for `facts`: the evidence, and what the recorder's sandbox names in
+    /// its environment (`ACC_CERTIFY_CANDIDATES`, `ACC_CERTIFY_WITHHELD`). The one place the
+    /// hook reads the recorder's grant variables, so every handler's grants agree and a
+    /// production run (neither variable set) is judged from evidence alone.
+    pub fn of_call(call: &Call, facts: ClientFacts) -> Self {
+        let env = &call.settings.env;
+        Grants::resolve(
+            &call.adapter,
+            facts,
+            certify_candidates(env.get(CERTIFY_CANDIDATES_VAR)),
+        )
+        .withholding(certify_withheld(env.get(CERTIFY_WITHHELD_VAR)))
     }
 
     /// The same grants with `withheld` kept silent (see [`certify_withheld`]).

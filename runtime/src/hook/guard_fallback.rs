@@ -10,8 +10,8 @@
 //! says the store was unavailable and that the snapshot answered.
 
 use super::answer::Answer;
+use super::call::Call;
 use super::failure::Failure;
-use super::handlers::Call;
 use super::handlers::tool::UNGUARDED_NOTE;
 use super::verdict::{self, Guarded};
 use crate::core::bindings::binding_key;

@@ -19,10 +19,9 @@ use super::answer::Answer;
 use super::authority_guard;
 use super::beat_marker;
 use super::bound_workspace;
-use super::certify_read;
+use super::call::Call;
 use super::fingerprints::{self, SnapshotWatch, Watched};
 use super::guard_fallback;
-use super::handlers::Call;
 use super::handlers::tool::{owner_line_outcome, save_fingerprints};
 use super::targets;
 use super::verdict::{self, Guarded};
@@ -67,7 +66,6 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     // A subagent acts under its own binding or its parent's: the store path decides which.
     if event.parent_session_id.is_some()
         || authority_guard::deny_reason(call).is_some()
-        || certify_read::deny_reason(call).is_some()
         || (tool.class == ToolClass::Shell && would_rewrite(call))
     {
         return None;

@@ -20,6 +20,7 @@ pub mod authority_guard;
 pub mod beat_marker;
 pub mod bound;
 pub mod bound_workspace;
+pub mod call;
 pub mod capture;
 pub mod certify_read;
 pub mod client;

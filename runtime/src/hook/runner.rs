@@ -8,9 +8,10 @@
 
 use super::answer::Answer;
 use super::args::{self, Command, HookArgs, USAGE};
+use super::call::Call;
 use super::deadline::Deadline;
 use super::failure::{Failure, cap_diagnostic};
-use super::handlers::{self, Call};
+use super::handlers;
 use super::payload;
 use super::platform;
 use super::settings::HookSettings;

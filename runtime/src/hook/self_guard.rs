@@ -10,7 +10,7 @@
 //! what the reader cannot see (an interpreter's own writes) is the threat model's business
 //! (docs/ARCHITECTURE.md, "Threat model").
 
-use super::handlers::Call;
+use super::call::Call;
 use super::own_files::{OwnFiles, OwnKind, OwnTarget};
 use super::shell_words::{command_words, payload_texts, program, words};
 use acc_sdk::event::{Targets, ToolClass};

@@ -7,8 +7,8 @@
 use super::answer::Answer;
 use super::bound;
 use super::bound_workspace;
+use super::call::Call;
 use super::guard_fallback::record_of;
-use super::handlers::Call;
 use super::verdict::{self, Guarded};
 use crate::core::bindings::binding_key;
 use crate::paths;

@@ -1,6 +1,7 @@
-//! Fitting groups into a byte budget. A line costs its UTF-8 length plus one (its line
-//! break), so the joined text is always shorter than the budget it was fitted to.
+//! Fitting groups into a byte budget ([`super::cost`]), so the joined text is always shorter
+//! than the budget it was fitted to.
 
+use super::cost::{cost, group_cost};
 use super::pieces::Piece;
 
 const ELLIPSIS: &str = "…";
@@ -18,15 +19,6 @@ pub struct Layout {
     pub dropped_messages: Vec<String>,
     /// Attention lines and reminder messages left out.
     pub omitted_items: usize,
-}
-
-pub fn cost(line: &str) -> usize {
-    line.len() + 1
-}
-
-/// What a group of lines costs, all of them or none.
-pub fn group_cost(lines: &[String]) -> usize {
-    lines.iter().map(|l| cost(l)).sum()
 }
 
 /// Lay out `pieces` after `header` within `budget`, or `None` when not even the header fits.

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use super::layout::group_cost;
+use super::cost::group_cost;
 use super::neutralise::{neutralise_body, neutralise_inline};
 use crate::context::{AttentionItem, AttentionKind, ContextInput, PeerMessage};
 

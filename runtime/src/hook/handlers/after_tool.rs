@@ -8,9 +8,10 @@
 //! most, as before.
 
 use super::super::answer::Answer;
+use super::super::call::Call;
 use super::super::failure::Failure;
 use super::super::fingerprints::{self, Change};
-use super::{Call, lifecycle, safe_point};
+use super::{lifecycle, safe_point};
 use crate::core::Core;
 use crate::core::claims::ClaimRecord;
 use crate::core::refusals::Refusal;

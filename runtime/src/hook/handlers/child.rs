@@ -10,11 +10,11 @@
 use super::super::answer::Answer;
 use super::super::bound::Bound;
 use super::super::bound_workspace;
+use super::super::call::Call;
 use super::super::failure::Failure;
 use super::super::fingerprints;
-use super::super::grants::{Grants, certify_candidates};
-use super::super::hook_env::CERTIFY_CANDIDATES_VAR;
-use super::{Call, lifecycle};
+use super::super::grants::Grants;
+use super::lifecycle;
 use crate::core::bindings::binding_key;
 use crate::core::model::Lifecycle;
 use crate::core::sessions::{HOOK_CADENCE_MS, OpenSession};
@@ -76,12 +76,8 @@ fn live_parent(call: &Call, core: &mut Core) -> Result<Option<Bound>, Failure> {
 
 /// The grant is the parent's: the same client, judged from what its start stored.
 fn granted(call: &Call, parent: &Bound) -> bool {
-    Grants::resolve(
-        &call.adapter,
-        parent.facts(call.primary(), &call.platform),
-        certify_candidates(call.settings.env.get(CERTIFY_CANDIDATES_VAR)),
-    )
-    .granted(Capability::ChildSessions)
+    Grants::of_call(call, parent.facts(call.primary(), &call.platform))
+        .granted(Capability::ChildSessions)
 }
 
 /// The child session bound to this subagent's conversation id: the live one it has, or a new

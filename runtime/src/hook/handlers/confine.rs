@@ -13,7 +13,7 @@
 //! creates), other names of a claimed file (a hard link outside the claim), and claims the
 //! peer takes after the call started.
 
-use super::Call;
+use super::super::call::Call;
 use crate::core::Core;
 use crate::core::claims::ClaimRecord;
 use crate::core::model::Enforcement;

@@ -1,17 +1,37 @@
-//! `sessionEnd`, `heartbeat`, and the events that only show the session is alive.
+//! The conversation's live session and its grants, `sessionEnd`, `heartbeat`, and the events
+//! that only show the session is alive.
 
 use super::super::answer::Answer;
-use super::super::beat_marker;
+use super::super::beat_marker::{self, REFRESH_AFTER_MS};
 use super::super::bound::Bound;
+use super::super::call::Call;
 use super::super::failure::Failure;
-use super::Call;
+use super::super::grants::Grants;
+use super::super::owner_line::Identity;
 use crate::clock::parse_iso;
 use crate::core::Core;
 use crate::text;
 
-/// A guard or tool event refreshes presence only when the last heartbeat is older than
-/// this, so a burst of tool calls costs reads, not writes.
-pub const REFRESH_AFTER_MS: i64 = 30_000;
+/// The live session of this conversation and its grants, judged from what `sessionStart`
+/// stored (no probe).
+pub fn live(call: &Call, core: &mut Core) -> Result<Option<(Bound, Identity, Grants)>, Failure> {
+    // A child session takes no delivery: its parent's turns show what the family is sent.
+    let Some(bound) = Bound::load(core, &call.event.session_id)?
+        .filter(Bound::is_live)
+        .filter(|b| !b.is_child())
+    else {
+        return Ok(None);
+    };
+    let Some(participant) = bound.session.as_ref().map(|s| s.participant_id.clone()) else {
+        return Ok(None);
+    };
+    let grants = Grants::of_call(call, bound.facts(call.primary(), &call.platform));
+    let me = Identity {
+        owner: bound.owner(),
+        participant,
+    };
+    Ok(Some((bound, me, grants)))
+}
 
 /// Heartbeats a live bound session whose last heartbeat is older than
 /// [`REFRESH_AFTER_MS`], and tells the guard's fast path when its last heartbeat was

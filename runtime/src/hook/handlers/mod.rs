@@ -23,73 +23,22 @@ pub mod tool;
 pub mod turn;
 
 use super::answer::Answer;
-use super::bound_workspace;
-use super::deadline::Deadline;
+use super::call::Call;
+use super::certify_read;
 use super::failure::Failure;
 use super::guard_fallback;
 use super::guard_fast;
 use super::self_guard;
-use super::settings::HookSettings;
 use super::tamper_guard;
 use crate::core::Core;
-use crate::store::{MMAP_WHOLE_STORE, OpenMode};
-use acc_sdk::define::Adapter;
-use acc_sdk::event::{EventKind, NormalizedEvent};
-use serde_json::Value;
-use std::cell::RefCell;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-/// One invocation's inputs, shared by every handler.
-pub struct Call<'a> {
-    pub adapter: Arc<Adapter>,
-    pub event: &'a NormalizedEvent,
-    /// The raw payload, only ever handed back to the adapter unread.
-    pub payload: &'a Value,
-    pub settings: &'a HookSettings,
-    pub deadline: Deadline,
-    pub data_home: PathBuf,
-    pub platform: String,
-    /// Faults found on the way (a workspace that changed under the conversation, a pin that
-    /// could not be written), reported on stderr with whatever the handler answers.
-    pub faults: RefCell<Vec<String>>,
-}
+use crate::store::OpenMode;
+use acc_sdk::event::EventKind;
+use acc_sdk::peer_text::escape_hidden;
 
 /// A handler's answer, and the core it used (the runner commits offers through it).
 pub struct Handled {
     pub answer: Answer,
     pub core: Option<Core>,
-}
-
-impl Call<'_> {
-    /// Opens the store of the workspace the conversation is bound to (the one the payload's
-    /// cwd belongs to only before it was bound; [`bound_workspace`]). A lock held by
-    /// another process is waited for only as long as the deadline leaves, and pages are
-    /// read through a memory map (a hook reads a few hundred scattered pages).
-    pub fn open_core(&self, mode: OpenMode) -> Result<Core, Failure> {
-        let resolved = bound_workspace::resolve(
-            &self.data_home,
-            super::bound::pin_conversation(self.event),
-            Path::new(&self.event.cwd),
-            self.settings.env.env(),
-        )?;
-        self.faults.borrow_mut().extend(resolved.notes);
-        let ws = resolved.workspace;
-        self.deadline.check()?;
-        let mut core = Core::open(ws, &self.data_home, mode, self.settings.ports.clone())?;
-        core.set_busy_timeout(self.deadline.remaining())?;
-        core.set_mmap_size(MMAP_WHOLE_STORE)?;
-        Ok(core)
-    }
-
-    /// Reports a fault with this call's answer.
-    pub fn report(&self, note: String) {
-        self.faults.borrow_mut().push(note);
-    }
-
-    pub fn primary(&self) -> &str {
-        self.adapter.manifest().client.primary()
-    }
 }
 
 /// Only session starts and turns may create the store: a guard or a heartbeat without a
@@ -117,6 +66,19 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         // must not be what decides whether it may remove it.
         if let Some(reason) = self_guard::deny_reason(call) {
             let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
+            return Ok(Handled {
+                answer: Answer::of(outcome),
+                core: None,
+            });
+        }
+        // The recorder's read refusal (`ACC_CERTIFY_DENY_READ`, set only in
+        // `acc-certify record`'s sandbox) is answered here, once, so that the guard below
+        // never carries it.
+        if let Some(reason) = certify_read::deny_reason(call) {
+            let outcome = call
+                .adapter
+                .behaviour()
+                .deny_outcome(call.event, &escape_hidden(reason));
             return Ok(Handled {
                 answer: Answer::of(outcome),
                 core: None,

@@ -3,8 +3,8 @@
 //! a refused or failed handshake is a note, never a hook error.
 
 use super::super::bound::Bound;
+use super::super::call::Call;
 use super::super::hook_env::CERTIFY_CANDIDATES_VAR;
-use super::Call;
 use crate::core::Core;
 use crate::live::bind::{self, HookFacts};
 use crate::live::contract::live_push_candidate;

@@ -5,11 +5,11 @@
 //! granted.
 
 use super::super::answer::{Answer, Offers};
+use super::super::call::Call;
 use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::grants::Grants;
 use super::super::owner_line::{Identity, cost, inherited_line, peers_line};
-use super::Call;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
 use crate::ids::EventSeq;

@@ -9,9 +9,9 @@
 //! show them again.
 
 use super::super::answer::{Answer, Offers};
+use super::super::call::Call;
 use super::super::failure::Failure;
-use super::Call;
-use super::turn;
+use super::lifecycle;
 use crate::core::Core;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
@@ -21,7 +21,7 @@ use acc_sdk::peer_text::escape_hidden;
 /// The queued bodies for this conversation's session, injected after its tool call; `None`
 /// when nothing is granted, queued or injectable.
 pub fn deliver(call: &Call, core: &mut Core) -> Result<Option<Answer>, Failure> {
-    let Some((_, me, grants)) = turn::live(call, core)? else {
+    let Some((_, me, grants)) = lifecycle::live(call, core)? else {
         return Ok(None);
     };
     if !grants.granted(Capability::SafePointInjection) {

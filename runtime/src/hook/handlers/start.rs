@@ -4,14 +4,14 @@
 use super::super::answer::Answer;
 use super::super::bound::Bound;
 use super::super::bound_workspace;
+use super::super::call::Call;
 use super::super::client::{self, ClientProbe};
 use super::super::deadline::PROBE_CAP;
 use super::super::failure::Failure;
-use super::super::grants::{Grants, certify_candidates, certify_withheld};
-use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, CERTIFY_WITHHELD_VAR, PARTICIPANT_VAR};
+use super::super::grants::Grants;
+use super::super::hook_env::PARTICIPANT_VAR;
 use super::super::owner_line::Identity;
 use super::super::participant;
-use super::Call;
 use super::project;
 use crate::core::bindings::binding_key;
 use crate::core::model::{Enforcement, Lifecycle};
@@ -67,12 +67,7 @@ pub fn start(call: &Call, core: &mut Core) -> Result<Started, Failure> {
         platform: call.platform.clone(),
         client_name: Some(client_name.clone()).filter(|n| *n != primary),
     };
-    let grants = Grants::resolve(
-        &call.adapter,
-        facts,
-        certify_candidates(env.get(CERTIFY_CANDIDATES_VAR)),
-    )
-    .withholding(certify_withheld(env.get(CERTIFY_WITHHELD_VAR)));
+    let grants = Grants::of_call(call, facts);
     let enforcement = if grants.granted(Capability::BeforeWrite) {
         Enforcement::Guarded
     } else {

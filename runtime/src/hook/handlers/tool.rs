@@ -11,12 +11,12 @@
 use super::super::answer::Answer;
 use super::super::authority_guard;
 use super::super::bound::Bound;
-use super::super::certify_read;
+use super::super::call::Call;
 use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::fingerprints;
 use super::super::verdict;
-use super::{Call, confine, lifecycle};
+use super::{confine, lifecycle};
 use crate::core::Core;
 use crate::ids::SessionId;
 use crate::store::guard_snapshot::{self, SnapshotText};
@@ -46,13 +46,6 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     let bound = Bound::for_event(core, call.event)?;
     let tool = call.event.tool.as_ref();
     if let Some(reason) = authority_guard::deny_reason(call) {
-        return Ok(Answer::of(
-            call.adapter
-                .behaviour()
-                .deny_outcome(call.event, &escape_hidden(reason)),
-        ));
-    }
-    if let Some(reason) = certify_read::deny_reason(call) {
         return Ok(Answer::of(
             call.adapter
                 .behaviour()

@@ -1,47 +1,13 @@
 //! `beforeTurn` and `turnEnd`: what a peer sent, shown at the client's next turn boundary.
 
 use super::super::answer::Answer;
-use super::super::bound::Bound;
+use super::super::call::Call;
 use super::super::failure::Failure;
-use super::super::grants::{Grants, certify_candidates, certify_withheld};
-use super::super::hook_env::{CERTIFY_CANDIDATES_VAR, CERTIFY_WITHHELD_VAR};
-use super::super::owner_line::Identity;
+use super::lifecycle;
 use super::project;
 use super::start;
-use super::{Call, lifecycle};
 use crate::core::Core;
 use acc_sdk::capabilities::Capability;
-
-/// The live session of this conversation and its grants, judged from what `sessionStart`
-/// stored (no probe).
-pub(super) fn live(
-    call: &Call,
-    core: &mut Core,
-) -> Result<Option<(Bound, Identity, Grants)>, Failure> {
-    // A child session takes no delivery: its parent's turns show what the family is sent.
-    let Some(bound) = Bound::load(core, &call.event.session_id)?
-        .filter(Bound::is_live)
-        .filter(|b| !b.is_child())
-    else {
-        return Ok(None);
-    };
-    let Some(participant) = bound.session.as_ref().map(|s| s.participant_id.clone()) else {
-        return Ok(None);
-    };
-    let grants = Grants::resolve(
-        &call.adapter,
-        bound.facts(call.primary(), &call.platform),
-        certify_candidates(call.settings.env.get(CERTIFY_CANDIDATES_VAR)),
-    )
-    .withholding(certify_withheld(
-        call.settings.env.get(CERTIFY_WITHHELD_VAR),
-    ));
-    let me = Identity {
-        owner: bound.owner(),
-        participant,
-    };
-    Ok(Some((bound, me, grants)))
-}
 
 /// Heartbeat (starting the session first when the conversation has none), then the turn's
 /// context. A solo session with nothing else to show sees its identity lines alone.
@@ -49,7 +15,7 @@ pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if let Some(answer) = super::child::subagent_turn(call, core)? {
         return Ok(answer);
     }
-    let (me, grants) = match live(call, core)? {
+    let (me, grants) = match lifecycle::live(call, core)? {
         Some((_, me, grants)) => {
             core.heartbeat(&me.owner)?;
             (me, grants)
@@ -80,7 +46,7 @@ pub fn turn_end(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 }
 
 fn hold_open(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    let Some((bound, me, grants)) = live(call, core)? else {
+    let Some((bound, me, grants)) = lifecycle::live(call, core)? else {
         return Ok(Answer::silent());
     };
     lifecycle::refresh_if_due(call, core, &bound)?;

@@ -6,7 +6,17 @@
 
 use std::fmt;
 
-use super::lexer::LexError;
+/// Why the lexer could not split a command. Any of these makes the whole command unreadable;
+/// it lives here, with every other reason, so the lexer depends on the reasons and not the
+/// other way round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LexError {
+    UnclosedQuote,
+    /// `$(`, `${`, a backtick or a process substitution without its closing character.
+    UnbalancedSubstitution,
+    /// `<<` with no delimiter word after it.
+    MissingHeredocDelimiter,
+}
 
 /// The longest program name quoted in a reason.
 const MAX_NAME_CHARS: usize = 40;

@@ -1,5 +1,5 @@
-//! Which files a Codex `apply_patch` body writes (CLIENTS.md §1.2), read by the grammar
-//! Codex's own parser accepts, no more leniently and no less.
+//! Which files a Codex `apply_patch` body writes, read by the grammar Codex's own parser
+//! accepts, no more leniently and no less.
 //!
 //! Codex sends the patch text as the tool input, for example
 //! `"*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"`. What its parser
@@ -20,7 +20,7 @@
 
 use std::collections::HashSet;
 
-use crate::shell_targets::Unreadable;
+use crate::Unreadable;
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";

@@ -1,7 +1,7 @@
 //! Write targets of Codex `apply_patch` bodies, by the grammar Codex's own parser accepts
 //! (codex-rs/apply-patch): what it accepts is read, what it refuses is refused.
 
-use acc_sdk::patch_targets::{apply_patch_targets, read_apply_patch};
+use acc_shell_reader::patch_targets::{apply_patch_targets, read_apply_patch};
 
 fn targets(patch: &str) -> Option<Vec<String>> {
     apply_patch_targets(patch)
@@ -13,7 +13,7 @@ fn paths(list: &[&str]) -> Option<Vec<String>> {
 
 #[test]
 fn the_real_codex_payload() {
-    // tool_input.command of the PreToolUse payload Codex 0.171.0 sent (REAL-CLIENTS.md).
+    // tool_input.command of the PreToolUse payload Codex 0.171.0 sent (docs/research/real-clients-run.md).
     let patch = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n";
     assert_eq!(targets(patch), paths(&["hello.txt"]));
 }

@@ -1,5 +1,5 @@
-//! What one simple command (redirections already taken out) writes: the command table of
-//! CLIENTS.md §2, the wrappers in front of a command, directory changes, and scripts run
+//! What one simple command (redirections already taken out) writes: the command table (the
+//! crate's README.md lists it), the wrappers in front of a command, directory changes, and scripts run
 //! through `sh -c` or `eval`.
 
 use super::editors::{PERL, RUBY, SED, in_place, sed_writes};

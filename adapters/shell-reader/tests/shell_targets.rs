@@ -5,14 +5,15 @@
 
 use std::collections::BTreeSet;
 
-use acc_sdk::shell_targets::{
+use acc_shell_reader::{
     MAX_COMMAND_BYTES, ShellContext, ShellFs, ShellTarget, Unreadable, parse_shell_write_targets,
     read_shell_command, shell_write_targets,
 };
 
 /// (command, expected targets). Every row is a separate assertion.
 const CASES: &[(&str, &[&str])] = &[
-    // The real Codex payload (REAL-CLIENTS.md): tool_input.command of a Bash call.
+    // The real Codex payload (docs/research/real-clients-run.md): tool_input.command of a Bash
+    // call.
     ("printf 'hello\\n' > hello.txt", &["hello.txt"]),
     // Redirections.
     ("echo hi > out.txt", &["out.txt"]),

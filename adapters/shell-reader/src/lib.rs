@@ -1,4 +1,5 @@
-//! Which files a shell command would write, read statically from its text (CLIENTS.md §2).
+//! Which files a shell command would write, read statically from its text (README.md says
+//! what it reads, what it refuses and why).
 //!
 //! The guard uses this for shell tools. It is a reader, not a shell: it never runs or
 //! expands anything. What it reads:
@@ -49,6 +50,7 @@ mod git;
 mod lexer;
 mod opaque;
 mod options;
+pub mod patch_targets;
 mod state;
 mod unknown;
 mod unreadable;
@@ -58,8 +60,7 @@ use std::collections::HashMap;
 
 pub use context::{RealFs, ShellContext, ShellFs};
 pub use effect::NamedBy;
-pub use lexer::LexError;
-pub use unreadable::Unreadable;
+pub use unreadable::{LexError, Unreadable};
 
 use commands::{is_assignment, simple_command};
 use effect::{DirChange, Effect, Target, join};

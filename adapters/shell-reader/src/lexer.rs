@@ -2,15 +2,7 @@
 //! expansion: quotes and escapes removed (and remembered), heredoc bodies skipped, comments
 //! dropped, and substitutions kept as opaque text.
 
-/// Why a command could not be read. Any of these makes the whole command unreadable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LexError {
-    UnclosedQuote,
-    /// `$(`, `${`, a backtick or a process substitution without its closing character.
-    UnbalancedSubstitution,
-    /// `<<` with no delimiter word after it.
-    MissingHeredocDelimiter,
-}
+use super::unreadable::{LexError, Unreadable};
 
 /// One shell word after quote removal.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -32,7 +24,7 @@ pub struct Word {
     /// `~`, globs) and what quoting protects.
     pub atoms: Vec<Atom>,
     /// After expansion: why the word's value is only known at runtime (with `substituted`).
-    pub unknown: Option<super::unreadable::Unreadable>,
+    pub unknown: Option<Unreadable>,
     /// The commands its substitutions run (`$(…)`, backticks, and those nested in `${…}`
     /// or `$((…))`; an unquoted heredoc body's, on its delimiter word): they run when the
     /// word is expanded, wherever it stands.
