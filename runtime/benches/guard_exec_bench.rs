@@ -321,25 +321,28 @@ fn main() {
         b"",
         |_| true,
     );
-    let rows = [
+    let mut rows = vec![
         measure(base, "1 claimed tree", Layout::Trees(1), RUNS),
         measure(base, "200 claimed trees", Layout::Trees(200), RUNS),
-        measure(
+    ];
+    // `ACC_BENCH_SMALL=1` leaves out the 10,000-claim rooms (an `acc-hook` from before
+    // issue 25 cannot run them: its runner line is longer than Linux allows one argument).
+    if std::env::var_os("ACC_BENCH_SMALL").is_none() {
+        rows.push(measure(
             base,
             "10,000 claimed files in 10 directories",
             Layout::Files(10_000),
             FEW_RUNS,
-        ),
-        measure(
+        ));
+        rows.push(measure(
             base,
             "10,000 claimed trees in 100 directories",
             Layout::Grouped(10_000),
             FEW_RUNS,
-        ),
-    ];
+        ));
+    }
     // The layout before issue 25: one read-only mount per claimed tree.
-    let ws = tmp
-        .path()
+    let ws = base
         .join("200 claimed trees/project")
         .canonicalize()
         .unwrap();
