@@ -1,16 +1,20 @@
 //! What the kernel-enforced guard adds to a shell call (not a timed test): medians of whole
-//! processes, release build.
+//! processes, release build, wall and CPU (`getrusage` of the children: the host may be
+//! loaded).
 //!
 //! - the client's own cost for a trivial command: `bash -c true`;
-//! - the runner: `acc-hook guard-exec --ro … -- true` with 1 and with 200 read-only paths
-//!   (process start, two namespaces, the bind mounts, then the same `bash -c true`);
-//! - the hook: a Claude Code `PreToolUse` `Bash` call while a guarded peer holds 200 claims
-//!   on existing trees, in `acceptEdits` (not rewritten: the target rules only) and in
-//!   `bypassPermissions` (claims read, namespace probed for the 200 paths, rewritten), and
-//!   the same rewrite with one claim.
+//! - the runner, as the hook wrote it: `bash -c` of the rewritten line (the hook's layout
+//!   of the claims, acc's own paths, the broker for acc's own commands, then `true`);
+//! - the runner with one `--ro` per claim (the layout before issue 25), for comparison;
+//! - the hook: a Claude Code `PreToolUse` `Bash` call in `acceptEdits` (not rewritten) and
+//!   in `bypassPermissions` (rewritten).
+//!
+//! Each for a guarded peer holding 1 claim, 200 claimed trees (`src/module_NNN/**`), 10,000
+//! claimed files under 10 trees (`src/tree_K/file_NNNN.rs`) and 10,000 claimed trees in
+//! 100 directories (`src/group_GG/module_NNN/**`, beside an unclaimed `README.md` each).
 //!
 //! Run with `cargo bench -p acc-runtime --bench guard_exec_bench`. Results belong in
-//! docs/PERFORMANCE.md ("Kernel-enforced guard").
+//! docs/PERFORMANCE.md ("Confined calls (issue 25)").
 
 use acc_runtime::core::claims::ClaimRequest;
 use acc_runtime::core::model::Enforcement;
@@ -25,8 +29,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CLAIMS: usize = 200;
 const RUNS: usize = 60;
+/// Fewer runs where one run takes long (10,000 claims).
+const FEW_RUNS: usize = 15;
 const CONVERSATION: &str = "5b0c6f2e-0000-4000-8000-0000000guard";
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -38,25 +43,41 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// Median wall time of `RUNS` runs of `make()`, each fed `stdin`; every run must succeed
-/// and print what `check` accepts.
+/// CPU time of the children waited for so far (user + system).
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes into a value of its own type.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Median wall and CPU time of `runs` runs of `make()`, each fed `stdin`; every run must
+/// succeed and print what `check` accepts.
 fn time(
     name: &str,
+    runs: usize,
     mut make: impl FnMut() -> Command,
     stdin: &[u8],
     check: impl Fn(&str) -> bool,
-) -> Duration {
-    let mut walls = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
+) -> (Duration, Duration) {
+    let mut walls = Vec::with_capacity(runs);
+    let mut cpus = Vec::with_capacity(runs);
+    for _ in 0..runs {
         let mut cmd = make();
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        let cpu = children_cpu();
         let t = Instant::now();
         let mut child = cmd.spawn().unwrap();
         child.stdin.take().unwrap().write_all(stdin).unwrap();
         let out = child.wait_with_output().unwrap();
         walls.push(t.elapsed());
+        cpus.push(children_cpu().saturating_sub(cpu));
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && check(&stdout),
@@ -64,8 +85,8 @@ fn time(
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let m = median(walls);
-    println!("{name}: {}", ms(m));
+    let m = (median(walls), median(cpus));
+    println!("{name}: {} wall, {} CPU", ms(m.0), ms(m.1));
     m
 }
 
@@ -92,8 +113,44 @@ fn payload(ws: &Path, event: &str, mode: &str, extra: serde_json::Value) -> Vec<
     p.to_string().into_bytes()
 }
 
-/// A workspace whose guarded peer holds `claims` trees, each existing.
-fn room(base: &Path, claims: usize) -> (PathBuf, PathBuf) {
+/// What the peer claims.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// `src/module_NNN/**`, each existing.
+    Trees(usize),
+    /// `src/tree_K/file_NNNN.rs`: `files` claimed files in 10 directories.
+    Files(usize),
+    /// `src/group_GG/module_NNN/**` in 100 directories, each beside an unclaimed file.
+    Grouped(usize),
+}
+
+impl Layout {
+    fn claims(self) -> Vec<(String, String)> {
+        match self {
+            Layout::Trees(n) => (0..n)
+                .map(|i| {
+                    let dir = format!("src/module_{i:03}");
+                    (format!("file:{dir}/**"), dir)
+                })
+                .collect(),
+            Layout::Files(n) => (0..n)
+                .map(|i| {
+                    let file = format!("src/tree_{}/file_{i:05}.rs", i % 10);
+                    (format!("file:{file}"), file)
+                })
+                .collect(),
+            Layout::Grouped(n) => (0..n)
+                .map(|i| {
+                    let dir = format!("src/group_{:02}/module_{i:05}", i % 100);
+                    (format!("file:{dir}/**"), dir)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A workspace whose guarded peer holds the claims of `layout`, each existing.
+fn room(base: &Path, layout: Layout) -> (PathBuf, PathBuf) {
     let data = base.join("data");
     let ws = base.join("project");
     std::fs::create_dir_all(ws.join(".git")).unwrap();
@@ -121,50 +178,41 @@ fn room(base: &Path, claims: usize) -> (PathBuf, PathBuf) {
     req.enforcement = Enforcement::Guarded;
     let s = core.open_session(req).unwrap();
     let peer = Owner::new(s.session_id, s.generation);
-    for i in 0..claims {
-        let dir = format!("src/module_{i:03}");
-        std::fs::create_dir_all(ws.join(&dir)).unwrap();
-        let mut req = ClaimRequest::new(Resource::parse(&format!("file:{dir}/**")).unwrap());
-        req.enforcement = Enforcement::Guarded;
-        core.claim(&peer, req).unwrap();
+    let claims = layout.claims();
+    for (_, path) in &claims {
+        let path = ws.join(path);
+        if matches!(layout, Layout::Files(_)) {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "claimed\n").unwrap();
+        } else {
+            std::fs::create_dir_all(&path).unwrap();
+            if let Layout::Grouped(_) = layout {
+                std::fs::write(path.parent().unwrap().join("README.md"), "free\n").unwrap();
+            }
+        }
     }
+    // One snapshot at the end, not one per claim.
+    core.deferring_publication(|core| {
+        for (resource, _) in &claims {
+            let mut req = ClaimRequest::new(Resource::parse(resource).unwrap());
+            req.enforcement = Enforcement::Guarded;
+            core.claim(&peer, req).unwrap();
+        }
+    });
     (data, ws)
 }
 
-fn main() {
-    let tmp = tempfile::tempdir().unwrap();
-    let bash = time(
-        "bash -c true",
-        || {
-            let mut c = Command::new("bash");
-            c.args(["-c", "true"]);
-            c
-        },
-        b"",
-        |_| true,
-    );
+/// One row of the results: the layout's hook calls and its confined `true`.
+struct Row {
+    name: &'static str,
+    plain: (Duration, Duration),
+    rewritten: (Duration, Duration),
+    confined: (Duration, Duration),
+    mounts: usize,
+}
 
-    let (data, ws) = room(&tmp.path().join("many"), CLAIMS);
-    let runner = |paths: usize| {
-        let ws = ws.clone();
-        move || {
-            let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
-            c.arg("guard-exec");
-            for i in 0..paths {
-                c.arg("--ro").arg(ws.join(format!("src/module_{i:03}")));
-            }
-            c.args(["--", "true"]);
-            c
-        }
-    };
-    let one = time("guard-exec, 1 read-only path", runner(1), b"", |_| true);
-    let many = time(
-        "guard-exec, 200 read-only paths",
-        runner(CLAIMS),
-        b"",
-        |_| true,
-    );
-
+fn measure(base: &Path, name: &'static str, layout: Layout, runs: usize) -> Row {
+    let (data, ws) = room(&base.join(name), layout);
     let bash_call = |mode: &str| {
         payload(
             &ws,
@@ -177,70 +225,169 @@ fn main() {
             }),
         )
     };
+    // Twice first: the first call of a conversation may refresh its heartbeat and probe.
+    for _ in 0..2 {
+        let mut c = hook(&data);
+        c.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&bash_call("bypassPermissions"))
+            .unwrap();
+        child.wait_with_output().unwrap();
+    }
     let plain = time(
-        "hook, Bash, 200 peer claims, acceptEdits (not rewritten)",
+        &format!("{name}: hook, acceptEdits (not rewritten)"),
+        runs,
         || hook(&data),
         &bash_call("acceptEdits"),
         |out| out.is_empty(),
     );
     let rewritten = time(
-        "hook, Bash, 200 peer claims, bypassPermissions (rewritten)",
+        &format!("{name}: hook, bypassPermissions (rewritten)"),
+        runs,
         || hook(&data),
         &bash_call("bypassPermissions"),
         |out| out.contains("updatedInput"),
     );
-    let (data1, ws1) = room(&tmp.path().join("one"), 1);
-    let one_call = payload(
-        &ws1,
-        "PreToolUse",
-        "bypassPermissions",
-        serde_json::json!({
-            "tool_name": "Bash",
-            "tool_input": {"command": "true"},
-            "tool_use_id": "toolu_bench",
-        }),
+    let mut c = hook(&data);
+    let out = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(&bash_call("bypassPermissions"))?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let line = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mounts = line.matches("'--ro'").count() + line.matches("'--rw'").count();
+    std::fs::write(
+        base.join(name).join("bypass.json"),
+        bash_call("bypassPermissions"),
+    )
+    .unwrap();
+    std::fs::write(
+        base.join(name).join("accept.json"),
+        bash_call("acceptEdits"),
+    )
+    .unwrap();
+    let confined = time(
+        &format!(
+            "{name}: bash -c <rewritten line> ({mounts} mounts, {} bytes)",
+            line.len()
+        ),
+        runs,
+        || {
+            let mut c = Command::new("bash");
+            c.arg("-c").arg(&line).current_dir(&ws);
+            c
+        },
+        b"",
+        |_| true,
     );
-    let rewritten_one = time(
-        "hook, Bash, 1 peer claim, bypassPermissions (rewritten)",
-        || hook(&data1),
-        &one_call,
-        |out| out.contains("updatedInput"),
+    Row {
+        name,
+        plain,
+        rewritten,
+        confined,
+        mounts,
+    }
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().unwrap();
+    // `ACC_BENCH_DIR` keeps the rooms (stores, workspaces) for profiling one process.
+    let kept = std::env::var_os("ACC_BENCH_DIR").map(PathBuf::from);
+    let base = kept.as_deref().unwrap_or(tmp.path());
+    let bash = time(
+        "bash -c true",
+        RUNS,
+        || {
+            let mut c = Command::new("bash");
+            c.args(["-c", "true"]);
+            c
+        },
+        b"",
+        |_| true,
+    );
+    let mut rows = vec![
+        measure(base, "1 claimed tree", Layout::Trees(1), RUNS),
+        measure(base, "200 claimed trees", Layout::Trees(200), RUNS),
+    ];
+    // `ACC_BENCH_SMALL=1` leaves out the 10,000-claim rooms (an `acc-hook` from before
+    // issue 25 cannot run them: its runner line is longer than Linux allows one argument).
+    if std::env::var_os("ACC_BENCH_SMALL").is_none() {
+        rows.push(measure(
+            base,
+            "10,000 claimed files in 10 directories",
+            Layout::Files(10_000),
+            FEW_RUNS,
+        ));
+        rows.push(measure(
+            base,
+            "10,000 claimed trees in 100 directories",
+            Layout::Grouped(10_000),
+            FEW_RUNS,
+        ));
+    }
+    // The layout before issue 25: one read-only mount per claimed tree.
+    let ws = base
+        .join("200 claimed trees/project")
+        .canonicalize()
+        .unwrap();
+    let per_claim = time(
+        "guard-exec, one --ro per claim (200), -- true",
+        RUNS,
+        || {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
+            c.arg("guard-exec");
+            for i in 0..200 {
+                c.arg("--ro").arg(ws.join(format!("src/module_{i:03}")));
+            }
+            c.args(["--", "true"]);
+            c
+        },
+        b"",
+        |_| true,
     );
     println!();
-    println!("| measurement | median wall |");
-    println!("|---|---|");
-    for (name, d) in [
-        ("`bash -c true` (what the client runs anyway)", bash),
-        ("`acc-hook guard-exec`, 1 read-only path, `-- true`", one),
-        (
-            "`acc-hook guard-exec`, 200 read-only paths, `-- true`",
-            many,
-        ),
-        (
-            "hook `PreToolUse` `Bash`, 200 peer claims, not rewritten",
-            plain,
-        ),
-        (
-            "hook `PreToolUse` `Bash`, 200 peer claims, rewritten",
-            rewritten,
-        ),
-        (
-            "hook `PreToolUse` `Bash`, 1 peer claim, rewritten",
-            rewritten_one,
-        ),
-    ] {
-        println!("| {name} | {} |", ms(d));
+    println!("`bash -c true`: {} wall, {} CPU", ms(bash.0), ms(bash.1));
+    println!(
+        "`acc-hook guard-exec` with one `--ro` per claim (200), `-- true`: {} wall, {} CPU",
+        ms(per_claim.0),
+        ms(per_claim.1)
+    );
+    println!();
+    println!(
+        "| peer's claims | mounts | hook, not rewritten | hook, rewritten | confined `true` | added per call |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let pair = |d: (Duration, Duration)| format!("{} / {}", ms(d.0), ms(d.1));
+    for row in &rows {
+        let added = (
+            row.rewritten.0.saturating_sub(row.plain.0) + row.confined.0.saturating_sub(bash.0),
+            row.rewritten.1.saturating_sub(row.plain.1) + row.confined.1.saturating_sub(bash.1),
+        );
+        println!(
+            "| {} | {} | {} | {} | {} | {} |",
+            row.name,
+            row.mounts,
+            pair(row.plain),
+            pair(row.rewritten),
+            pair(row.confined),
+            pair(added)
+        );
     }
-    println!(
-        "added per call, 1 claim: {} (hook rewrite {} + runner {} over bash)",
-        ms((rewritten_one.saturating_sub(plain)) + one.saturating_sub(bash)),
-        ms(rewritten_one.saturating_sub(plain)),
-        ms(one.saturating_sub(bash))
-    );
-    println!(
-        "added per call, 200 claims: {} (hook rewrite {} + runner {} over bash)",
-        ms(rewritten.saturating_sub(plain) + many.saturating_sub(bash)),
-        ms(rewritten.saturating_sub(plain)),
-        ms(many.saturating_sub(bash))
-    );
+    println!("(each cell: median wall / median CPU)");
 }

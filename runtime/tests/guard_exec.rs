@@ -398,3 +398,185 @@ fn acc_s_data_home_is_read_only_inside_and_acc_commands_still_work() {
     );
     assert_ne!(std::fs::read(&store).unwrap(), Vec::<u8>::new());
 }
+
+/// The runner's working directory is held below any mount made over it: a command started
+/// inside a claimed directory writes through the read-only mount, not beside it.
+#[test]
+fn a_command_started_inside_the_claim_cannot_write_relative_to_its_directory() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    let out = guard_exec(&src, &[&src], &[], "echo changed > x; echo new > y; pwd");
+    assert!(stderr(&out).contains("Read-only file system"), "{out:?}");
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+    assert!(!src.join("y").exists());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        src.display().to_string()
+    );
+}
+
+/// `--rw` re-opens a path under a read-only directory: its contents are writable, while
+/// the directory itself stays read-only (nothing created, renamed or removed in it).
+#[test]
+fn a_writable_path_under_a_read_only_directory_is_writable_and_nothing_else() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    std::fs::write(src.join("free.rs"), "free\n").unwrap();
+    std::fs::create_dir(src.join("gen")).unwrap();
+    let mut cmd = acc_hook();
+    cmd.current_dir(ws.path())
+        .arg("guard-exec")
+        .arg("--ro")
+        .arg(&src)
+        .arg("--rw")
+        .arg(src.join("free.rs"))
+        .arg("--rw")
+        .arg(src.join("gen"))
+        .arg("--")
+        .arg(
+            "echo ok > src/free.rs; echo ok > src/gen/out.rs; mkdir src/gen/sub; \
+             echo x > src/x; echo x > src/new.rs; mv src/free.rs src/moved.rs; mv src/gen src/moved; \
+             chmod 000 src/x; ln src/x src/gen/hard; echo done",
+        )
+        .stdin(Stdio::null());
+    let out = cmd.output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n", "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(src.join("free.rs")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(src.join("gen/out.rs")).unwrap(),
+        "ok\n"
+    );
+    assert!(src.join("gen/sub").is_dir());
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+    let mut names: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["free.rs", "gen", "x"]);
+    assert!(!src.join("gen/hard").exists());
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(src.join("x"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_ne!(mode & 0o777, 0);
+}
+
+/// The hook lays the claims out in few mounts: a directory most of whose entries are
+/// claimed (or that holds a claimed path not there yet) is read-only whole with its other
+/// entries re-opened, and a claimed file among unclaimed ones is mounted alone. Each is
+/// then tried by a command that writes everywhere.
+#[test]
+fn the_hook_covers_claimed_directories_once_and_keeps_the_rest_writable() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    let mode = "bypassPermissions";
+    std::fs::create_dir_all(ws.join("docs")).unwrap();
+    std::fs::create_dir_all(ws.join("lib")).unwrap();
+    for name in ["a.rs", "b.rs", "c.rs", "d.rs", "main.rs"] {
+        std::fs::write(ws.join("src").join(name), KNOWN).unwrap();
+    }
+    std::fs::write(ws.join("docs/only.md"), KNOWN).unwrap();
+    std::fs::write(ws.join("docs/other.md"), "free\n").unwrap();
+    for i in 0..20 {
+        std::fs::create_dir_all(ws.join(format!("lib/m{i:02}"))).unwrap();
+        std::fs::write(ws.join(format!("lib/m{i:02}/mod.rs")), KNOWN).unwrap();
+    }
+    assert_eq!(
+        claude_hook(&sb, &claude_payload(&sb, "SessionStart", mode)).code,
+        0
+    );
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    for file in ["a.rs", "b.rs", "c.rs", "d.rs", "new.rs"] {
+        claim(&mut core, &peer, &format!("file:src/{file}"), true);
+    }
+    claim(&mut core, &peer, "file:docs/only.md", true);
+    for i in 0..20 {
+        claim(&mut core, &peer, &format!("file:lib/m{i:02}/**"), true);
+    }
+    drop(core);
+    let claimed = |ws: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<(String, Vec<u8>)> = ["src", "lib", "docs/only.md"]
+            .iter()
+            .flat_map(|d| walkdir::WalkDir::new(ws.join(d)).into_iter().flatten())
+            .filter(|e| !e.path().starts_with(ws.join("src/main.rs")))
+            .map(|e| {
+                let bytes = if e.file_type().is_file() {
+                    std::fs::read(e.path()).unwrap()
+                } else {
+                    Vec::new()
+                };
+                (e.path().display().to_string(), bytes)
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let before = claimed(&ws);
+
+    // A script fed to a shell: no reader sees what it writes, so only the kernel stops it.
+    std::fs::create_dir_all(ws.join("tools")).unwrap();
+    std::fs::write(
+        ws.join("tools/everywhere.sh"),
+        "echo x > src/a.rs; echo x > src/new.rs; mv src/b.rs src/z.rs; rm -f src/c.rs; \
+         chmod 000 src/d.rs; ln src/a.rs src/hard.rs; ln -sf /etc/hostname src/a.rs; \
+         echo x > lib/m03/mod.rs; mkdir lib/m99; rm -rf lib/m05; echo x > docs/only.md; \
+         echo ok > src/main.rs; echo ok > docs/other.md; echo ok > docs/new.md; \
+         mkdir -p target && echo ok > target/out; echo done\n",
+    )
+    .unwrap();
+    let run = claude_hook(&sb, &bash_call(&sb, mode, "bash tools/everywhere.sh"));
+    assert_eq!(run.code, 0, "{run:?}");
+    let answer: Value = serde_json::from_str(&run.stdout).unwrap();
+    let line = answer["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Three read-only mounts for 26 claims, and the one unclaimed entry of `src/` re-opened.
+    let mount = |opt: &str, rel: &str| format!("'{opt}' '{}'", ws.join(rel).display());
+    for (opt, rel) in [
+        ("--ro", "docs/only.md"),
+        ("--ro", "lib"),
+        ("--ro", "src"),
+        ("--rw", "src/main.rs"),
+    ] {
+        assert!(line.contains(&mount(opt, rel)), "{opt} {rel}: {line}");
+    }
+    assert_eq!(line.matches("'--ro' '").count(), 3, "{line}");
+    assert_eq!(line.matches("'--rw' '").count(), 1, "{line}");
+
+    let out = run_rewritten(&sb, &run.stdout);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n", "{out:?}");
+    assert_eq!(claimed(&ws), before);
+    assert!(!ws.join("src/new.rs").exists() && !ws.join("lib/m99").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/main.rs")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("docs/other.md")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("docs/new.md")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("target/out")).unwrap(),
+        "ok\n"
+    );
+}

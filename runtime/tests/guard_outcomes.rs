@@ -719,3 +719,67 @@ fn a_notebook_edit_whose_path_fields_disagree_is_refused() {
         }]
     });
 }
+
+/// Claude Code in `bypassPermissions` lets acc rewrite a shell call to run confined: every
+/// writing form is refused, or rewritten and run under the real runner with the hook's
+/// layout of the claim (both worktrees), and no claimed file changes either way.
+#[test]
+fn in_bypass_permissions_every_writing_form_is_refused_or_runs_confined() {
+    let room = Room::new();
+    seed_unbounded(&room);
+    room.start(CLAUDE_CODE);
+    let ws = room.ws();
+    let before = room.claimed_bytes();
+    let probe = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+        .args(["guard-exec", "--", "true"])
+        .output()
+        .unwrap();
+    if probe.status.code() == Some(125) {
+        eprintln!("skipped: the kernel refuses the namespace here: {probe:?}");
+        return;
+    }
+    let opaque = [
+        "python3 -c \"open('src/lib.rs','w').write('x')\"",
+        "python3 -c \"import os; os.remove('src/lib.rs')\"",
+        "python3 -c \"import os; os.rename('src', 'old')\"",
+        "python3 -c \"open('src/brand-new.rs','w').write('x')\"",
+        "cd src && python3 -c \"open('lib.rs','w').write('x')\"",
+        "cd ../wt2 && python3 -c \"open('src/lib.rs','w').write('x')\"",
+        "perl -e 'unlink \"src/lib.rs\"'",
+        "bash -c 'echo x > src/lib.rs'",
+        "eval 'rm -rf src'",
+        "f=src/lib.rs; echo x > $f",
+        "find src -type f -delete",
+        "find src -name '*.rs' -exec sh -c 'echo x > \"$1\"' _ {} \\;",
+    ];
+    let runner = format!(
+        "'{}' 'guard-exec'",
+        std::env::current_exe().unwrap().display()
+    );
+    let mut rewritten = 0;
+    for form in UNBOUNDED.iter().chain(&opaque) {
+        let mut p = room.payload(CLAUDE_CODE, "PreToolUse");
+        p["permission_mode"] = json!("bypassPermissions");
+        p["tool_name"] = json!("Bash");
+        p["tool_input"] = json!({ "command": form });
+        let run = room.run(CLAUDE_CODE, "PreToolUse", &p);
+        if !is_deny(&run) {
+            let answer: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+            let line = answer["hookSpecificOutput"]["updatedInput"]["command"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{form:?} was allowed unconfined: {run:?}"));
+            // The hook ran in this test process, which named itself as the runner.
+            let rest = line.strip_prefix(&runner).expect(line);
+            let real = format!("'{}' 'guard-exec'{rest}", env!("CARGO_BIN_EXE_acc-hook"));
+            room.carry_out(&Act::Shell(real));
+            rewritten += 1;
+        }
+        assert_eq!(
+            room.claimed_bytes(),
+            before,
+            "{form:?} changed a claimed file"
+        );
+        assert!(!ws.join("src/brand-new.rs").exists(), "{form:?}");
+    }
+    assert!(rewritten >= opaque.len(), "{rewritten} rewritten");
+}

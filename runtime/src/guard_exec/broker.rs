@@ -1,7 +1,8 @@
 //! acc's own commands inside a confined call: the runner keeps acc's data home read-only for
 //! the command it runs, so an `acc` started in there cannot write the store itself. It asks
-//! the runner instead, which stays outside the confinement: the runner listens on a Unix
-//! socket in a private directory (named to the command by [`SOCKET_VAR`]), runs the same
+//! the runner instead, which stays outside the confinement: the runner listens on an
+//! abstract Unix socket of a random name (named to the command by [`SOCKET_VAR`]; nothing
+//! to create or remove on disk), serves only processes descended from the command, runs the same
 //! `acc` arguments, in the same directory and environment, and hands back its output and exit
 //! status. The `acc` it runs is still a descendant of the agent's client, so the CLI's rule
 //! that an agent acts only as itself ([`crate::cli::agent`]) judges it as before.
@@ -39,27 +40,83 @@ pub struct Reply {
     pub stderr: String,
 }
 
-/// The runner's listening side: a socket in a directory only this user can enter.
+/// The runner's listening side: an abstract socket, whose random name is known only to the
+/// command (any process of the machine could connect, and is served only if it descends
+/// from the command).
 pub struct Broker {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
+    name: String,
     listener: UnixListener,
 }
 
 impl Broker {
     pub fn bind() -> std::io::Result<Broker> {
-        let dir = tempfile::Builder::new().prefix("acc-guard-").tempdir()?;
-        let path = dir.path().join("acc.sock");
-        let listener = UnixListener::bind(&path)?;
-        Ok(Broker {
-            _dir: dir,
-            path,
-            listener,
-        })
+        use std::os::linux::net::SocketAddrExt;
+        let mut last = None;
+        // Another process holding the same random name is all but impossible; a few tries
+        // still beat refusing the command.
+        for _ in 0..3 {
+            let name = format!("acc-guard-{}-{:016x}", std::process::id(), random());
+            let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
+            match UnixListener::bind_addr(&addr) {
+                Ok(listener) => return Ok(Broker { name, listener }),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("no socket name")))
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// What [`SOCKET_VAR`] holds: the abstract name after `@`.
+    pub fn address(&self) -> String {
+        format!("@{}", self.name)
+    }
+
+    /// Serves requests (as [`Broker::serve`]) until the process `child` exits, on this
+    /// thread: a command that never runs `acc` costs no thread. Where the kernel has no
+    /// pidfd (before Linux 5.3), serves from a thread and returns at once.
+    pub fn serve_until_exit(self, acc: PathBuf, child: u32) {
+        // SAFETY: pidfd_open takes a pid and flags, and returns a new descriptor or -1.
+        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, child as libc::pid_t, 0) };
+        if pidfd < 0 {
+            return self.serve(acc, child);
+        }
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        // SAFETY: a descriptor just returned to this process and owned by nothing else.
+        let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as i32) };
+        loop {
+            let mut fds = [
+                libc::pollfd {
+                    fd: pidfd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: self.listener.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            // SAFETY: `fds` is a valid array of two pollfd for the call.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+            if n < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return self.serve(acc, child);
+            }
+            if fds[0].revents != 0 {
+                return;
+            }
+            if fds[1].revents != 0
+                && let Ok((stream, _)) = self.listener.accept()
+            {
+                let acc = acc.clone();
+                std::thread::spawn(move || {
+                    if peer_pid(&stream).is_some_and(|pid| descends_from(pid, child)) {
+                        let _ = answer(stream, &acc);
+                    }
+                });
+            }
+        }
     }
 
     /// Serves requests with `acc` (the program to run) until the process ends; each
@@ -68,7 +125,6 @@ impl Broker {
     /// is this user's, but another agent's process must not borrow this command's ancestry.
     pub fn serve(self, acc: PathBuf, confined: u32) {
         std::thread::spawn(move || {
-            let _keep = self._dir;
             for stream in self.listener.incoming().flatten() {
                 let acc = acc.clone();
                 std::thread::spawn(move || {
@@ -78,6 +134,33 @@ impl Broker {
                 });
             }
         });
+    }
+}
+
+/// A random value from the kernel (no file to open).
+fn random() -> u64 {
+    let mut bytes = [0u8; 8];
+    // SAFETY: writes at most `bytes.len()` bytes into `bytes`.
+    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if n != bytes.len() as isize {
+        // Unguessable enough for a name that is not the security check: the clock.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        return now.as_nanos() as u64 ^ u64::from(std::process::id()) << 32;
+    }
+    u64::from_ne_bytes(bytes)
+}
+
+/// Connects to a broker's address: `@name` is an abstract socket, anything else a path.
+pub fn connect(address: &std::ffi::OsStr) -> std::io::Result<UnixStream> {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::ffi::OsStrExt;
+    match address.as_bytes().strip_prefix(b"@") {
+        Some(name) => {
+            UnixStream::connect_addr(&std::os::unix::net::SocketAddr::from_abstract_name(name)?)
+        }
+        None => UnixStream::connect(address),
     }
 }
 
@@ -166,7 +249,7 @@ fn run(acc: &Path, req: &Request) -> Reply {
 /// [`SOCKET_VAR`], when it is set and answers; `None` otherwise (the caller runs itself).
 pub fn forward(argv: &[OsString], cwd: &Path) -> Option<Reply> {
     let socket = std::env::var_os(SOCKET_VAR)?;
-    let stream = UnixStream::connect(socket).ok()?;
+    let stream = connect(&socket).ok()?;
     let req = Request {
         argv: argv
             .iter()
@@ -191,10 +274,10 @@ mod tests {
     #[test]
     fn a_request_runs_the_program_in_its_directory_with_its_environment() {
         let broker = Broker::bind().unwrap();
-        let path = broker.path().to_path_buf();
+        let path = std::ffi::OsString::from(broker.address());
         broker.serve(PathBuf::from("/bin/sh"), std::process::id());
         let dir = tempfile::tempdir().unwrap();
-        let stream = UnixStream::connect(&path).unwrap();
+        let stream = connect(&path).unwrap();
         let req = Request {
             argv: vec![
                 "acc".into(),
@@ -224,14 +307,14 @@ mod tests {
     #[test]
     fn a_process_outside_the_confined_command_is_not_served() {
         let broker = Broker::bind().unwrap();
-        let path = broker.path().to_path_buf();
+        let path = std::ffi::OsString::from(broker.address());
         // The "confined command" is another process: this test is not its descendant.
         let mut other = std::process::Command::new("sleep")
             .arg("5")
             .spawn()
             .unwrap();
         broker.serve(PathBuf::from("/bin/sh"), other.id());
-        let stream = UnixStream::connect(&path).unwrap();
+        let stream = connect(&path).unwrap();
         let req = Request {
             argv: vec!["acc".into(), "-c".into(), "echo ran".into()],
             cwd: PathBuf::from("/"),

@@ -4,21 +4,27 @@
 //! A parser cannot know what `make`, `python3 script.py` or `npm test` write. Where a
 //! client lets its pre-tool hook replace a shell call's input, the hook rewrites the call to
 //! run under this runner ([`crate::hook::handlers::confine`]). The runner enters a private
-//! user and mount namespace, bind-mounts each given path read-only onto itself
-//! ([`namespace`]), then runs the original command with `bash -c`, passing stdin, stdout,
-//! stderr and the exit status through. Writes under those paths fail with `EROFS` (or
-//! `EBUSY` for a rename or removal of the path itself); everything else stays writable.
-//! When the command fails, one stderr line per read-only claim names it and its owner.
+//! user and mount namespace, bind-mounts each given path onto itself ([`namespace`]), in
+//! order: read-only (`--ro`), or writable again under a read-only directory (`--rw`; the
+//! hook lays claims out in few mounts, [`layout`]), then runs the original command with
+//! `bash -c`, passing stdin, stdout, stderr and the exit status through. Writes under the
+//! read-only paths fail with `EROFS` (or `EBUSY` for a rename or removal of a mounted path
+//! itself); everything else stays writable. When the command fails, one stderr line per
+//! read-only claim names it and its owner (and a count of those not named, `--more`).
 //!
 //! It fails closed: when the namespace cannot be set up, the command does not run and the
 //! runner exits [`SETUP_FAILED`] with a line saying why.
 //!
 //! ```text
-//! acc-hook guard-exec [--ro PATH]... [--claim RESOURCE PARTICIPANT SESSION]... -- COMMAND
+//! acc-hook guard-exec [--ro PATH | --rw PATH]... [--own PATH]...
+//!     [--claim RESOURCE PARTICIPANT SESSION]... [--more N] -- COMMAND
 //! ```
 
 pub mod broker;
+pub mod layout;
 pub mod namespace;
+
+use layout::Mount;
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -34,12 +40,15 @@ pub const SUBCOMMAND: &str = "guard-exec";
 pub const SETUP_FAILED: i32 = 125;
 
 pub const USAGE: &str = "\
-Usage: acc-hook guard-exec [--ro PATH]... [--claim RESOURCE PARTICIPANT SESSION]... -- COMMAND
+Usage: acc-hook guard-exec [--ro PATH | --rw PATH]... [--own PATH]...
+                          [--claim RESOURCE PARTICIPANT SESSION]... [--more N] -- COMMAND
 
-Runs COMMAND with `bash -c` in a private user and mount namespace in which every PATH
-(absolute, existing) is read-only. The exit status is the command's. When the command
-fails, each --claim is named on stderr as the reason its paths were read-only. If the
-namespace cannot be set up, the command does not run and the exit status is 125.
+Runs COMMAND with `bash -c` in a private user and mount namespace in which every --ro PATH
+(absolute, existing) is read-only; a --rw PATH under one of them is writable again (in the
+order given), and every --own PATH is read-only last. The exit status is the command's.
+When the command fails, each --claim is named on stderr as the reason its paths were
+read-only, and --more counts the claims not named. If the namespace cannot be set up, the
+command does not run and the exit status is 125.
 ";
 
 /// A peer's claim, as named on stderr when the command fails.
@@ -63,11 +72,14 @@ impl ClaimLine {
 /// A parsed runner command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuardExec {
-    pub read_only: Vec<PathBuf>,
+    /// Made in this order: a writable one re-opens a path under a read-only one.
+    pub mounts: Vec<Mount>,
     /// acc's own paths (its data home): read-only too, with acc's own commands in the
     /// command served from outside ([`broker`]).
     pub own: Vec<PathBuf>,
     pub claims: Vec<ClaimLine>,
+    /// Claims read-only here but not named (a command line has room for only so many).
+    pub more: usize,
     pub command: OsString,
 }
 
@@ -75,9 +87,9 @@ impl GuardExec {
     /// The arguments after `acc-hook`, subcommand included, in the order [`parse`] reads.
     pub fn to_args(&self) -> Vec<OsString> {
         let mut out: Vec<OsString> = vec![SUBCOMMAND.into()];
-        for path in &self.read_only {
-            out.push("--ro".into());
-            out.push(path.clone().into_os_string());
+        for mount in &self.mounts {
+            out.push(if mount.writable { "--rw" } else { "--ro" }.into());
+            out.push(mount.path.clone().into_os_string());
         }
         for path in &self.own {
             out.push("--own".into());
@@ -86,6 +98,10 @@ impl GuardExec {
         for claim in &self.claims {
             out.push("--claim".into());
             out.extend([&claim.resource, &claim.participant, &claim.session].map(OsString::from));
+        }
+        if self.more > 0 {
+            out.push("--more".into());
+            out.push(self.more.to_string().into());
         }
         out.push("--".into());
         out.push(self.command.clone());
@@ -106,25 +122,29 @@ pub enum UsageError {
     Command,
     /// A claim text that is not UTF-8.
     NotText,
+    /// A `--more` value that is not a count.
+    NotCount,
 }
 
 impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             UsageError::MissingValue(opt) => write!(f, "{opt} is missing its value"),
-            UsageError::RelativePath(p) => write!(f, "--ro {} is not absolute", p.display()),
+            UsageError::RelativePath(p) => write!(f, "{} is not absolute", p.display()),
             UsageError::Unknown(a) => write!(f, "unknown argument {a:?}"),
             UsageError::Command => f.write_str("expected exactly one COMMAND after --"),
-            UsageError::NotText => f.write_str("a --claim value is not UTF-8"),
+            UsageError::NotText => f.write_str("a --claim or --more value is not UTF-8"),
+            UsageError::NotCount => f.write_str("--more is not a count"),
         }
     }
 }
 
 /// Parses the arguments after the subcommand.
 pub fn parse(argv: &[OsString]) -> Result<GuardExec, UsageError> {
-    let mut read_only = Vec::new();
+    let mut mounts = Vec::new();
     let mut own = Vec::new();
     let mut claims = Vec::new();
+    let mut more = 0;
     let mut i = 0;
     let text = |v: Option<&OsString>, opt: &'static str| -> Result<String, UsageError> {
         v.ok_or(UsageError::MissingValue(opt))?
@@ -137,17 +157,29 @@ pub fn parse(argv: &[OsString]) -> Result<GuardExec, UsageError> {
             return Err(UsageError::Command);
         };
         match arg.to_str() {
-            Some(opt @ ("--ro" | "--own")) => {
-                let name = if opt == "--ro" { "--ro" } else { "--own" };
+            Some(opt @ ("--ro" | "--rw" | "--own")) => {
+                let name = match opt {
+                    "--ro" => "--ro",
+                    "--rw" => "--rw",
+                    _ => "--own",
+                };
                 let path = PathBuf::from(argv.get(i + 1).ok_or(UsageError::MissingValue(name))?);
                 if !path.is_absolute() {
                     return Err(UsageError::RelativePath(path));
                 }
-                if name == "--ro" {
-                    read_only.push(path);
-                } else {
-                    own.push(path);
+                match name {
+                    "--own" => own.push(path),
+                    _ => mounts.push(Mount {
+                        path,
+                        writable: name == "--rw",
+                    }),
                 }
+                i += 2;
+            }
+            Some("--more") => {
+                more = text(argv.get(i + 1), "--more")?
+                    .parse()
+                    .map_err(|_| UsageError::NotCount)?;
                 i += 2;
             }
             Some("--claim") => {
@@ -163,9 +195,10 @@ pub fn parse(argv: &[OsString]) -> Result<GuardExec, UsageError> {
                     return Err(UsageError::Command);
                 };
                 return Ok(GuardExec {
-                    read_only,
+                    mounts,
                     own,
                     claims,
+                    more,
                     command: command.clone(),
                 });
             }
@@ -193,7 +226,7 @@ pub fn main(argv: &[OsString]) -> i32 {
 /// Sets up the namespace, runs the command and reports its claims when it fails.
 pub fn run(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
     let code = if exec.own.is_empty() {
-        confined(&exec.read_only, &exec.command, stderr)
+        confined(&exec.mounts, &exec.command, stderr)
     } else {
         brokered(exec, stderr)
     };
@@ -201,13 +234,20 @@ pub fn run(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
         for claim in &exec.claims {
             let _ = writeln!(stderr, "{}", claim.line());
         }
+        if exec.more > 0 {
+            let _ = writeln!(
+                stderr,
+                "acc: {} more claims are read-only in this command (`acc status` lists them)",
+                exec.more
+            );
+        }
     }
     code
 }
 
-/// Enters the namespace with `read_only` and runs `command`.
-fn confined(read_only: &[PathBuf], command: &OsStr, stderr: &mut dyn Write) -> i32 {
-    if let Err(why) = enter(read_only) {
+/// Enters the namespace with `mounts` and runs `command`.
+fn confined(mounts: &[Mount], command: &OsStr, stderr: &mut dyn Write) -> i32 {
+    if let Err(why) = enter(mounts) {
         let _ = writeln!(stderr, "{}", setup_failed(&why));
         return SETUP_FAILED;
     }
@@ -241,8 +281,16 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
             return SETUP_FAILED;
         }
     };
-    let socket = broker.path().to_path_buf();
-    let read_only: Vec<PathBuf> = exec.read_only.iter().chain(&exec.own).cloned().collect();
+    let socket = broker.address();
+    let mounts: Vec<Mount> = exec
+        .mounts
+        .iter()
+        .cloned()
+        .chain(exec.own.iter().map(|path| Mount {
+            path: path.clone(),
+            writable: false,
+        }))
+        .collect();
     // SAFETY: this process has one thread here (the runner is entered before any other is
     // started), so the child may allocate; it leaves through `_exit`.
     let child = unsafe { libc::fork() };
@@ -256,7 +304,7 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
     }
     if child == 0 {
         // The child becomes the command's shell: no third process to start and reap.
-        let code = match enter(&read_only) {
+        let code = match enter(&mounts) {
             Err(why) => {
                 let _ = writeln!(std::io::stderr(), "{}", setup_failed(&why));
                 SETUP_FAILED
@@ -279,7 +327,7 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
         .ok()
         .and_then(|p| p.parent().map(|d| d.join("acc")))
         .unwrap_or_else(|| PathBuf::from("acc"));
-    broker.serve(acc, child as u32);
+    broker.serve_until_exit(acc, child as u32);
     let mut status: libc::c_int = 0;
     loop {
         // SAFETY: waits for our own child; `status` outlives the call.
@@ -300,11 +348,11 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
     }
 }
 
-fn enter(read_only: &[PathBuf]) -> Result<(), String> {
+fn enter(mounts: &[Mount]) -> Result<(), String> {
     if !cfg!(target_os = "linux") {
         return Err("user namespaces are a Linux facility".into());
     }
-    let plan = namespace::Plan::new(read_only).map_err(|e| e.to_string())?;
+    let plan = namespace::Plan::of_mounts(mounts).map_err(|e| e.to_string())?;
     plan.apply().map_err(|e| e.to_string())
 }
 
@@ -333,13 +381,23 @@ mod tests {
     #[test]
     fn arguments_round_trip() {
         let exec = GuardExec {
-            read_only: vec!["/ws/src".into(), "/ws/a b".into()],
+            mounts: vec![
+                Mount {
+                    path: "/ws/src".into(),
+                    writable: false,
+                },
+                Mount {
+                    path: "/ws/src/a b".into(),
+                    writable: true,
+                },
+            ],
             own: vec!["/data/acc".into()],
             claims: vec![ClaimLine {
                 resource: "file:src/**".into(),
                 participant: "alice".into(),
                 session: "s1".into(),
             }],
+            more: 3,
             command: "make && echo 'done'".into(),
         };
         let args = exec.to_args();
@@ -360,6 +418,14 @@ mod tests {
             Err(UsageError::Unknown("x".into()))
         );
         assert_eq!(parse(&os(&["--", "a", "b"])), Err(UsageError::Command));
+        assert_eq!(
+            parse(&os(&["--rw", "x", "--", "a"])),
+            Err(UsageError::RelativePath("x".into()))
+        );
+        assert_eq!(
+            parse(&os(&["--more", "many", "--", "a"])),
+            Err(UsageError::NotCount)
+        );
         assert_eq!(
             parse(&os(&["-x", "--", "a"])),
             Err(UsageError::Unknown("-x".into()))

@@ -4,8 +4,9 @@
 //! process (the hook's availability probe): [`Plan::new`] allocates everything up front, and
 //! [`Plan::apply`] only makes system calls.
 //!
-//! The read-only bind mounts are made in a first user namespace, then a second, nested user
-//! and mount namespace is entered. Mounts that reach a less privileged mount namespace are
+//! The bind mounts ([`super::layout`]: read-only ones, and writable ones re-opening what is
+//! not claimed under a read-only directory) are made in a first user namespace, then a
+//! second, nested user and mount namespace is entered. Mounts that reach a less privileged mount namespace are
 //! locked (mount_namespaces(7)): even a command that is root in its namespace (the caller
 //! may be root) can neither unmount them nor remount them writable, and cannot bind the
 //! directory under them elsewhere without them.
@@ -13,6 +14,8 @@
 use std::ffi::{CString, c_int};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+
+use super::layout::Mount;
 
 /// Which step of the setup failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,8 +28,10 @@ pub enum Step {
     Private,
     /// Bind-mounting the path with this index onto itself.
     Bind(usize),
-    /// Remounting that bind read-only.
+    /// Remounting that bind read-only (or writable again).
     ReadOnly(usize),
+    /// Entering the working directory again, through the new mounts.
+    Cwd,
 }
 
 /// A failed step and its errno.
@@ -43,7 +48,8 @@ impl std::fmt::Display for SetupError {
             Step::IdMap => "mapping the user and group ids".to_owned(),
             Step::Private => "making the mounts private".to_owned(),
             Step::Bind(i) => format!("bind-mounting read-only path #{}", i + 1),
-            Step::ReadOnly(i) => format!("making path #{} read-only", i + 1),
+            Step::ReadOnly(i) => format!("remounting path #{}", i + 1),
+            Step::Cwd => "entering the working directory again".to_owned(),
         };
         let os = std::io::Error::from_raw_os_error(self.errno);
         write!(f, "{what} failed: {os}")
@@ -55,37 +61,65 @@ impl std::fmt::Display for SetupError {
 pub struct Plan {
     uid_map: CString,
     gid_map: CString,
-    read_only: Vec<CString>,
+    mounts: Vec<(CString, bool)>,
+    cwd: Option<CString>,
 }
 
 impl Plan {
     /// A plan that makes each of `read_only` (absolute, existing paths) read-only. A path
     /// with a NUL byte cannot exist on Linux; it is refused rather than dropped.
     pub fn new(read_only: &[impl AsRef<Path>]) -> Result<Plan, std::ffi::NulError> {
+        let mounts: Vec<Mount> = read_only
+            .iter()
+            .map(|p| Mount {
+                path: p.as_ref().to_path_buf(),
+                writable: false,
+            })
+            .collect();
+        Plan::of_mounts(&mounts)
+    }
+
+    /// A plan that makes `mounts` in order: each a bind of an existing absolute path onto
+    /// itself, read-only or (under a read-only one) writable again.
+    pub fn of_mounts(mounts: &[Mount]) -> Result<Plan, std::ffi::NulError> {
         // SAFETY: getuid and getgid cannot fail and have no preconditions.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-        let read_only = read_only
+        let mounts = mounts
             .iter()
-            .map(|p| CString::new(p.as_ref().as_os_str().as_bytes()))
-            .collect::<Result<_, _>>()?;
+            .map(|m| Ok((CString::new(m.path.as_os_str().as_bytes())?, m.writable)))
+            .collect::<Result<_, std::ffi::NulError>>()?;
+        // The working directory is held by inode, below any mount made over it: entered
+        // again by name, a write relative to it meets the mounts like any other.
+        let cwd = std::env::current_dir()
+            .ok()
+            .map(|d| CString::new(d.as_os_str().as_bytes()))
+            .transpose()?;
         Ok(Plan {
             uid_map: CString::new(format!("{uid} {uid} 1\n"))?,
             gid_map: CString::new(format!("{gid} {gid} 1\n"))?,
-            read_only,
+            mounts,
+            cwd,
         })
     }
 
-    /// Enters the namespaces and makes the paths read-only in them. The caller keeps its
-    /// own user and group ids. Must run in a single-threaded process (`unshare` refuses a
-    /// new user namespace otherwise). Makes no allocation.
+    /// Enters the namespaces and makes the mounts in them. The caller keeps its own user
+    /// and group ids. Must run in a single-threaded process (`unshare` refuses a new user
+    /// namespace otherwise). Makes no allocation.
     pub fn apply(&self) -> Result<(), SetupError> {
         self.enter()?;
         private()?;
-        for (i, path) in self.read_only.iter().enumerate() {
-            bind_read_only(path, i)?;
+        for (i, (path, writable)) in self.mounts.iter().enumerate() {
+            bind(path, *writable, i)?;
         }
         // Locks the mounts above (see the module docs).
-        self.enter()
+        self.enter()?;
+        if let Some(cwd) = &self.cwd {
+            // SAFETY: a NUL-terminated string that outlives the call.
+            if unsafe { libc::chdir(cwd.as_ptr()) } != 0 {
+                return Err(last(Step::Cwd));
+            }
+        }
+        Ok(())
     }
 
     fn enter(&self) -> Result<(), SetupError> {
@@ -142,7 +176,7 @@ fn private() -> Result<(), SetupError> {
     Ok(())
 }
 
-fn bind_read_only(path: &CString, index: usize) -> Result<(), SetupError> {
+fn bind(path: &CString, writable: bool, index: usize) -> Result<(), SetupError> {
     // SAFETY: NUL-terminated strings that outlive the calls; statvfs writes into a value
     // of its own type.
     unsafe {
@@ -158,12 +192,15 @@ fn bind_read_only(path: &CString, index: usize) -> Result<(), SetupError> {
         {
             return Err(last(Step::Bind(index)));
         }
-        // A remount in a user namespace must keep the flags the mount already has.
+        // A remount in a user namespace must keep the flags the mount already has. A
+        // writable one is a bind from under a read-only mount made here, whose read-only
+        // flag is not locked and is dropped.
         let mut stat: libc::statvfs = std::mem::zeroed();
         if libc::statvfs(path.as_ptr(), &mut stat) != 0 {
             return Err(last(Step::ReadOnly(index)));
         }
-        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept_flags(stat.f_flag);
+        let read_only = if writable { 0 } else { libc::MS_RDONLY };
+        let flags = libc::MS_REMOUNT | libc::MS_BIND | read_only | kept_flags(stat.f_flag);
         if libc::mount(
             std::ptr::null(),
             path.as_ptr(),
@@ -239,6 +276,7 @@ fn encode(e: SetupError) -> c_int {
         Step::Private => 3,
         Step::Bind(_) => 4,
         Step::ReadOnly(_) => 5,
+        Step::Cwd => 6,
     }
 }
 
@@ -248,6 +286,7 @@ fn decode(code: c_int) -> SetupError {
         3 => Step::Private,
         4 => Step::Bind(0),
         5 => Step::ReadOnly(0),
+        6 => Step::Cwd,
         _ => Step::Unshare,
     };
     SetupError {
@@ -273,6 +312,6 @@ mod tests {
     #[test]
     fn a_path_with_a_nul_byte_is_refused_not_dropped() {
         assert!(Plan::new(&[Path::new("/a\0b")]).is_err());
-        assert_eq!(Plan::new(&[Path::new("/a")]).unwrap().read_only.len(), 1);
+        assert_eq!(Plan::new(&[Path::new("/a")]).unwrap().mounts.len(), 1);
     }
 }

@@ -8,8 +8,9 @@
 //! live claim of another session acting as the same participant (inherited or a peer's:
 //! only the store can tell); at most [`FAST_TARGETS`] readable targets, none covered by a
 //! peer's guarded claim, judged by the same [`verdict::judge_paths`] as the fallback; no
-//! heartbeat due ([`beat_marker`]); and a call the client will not have rewritten
-//! ([`super::handlers::confine`]). Anything else (a deny, which must be recorded for the
+//! heartbeat due ([`beat_marker`]). A shell call the client lets acc rewrite is rewritten
+//! to run confined from the same snapshot's claims ([`super::handlers::confine`]). Anything
+//! else (a deny, which must be recorded for the
 //! claim's owner; an unreadable command; a missing or stale token, or a snapshot that is
 //! not the file the token sealed; a store marked tampered) returns `None`, and the
 //! store path answers exactly as before. A fast allow writes nothing to the store; its
@@ -22,11 +23,13 @@ use super::bound_workspace;
 use super::call::Call;
 use super::fingerprints::{self, SnapshotWatch, Watched};
 use super::guard_fallback;
+use super::handlers::confine;
 use super::handlers::tool::{owner_line_outcome, save_fingerprints};
 use super::targets;
 use super::verdict::{self, Guarded};
 use crate::core::bindings::binding_key;
 use crate::core::resources::spellings_overlap;
+use crate::ids::SessionId;
 use crate::paths;
 use crate::store::guard_snapshot::{self, SnapshotText};
 use crate::store::tamper;
@@ -66,10 +69,10 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     // A subagent acts under its own binding or its parent's: the store path decides which.
     if event.parent_session_id.is_some()
         || authority_guard::deny_reason(call).is_some()
-        || (tool.class == ToolClass::Shell && would_rewrite(call))
     {
         return None;
     }
+    let rewrites = tool.class == ToolClass::Shell && would_rewrite(call);
     let key = binding_key(&event.session_id);
     let now = call.settings.ports.now();
     if !beat_marker::fresh(&call.data_home, &key, now) {
@@ -116,6 +119,8 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     let mut records = Vec::new();
     // A shell call's fingerprints watch every peer claim (what `make` writes is unknown).
     let mut watched = Vec::new();
+    // What a rewritten call keeps read-only: every peer's claim.
+    let mut peers = Vec::new();
     for line in snapshot.claims() {
         let line = line?;
         if line.expires_at_ms <= now || line.owner_session_id == me {
@@ -129,8 +134,14 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
                 .iter()
                 .any(|l| spellings_overlap(l.as_str(), &line.resource))
         });
-        if candidate {
-            records.push(guard_fallback::record_of(&line.owned(), now));
+        if candidate || rewrites {
+            let record = guard_fallback::record_of(&line.owned(), now);
+            if rewrites {
+                peers.push(record.clone());
+            }
+            if candidate {
+                records.push(record);
+            }
         }
         if shell {
             watched.extend(Watched::of_line(line));
@@ -140,6 +151,12 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     if verdict::judge_resolved(&guarded, &roots, &resolved, until).is_some() {
         return None;
     }
+    let confined = if rewrites {
+        let me = SessionId::from_store(me.to_owned());
+        confine::confine_with(call, roots.all(), &me, &peers).ok()?
+    } else {
+        None
+    };
     let mut answer = Answer::silent();
     answer.notes = pinned.notes;
     if shell {
@@ -156,15 +173,17 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
             Some((&text, watch)),
         );
     }
-    if let Some(outcome) = owner_line_outcome(call, &tool.name, me, &binding.generation) {
+    // The rewrite is the whole answer: an owner line would replace it.
+    if let Some(outcome) = confined {
+        answer.outcome = outcome;
+    } else if let Some(outcome) = owner_line_outcome(call, &tool.name, me, &binding.generation) {
         answer.outcome = outcome;
     }
     answer.notes.append(&mut call.faults.borrow_mut());
     Some(answer)
 }
 
-/// Whether the client may have this shell call rewritten to run confined: the store path
-/// decides what the confinement holds.
+/// Whether the client may have this shell call rewritten to run confined.
 fn would_rewrite(call: &Call) -> bool {
     let mut asked = false;
     let _ = call

@@ -9,14 +9,21 @@
 //! call is judged by the target rules alone. A call with no guarded peer claim on an
 //! existing path is left alone.
 //!
-//! Not covered: paths of a claim that do not exist yet (a claimed file the command
-//! creates), other names of a claimed file (a hard link outside the claim), and claims the
-//! peer takes after the call started.
+//! What is read-only is laid out per directory ([`layout`]): the hook lists each directory
+//! holding claimed entries once and passes the runner the few mounts that cover them, not
+//! one per claim. A claimed path that does not exist yet is covered too (its directory is
+//! read-only whole, what it holds re-opened), in every worktree of the workspace.
+//!
+//! Not covered: other names of a claimed file (a hard link outside the claim), and claims
+//! the peer takes after the call started. A layout too long for one command line (over
+//! [`LINE_BUDGET`]: thousands of claims each needing a mount of its own) is not rewritten,
+//! and the call is judged by the target rules alone, as where namespaces are refused.
 
 use super::super::call::Call;
 use crate::core::Core;
 use crate::core::claims::ClaimRecord;
 use crate::core::model::Enforcement;
+use crate::guard_exec::layout::{self, Mount, Unlisted};
 use crate::guard_exec::namespace::{self, Plan};
 use crate::guard_exec::{ClaimLine, GuardExec};
 use crate::hook::failure::Failure;
@@ -25,22 +32,33 @@ use acc_sdk::event::ToolClass;
 use acc_sdk::outcome::HookOutcome;
 use std::path::{Path, PathBuf};
 
-/// What a rewritten call makes read-only, and the claims it names when the command fails.
+/// Claims named on the runner's line (their stderr lines when the command fails); the rest
+/// are counted (`--more`).
+pub const NAMED_CLAIMS: usize = 16;
+
+/// The longest runner line the hook hands the client: Linux refuses a single argument over
+/// 128 KiB (`MAX_ARG_STRLEN`), and the client passes the line to its shell as one.
+pub const LINE_BUDGET: usize = 96 * 1024;
+
+/// What a rewritten call mounts, and the claims it names when the command fails.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Confinement {
-    pub read_only: Vec<PathBuf>,
+    pub mounts: Vec<Mount>,
     pub claims: Vec<ClaimLine>,
+    pub more: usize,
 }
 
-/// The existing paths under other sessions' live guarded `file:` claims inside `root`.
-/// `exists` is asked about each claimed path (the filesystem, in the hook).
+/// The mounts that keep other sessions' live guarded `file:` claims read-only in each of
+/// `roots` (the workspace's worktrees). `list` names a directory's entries
+/// ([`layout::list_dir`] in the hook).
 pub fn confinement(
-    root: &Path,
+    roots: &[PathBuf],
     me: &SessionId,
     claims: &[ClaimRecord],
-    exists: impl Fn(&Path) -> bool,
-) -> Confinement {
+    mut list: impl FnMut(&Path) -> std::io::Result<Option<Vec<(std::ffi::OsString, layout::Kind)>>>,
+) -> Result<Confinement, Unlisted> {
     let mut out = Confinement::default();
+    let mut paths = Vec::new();
     for claim in claims {
         if claim.enforcement != Enforcement::Guarded || &claim.owner_session_id == me {
             continue;
@@ -49,20 +67,33 @@ pub fn confinement(
         let Some(pattern) = claim.resource.relative_pattern() else {
             continue;
         };
-        let path = root.join(pattern.path);
-        if !exists(&path) {
-            continue;
+        paths.push(pattern.path);
+        if out.claims.len() < NAMED_CLAIMS {
+            out.claims.push(ClaimLine {
+                resource: claim.resource.to_string(),
+                participant: claim.owner_participant_id.to_string(),
+                session: claim.owner_session_id.to_string(),
+            });
+        } else {
+            out.more += 1;
         }
-        if !out.read_only.contains(&path) {
-            out.read_only.push(path);
-        }
-        out.claims.push(ClaimLine {
-            resource: claim.resource.to_string(),
-            participant: claim.owner_participant_id.to_string(),
-            session: claim.owner_session_id.to_string(),
-        });
     }
-    out
+    if paths.is_empty() {
+        return Ok(Confinement::default());
+    }
+    // Outer worktrees first: a worktree inside another is mounted over what the outer one
+    // re-opened.
+    let mut roots: Vec<&PathBuf> = roots.iter().collect();
+    roots.sort_by_key(|r| r.components().count());
+    roots.dedup();
+    for root in roots {
+        let plan = layout::plan(root, paths.iter().map(PathBuf::as_path), &mut list)?;
+        out.mounts.extend(plan);
+    }
+    if out.mounts.is_empty() {
+        return Ok(Confinement::default());
+    }
+    Ok(out)
 }
 
 /// The command line that runs `command` under `runner guard-exec` with `confinement` and
@@ -74,9 +105,10 @@ pub fn runner_command(
     command: &str,
 ) -> String {
     let exec = GuardExec {
-        read_only: confinement.read_only.clone(),
+        mounts: confinement.mounts.clone(),
         own: own.to_vec(),
         claims: confinement.claims.clone(),
+        more: confinement.more,
         command: command.into(),
     };
     std::iter::once(runner.as_os_str().to_owned())
@@ -98,11 +130,34 @@ pub fn confine(
     core: &mut Core,
     me: &SessionId,
 ) -> Result<Option<HookOutcome>, Failure> {
+    rewrite(call, |command| {
+        let roots = crate::hook::verdict::roots_of_workspace(core.workspace());
+        let claims = core.guarded_file_claims_of_others(me)?;
+        wrapped(call, roots.all(), me, &claims, command)
+    })
+}
+
+/// [`confine`] for the guard's fast path, with the peers' guarded claims its snapshot holds
+/// (every live one not `me`'s, none of them inherited: the fast path leaves those to the
+/// store).
+pub fn confine_with(
+    call: &Call,
+    roots: &[PathBuf],
+    me: &SessionId,
+    claims: &[ClaimRecord],
+) -> Result<Option<HookOutcome>, Failure> {
+    rewrite(call, |command| wrapped(call, roots, me, claims, command))
+}
+
+fn rewrite(
+    call: &Call,
+    mut wrap: impl FnMut(&str) -> Result<Option<String>, Failure>,
+) -> Result<Option<HookOutcome>, Failure> {
     if call.event.tool.as_ref().map(|t| t.class) != Some(ToolClass::Shell) {
         return Ok(None);
     }
     let mut failure = None;
-    let mut wrap = |command: &str| match wrapped(call, core, me, command) {
+    let mut wrap = |command: &str| match wrap(command) {
         Ok(line) => line,
         Err(f) => {
             failure = Some(f);
@@ -119,18 +174,20 @@ pub fn confine(
     }
 }
 
-/// `command` under the runner, or `None` when no peer claim has an existing path here or
-/// the namespace cannot be set up for them.
+/// `command` under the runner, or `None` when no peer claim needs a mount here, the
+/// namespace cannot be set up for them, or their layout does not fit one command line.
 fn wrapped(
     call: &Call,
-    core: &mut Core,
+    roots: &[PathBuf],
     me: &SessionId,
+    claims: &[ClaimRecord],
     command: &str,
 ) -> Result<Option<String>, Failure> {
-    let root = core.workspace().checkout_root().to_path_buf();
-    let claims = core.guarded_file_claims_of_others(me)?;
-    let confinement = confinement(&root, me, &claims, |p| p.symlink_metadata().is_ok());
-    if confinement.read_only.is_empty() {
+    // A directory that cannot be listed leaves the call to the target rules.
+    let Ok(confinement) = confinement(roots, me, claims, layout::list_dir) else {
+        return Ok(None);
+    };
+    if confinement.mounts.is_empty() {
         return Ok(None);
     }
     call.deadline.check()?;
@@ -138,16 +195,48 @@ fn wrapped(
     let Ok(runner) = std::env::current_exe() else {
         return Ok(None);
     };
-    // One path proves the kernel lets this process set the guard up; the runner sets up
-    // the rest, and refuses to run the command if any of them fails.
-    let Ok(plan) = Plan::new(&confinement.read_only[..1]) else {
-        return Ok(None);
-    };
-    if namespace::probe(&plan).is_err() {
+    if !namespaces_work(&call.data_home, &confinement.mounts[0]) {
         return Ok(None);
     }
     let own = crate::hook::self_guard::own_files(call).confined();
-    Ok(Some(runner_command(&runner, &confinement, &own, command)))
+    let line = runner_command(&runner, &confinement, &own, command);
+    Ok((line.len() <= LINE_BUDGET).then_some(line))
+}
+
+/// How long a successful probe vouches for this machine. The runner still refuses to run a
+/// command whose guard it cannot set up; a kernel that stops allowing the namespace within
+/// this time costs such refusals until the next probe, not an unguarded command.
+const PROBE_FOR: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The marker of the last successful probe (its modification time).
+pub fn probe_marker(data_home: &Path) -> PathBuf {
+    data_home.join("acc").join("kernel-guard-probed")
+}
+
+/// Whether this process can set the guard up here: one mount proves the kernel lets it
+/// (the runner sets up the rest, and refuses to run the command if any of them fails). A
+/// probe forks and enters two namespaces, so a success is remembered for [`PROBE_FOR`].
+fn namespaces_work(data_home: &Path, first: &Mount) -> bool {
+    let marker = probe_marker(data_home);
+    let recent = std::fs::metadata(&marker)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|at| std::time::SystemTime::now().duration_since(at).ok())
+        .is_some_and(|age| age < PROBE_FOR);
+    if recent {
+        return true;
+    }
+    let Ok(plan) = Plan::of_mounts(std::slice::from_ref(first)) else {
+        return false;
+    };
+    if namespace::probe(&plan).is_err() {
+        return false;
+    }
+    // Best effort: without the marker the next call probes again.
+    if let Ok(f) = std::fs::File::create(&marker) {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+    true
 }
 
 #[cfg(test)]
@@ -172,26 +261,44 @@ mod tests {
         }
     }
 
+    type Listing = std::io::Result<Option<Vec<(std::ffi::OsString, layout::Kind)>>>;
+
+    /// `/ws` holding `src/` (with `a.rs` and `b.rs`) and `README.md`.
+    fn listing(dir: &Path) -> Listing {
+        let entries: &[(&str, layout::Kind)] = match dir.to_str().unwrap() {
+            "/ws" => &[
+                ("src", layout::Kind::Dir),
+                ("README.md", layout::Kind::File),
+            ],
+            "/ws/src" => &[("a.rs", layout::Kind::File), ("b.rs", layout::Kind::File)],
+            _ => return Ok(None),
+        };
+        Ok(Some(entries.iter().map(|(n, k)| (n.into(), *k)).collect()))
+    }
+
+    fn mounts(found: &Confinement) -> Vec<(String, bool)> {
+        found
+            .mounts
+            .iter()
+            .map(|m| (m.path.display().to_string(), m.writable))
+            .collect()
+    }
+
     #[test]
-    fn only_peers_guarded_file_claims_on_existing_paths_inside_the_root() {
+    fn only_peers_guarded_file_claims_inside_the_root() {
         let me = SessionId::parse("me").unwrap();
         let claims = [
             claim("file:src/**", "alice", Enforcement::Guarded),
             claim("file:README.md", "me", Enforcement::Guarded),
             claim("file:docs/**", "bob", Enforcement::Advisory),
-            claim("file:missing/**", "bob", Enforcement::Guarded),
             claim("file:../other/x", "bob", Enforcement::Guarded),
             claim("file:/etc/passwd", "bob", Enforcement::Guarded),
             claim("git:refs/heads/main", "bob", Enforcement::Guarded),
             claim("file:src/a.rs", "bob", Enforcement::Guarded),
         ];
-        let found = confinement(Path::new("/ws"), &me, &claims, |p| {
-            !p.starts_with("/ws/missing")
-        });
-        assert_eq!(
-            found.read_only,
-            [PathBuf::from("/ws/src"), PathBuf::from("/ws/src/a.rs")]
-        );
+        let found = confinement(&["/ws".into()], &me, &claims, listing).unwrap();
+        // `src/a.rs` is under `src/**`: one mount.
+        assert_eq!(mounts(&found), [("/ws/src".to_owned(), false)]);
         let named: Vec<String> = found.claims.iter().map(ClaimLine::line).collect();
         assert_eq!(
             named,
@@ -203,15 +310,57 @@ mod tests {
     }
 
     #[test]
-    fn a_path_claimed_twice_is_mounted_once_and_both_claims_are_named() {
+    fn a_claim_not_yet_there_makes_its_directory_read_only_in_every_worktree() {
+        let me = SessionId::parse("me").unwrap();
+        let claims = [claim("file:src/new.rs", "alice", Enforcement::Guarded)];
+        let found = confinement(&["/ws".into()], &me, &claims, listing).unwrap();
+        assert_eq!(
+            mounts(&found),
+            [
+                ("/ws/src".to_owned(), false),
+                ("/ws/src/a.rs".to_owned(), true),
+                ("/ws/src/b.rs".to_owned(), true),
+            ]
+        );
+        // A worktree inside the first is laid out after it; one with nothing listed (the
+        // directory is not there) adds nothing.
+        let list = |dir: &Path| match dir.to_str().unwrap() {
+            "/ws/wt/src" => Ok(Some(vec![("b.rs".into(), layout::Kind::File)])),
+            "/ws/wt" => Ok(Some(vec![("src".into(), layout::Kind::Dir)])),
+            _ => listing(dir),
+        };
+        let claims = [claim("file:src/b.rs", "alice", Enforcement::Guarded)];
+        let found = confinement(
+            &["/ws/wt".into(), "/ws".into(), "/gone".into()],
+            &me,
+            &claims,
+            list,
+        )
+        .unwrap();
+        assert_eq!(
+            mounts(&found),
+            [
+                ("/ws/src/b.rs".to_owned(), false),
+                ("/ws/wt/src/b.rs".to_owned(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_path_claimed_twice_is_mounted_once_and_claims_past_the_named_are_counted() {
         let me = SessionId::parse("me").unwrap();
         let claims = [
             claim("file:src/**", "alice", Enforcement::Guarded),
             claim("file:src/**", "bob", Enforcement::Guarded),
         ];
-        let found = confinement(Path::new("/ws"), &me, &claims, |_| true);
-        assert_eq!(found.read_only, [PathBuf::from("/ws/src")]);
-        assert_eq!(found.claims.len(), 2);
+        let found = confinement(&["/ws".into()], &me, &claims, listing).unwrap();
+        assert_eq!(mounts(&found), [("/ws/src".to_owned(), false)]);
+        assert_eq!((found.claims.len(), found.more), (2, 0));
+        let many: Vec<ClaimRecord> = (0..NAMED_CLAIMS + 5)
+            .map(|i| claim(&format!("file:src/m{i}/**"), "alice", Enforcement::Guarded))
+            .collect();
+        let found = confinement(&["/ws".into()], &me, &many, listing).unwrap();
+        assert_eq!((found.claims.len(), found.more), (NAMED_CLAIMS, 5));
     }
 
     #[test]
@@ -219,7 +368,13 @@ mod tests {
         let me = SessionId::parse("me").unwrap();
         let mine = [claim("file:src/**", "me", Enforcement::Guarded)];
         assert_eq!(
-            confinement(Path::new("/ws"), &me, &mine, |_| true),
+            confinement(&["/ws".into()], &me, &mine, listing).unwrap(),
+            Confinement::default()
+        );
+        // Under a file nothing can be created: nothing to mount.
+        let under_a_file = [claim("file:README.md/x", "alice", Enforcement::Guarded)];
+        assert_eq!(
+            confinement(&["/ws".into()], &me, &under_a_file, listing).unwrap(),
             Confinement::default()
         );
     }
@@ -227,12 +382,16 @@ mod tests {
     #[test]
     fn the_runner_command_survives_the_shell_word_for_word() {
         let confinement = Confinement {
-            read_only: vec!["/ws/it's src".into()],
+            mounts: vec![Mount {
+                path: "/ws/it's src".into(),
+                writable: false,
+            }],
             claims: vec![ClaimLine {
                 resource: "file:it's/**".into(),
                 participant: "alice".into(),
                 session: "s1".into(),
             }],
+            more: 0,
         };
         let command = r#"python3 -c "open('src/x','w').write('$HOME')" && echo `date`"#;
         let own = [PathBuf::from("/data/acc")];
