@@ -9,6 +9,7 @@ pub mod identity;
 mod install;
 pub mod normalize;
 pub mod outcomes;
+pub mod package_version;
 pub mod tools;
 
 use acc_sdk::adapter::{AdapterBehaviour, ClientIdentity, ProcessEntry};
@@ -41,5 +42,14 @@ impl AdapterBehaviour for Behaviour {
 
     fn identify_client_process(&self, entry: &ProcessEntry) -> Option<ClientIdentity> {
         identity::identify(entry, CERTIFICATION_NAME)
+    }
+
+    fn client_version_of(
+        &self,
+        pid: u32,
+        _entry: &ProcessEntry,
+        env: &std::collections::BTreeMap<String, String>,
+    ) -> Option<String> {
+        package_version::version(pid, env)
     }
 }
