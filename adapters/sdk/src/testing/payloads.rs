@@ -48,6 +48,7 @@ pub fn tool_call(name: &str, class: ToolClass, target: &str) -> ToolCall {
         class,
         targets: Targets::Paths(vec![target.to_owned()]),
         call_id: None,
+        writes_only_targets: false,
     }
 }
 
