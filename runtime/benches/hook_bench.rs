@@ -260,7 +260,10 @@ fn main() {
     );
     let header: Vec<String> = measured
         .iter()
-        .map(|(p, _)| format!("{} claims, {} queued (wall / CPU)", p.claims, p.messages))
+        .map(|(p, _)| {
+            let at = format!("{} claims, {} queued", p.claims, p.messages);
+            format!("{at}, wall | {at}, CPU")
+        })
         .collect();
     let ratio = measured.len() == 2;
     println!(
@@ -270,7 +273,7 @@ fn main() {
     );
     println!(
         "|---|{}{}",
-        "---|".repeat(measured.len()),
+        "---|".repeat(2 * measured.len()),
         if ratio { "---|" } else { "" }
     );
     for (i, (name, _)) in measured[0].1.rows.iter().enumerate() {
