@@ -1,22 +1,32 @@
 //! The hook runtime's benchmark (not a timed test): medians of whole `acc-hook` processes
 //! as Claude Code runs them, against a populated store.
 //!
-//! - `PreToolUse` guard with 200 live guarded claims of a peer: a covered write (deny), an
-//!   uncovered one (allow), a readable shell command naming no claimed path (allow), and a
-//!   `mv` of 60,000 names followed by `rm -rf src` (three runs; denied, or failed open when
-//!   the budget runs out);
-//! - `UserPromptSubmit` with 1,000 queued notes (questions would each add an urgent
+//! Every case runs against two populations, 200 live guarded claims of a peer with 1,000
+//! queued notes and 10,000 of each, and the table gives both and their ratio: an answer
+//! that grows with the claims or the queue shows there.
+//!
+//! - `PreToolUse` guard: a covered write (deny), an uncovered one (allow), the same with
+//!   the heartbeat due (the first call after 30 s: the store path, which writes it), two
+//!   readable shell commands naming no claimed path (allow), and a `mv` of 60,000 names
+//!   followed by `rm -rf src` (three runs; denied, or failed open when the budget runs
+//!   out);
+//! - `UserPromptSubmit` with the queued notes (questions would each add an urgent
 //!   attention line that the projector shows before bodies), for a Claude Code older than
 //!   any evidence: bodies withheld (a run changes only the heartbeat), and the same under
 //!   `ACC_CERTIFY_CANDIDATES=delivery.nextTurn`: bodies rendered and offers committed (the
-//!   store is restored before every run, outside the timing, so each run sees 1,000 queued
-//!   messages);
+//!   store is restored before every run, outside the timing, so each run sees the whole
+//!   queue);
 //! - `SessionStart` of a new conversation (client probe, open, bind).
 //!
 //! Run with `cargo bench -p acc-runtime --bench hook_bench`. Results belong in
-//! docs/PERFORMANCE.md ("Hook runtime"). With `ACC_BENCH_DIR=<dir>` the populated store
-//! (left as populated), its copy `template.db` and each case's payload
-//! (`payloads/{deny,allow,shell,turn,start}.json`) are kept for profiling one process.
+//! docs/PERFORMANCE.md ("Hook runtime"). With `ACC_BENCH_DIR=<dir>` the populated stores
+//! (left as populated: the small one in `<dir>`, the large one in `<dir>/large`), their
+//! copies `template.db` and each case's payload
+//! (`payloads/{deny,allow,reads,post,shell,turn,start}.json`) are kept for profiling one process.
+//! `ACC_BENCH_POPULATION=small` or `large` runs one population only; with
+//! `ACC_BENCH_POPULATE_ONLY=1` the stores are populated and kept, and nothing is measured.
+//! `<dir>/data-template` (and `<dir>/large/data-template`) is the whole data home as
+//! populated, to restore before profiling a process (see docs/PERFORMANCE.md).
 
 use acc_runtime::core::claims::ClaimRequest;
 use acc_runtime::core::messages::SendMessage;
@@ -32,10 +42,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CLAIMS: usize = 200;
-const MESSAGES: usize = 1_000;
+/// The populations measured: the everyday one and the one the answers must stay flat to
+/// (issue 30: the large figure within 1.25x of the small one).
+const POPULATIONS: [Population; 2] = [
+    Population {
+        name: "small",
+        claims: 200,
+        messages: 1_000,
+    },
+    Population {
+        name: "large",
+        claims: 10_000,
+        messages: 10_000,
+    },
+];
 const RUNS: usize = 60;
 const CONVERSATION: &str = "5b0c6f2e-0000-4000-8000-00000000bench";
+/// The issue's readable shell call: it names no path it writes.
+const READS: &str = "cat src/lib.rs | grep -c x";
 /// A shell command the reader reads whole, naming no claimed path.
 const READABLE: &str = "cargo fmt --all --check && cargo test -p acc-runtime 2>&1 | tee docs/test.log \
     && cp README.md docs/README.copy && mkdir -p build && echo done > build/stamp";
@@ -150,6 +174,23 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
     (d, answer)
 }
 
+/// Makes the conversation's heartbeat due, as 30 s without a hook call leave it: the
+/// session's last heartbeat a minute ago and the guard's marker gone.
+fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    let ago = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        - 60_000;
+    conn.execute(
+        "UPDATE sessions SET heartbeat_at = ?2 WHERE session_id = ?1",
+        rusqlite::params![session, ago],
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(data.join("acc").join("heartbeats").join(key));
+}
+
 fn store_file(data: &Path, ws: &Path) -> PathBuf {
     let desc = workspace::discover(ws, &Env::new()).unwrap();
     paths::store_file(data, &desc.id)
@@ -177,10 +218,91 @@ fn keep_payloads(kept: Option<&Path>, payloads: &[(&str, &[u8])]) {
     }
 }
 
+struct Population {
+    name: &'static str,
+    claims: usize,
+    messages: usize,
+}
+
+/// One population's medians, by case, in the order printed.
+struct Measured {
+    rows: Vec<(String, Vec<Sample>)>,
+    huge_answers: Vec<&'static str>,
+}
+
 fn main() {
     let tmp = tempfile::tempdir().unwrap();
     let kept = std::env::var_os("ACC_BENCH_DIR").map(PathBuf::from);
-    let base = kept.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+    let only = std::env::var("ACC_BENCH_POPULATION").ok();
+    let mut measured = Vec::new();
+    for population in POPULATIONS
+        .iter()
+        .filter(|p| only.as_deref().is_none_or(|o| o == p.name))
+    {
+        let base = kept.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+        let base = match population.name {
+            "small" => base,
+            other => base.join(other),
+        };
+        measured.push((population, measure(population, &base, kept.is_some())));
+    }
+
+    if measured.iter().all(|(_, m)| m.rows.is_empty()) {
+        return;
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "load average at the end: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let header: Vec<String> = measured
+        .iter()
+        .map(|(p, _)| {
+            let at = format!("{} claims, {} queued", p.claims, p.messages);
+            format!("{at}, wall | {at}, CPU")
+        })
+        .collect();
+    let ratio = measured.len() == 2;
+    println!(
+        "| measurement | {}{} |",
+        header.join(" | "),
+        if ratio { " | large / small (CPU)" } else { "" }
+    );
+    println!(
+        "|---|{}{}",
+        "---|".repeat(2 * measured.len()),
+        if ratio { "---|" } else { "" }
+    );
+    for (i, (name, _)) in measured[0].1.rows.iter().enumerate() {
+        let cells: Vec<String> = measured
+            .iter()
+            .map(|(_, m)| medians(&m.rows[i].1))
+            .collect();
+        let mut line = format!("| {name} | {} |", cells.join(" | "));
+        if ratio {
+            let cpu =
+                |m: &Measured| median(m.rows[i].1.iter().map(|s| s.cpu).collect()).as_secs_f64();
+            line.push_str(&format!(
+                " {:.2}x |",
+                cpu(&measured[1].1) / cpu(&measured[0].1)
+            ));
+        }
+        println!("{line}");
+    }
+    for (p, m) in &measured {
+        println!(
+            "{} claims: the `mv` of {HUGE_TARGETS} names then `rm -rf src` was {}",
+            p.claims,
+            m.huge_answers.join(", ")
+        );
+    }
+}
+
+fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
+    let (claims, messages) = (population.claims, population.messages);
     let data = base.join("data");
     let ws = base.join("project");
     // Discovery reads .git files directly; a HEAD is all it needs.
@@ -216,20 +338,23 @@ fn main() {
     req.enforcement = Enforcement::Guarded;
     let s = core.open_session(req).unwrap();
     let peer = Owner::new(s.session_id, s.generation);
-    for i in 0..CLAIMS {
-        let mut req =
-            ClaimRequest::new(Resource::parse(&format!("file:src/module_{i:03}/**")).unwrap());
-        req.enforcement = Enforcement::Guarded;
-        core.claim(&peer, req).unwrap();
-    }
-    for i in 0..MESSAGES {
+    // One publication for all the claims (each claim alone would rewrite the snapshot).
+    core.deferring_publication(|core| {
+        for i in 0..claims {
+            let mut req =
+                ClaimRequest::new(Resource::parse(&format!("file:src/module_{i:05}/**")).unwrap());
+            req.enforcement = Enforcement::Guarded;
+            core.claim(&peer, req).unwrap();
+        }
+    });
+    for i in 0..messages {
         core.send(
             &peer,
             SendMessage {
                 to: vec![me.to_string()],
                 kind: MessageKind::Note,
                 obligation: None,
-                subject: format!("message {i} about module {}", i % CLAIMS),
+                subject: format!("message {i} about module {}", i % claims),
                 body: "a body of a realistic length, ".repeat(8),
                 client_message_id: None,
             },
@@ -240,8 +365,21 @@ fn main() {
     let store = store_file(&data, &ws);
     let template = base.join("template.db");
     std::fs::copy(&store, &template).unwrap();
-    println!("populated {CLAIMS} guarded claims and {MESSAGES} queued messages");
-
+    println!("populated {claims} guarded claims and {messages} queued messages");
+    if keep {
+        // The whole data home as the population left it: the store with the snapshot and
+        // token it published (a store copied back alone is one acc no longer vouches for,
+        // and every open of it compares every claim until the next publication).
+        let copy = base.join("data-template");
+        let _ = std::fs::remove_dir_all(&copy);
+        let copied = Command::new("cp")
+            .arg("-a")
+            .arg(&data)
+            .arg(&copy)
+            .status()
+            .unwrap();
+        assert!(copied.success(), "cp -a {}", data.display());
+    }
     let write = |path: &str| {
         payload(
             &ws,
@@ -254,20 +392,8 @@ fn main() {
             }),
         )
     };
-    let covered = write("src/module_199/new_file.rs");
-    let (_, out) = hook(&data, "PreToolUse", &covered, &[]);
-    assert!(
-        out.contains("\"deny\""),
-        "the covered write is denied: {out}"
-    );
-    let deny: Vec<Sample> = (0..RUNS)
-        .map(|_| hook(&data, "PreToolUse", &covered, &[]).0)
-        .collect();
+    let covered = write(&format!("src/module_{:05}/new_file.rs", claims - 1));
     let free = write("docs/notes.md");
-    let allow: Vec<Sample> = (0..RUNS)
-        .map(|_| hook(&data, "PreToolUse", &free, &[]).0)
-        .collect();
-
     let bash = |command: &str| {
         payload(
             &ws,
@@ -280,137 +406,179 @@ fn main() {
             }),
         )
     };
+    let reads = bash(READS);
     let readable = bash(READABLE);
-    let (_, out) = hook(&data, "PreToolUse", &readable, &[]);
-    assert!(
-        !out.contains("\"deny\""),
-        "the readable command is allowed: {out}"
+    let after_reads = payload(
+        &ws,
+        CONVERSATION,
+        "PostToolUse",
+        serde_json::json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": READS},
+            "tool_response": {"stdout": "3", "stderr": "", "interrupted": false},
+            "tool_use_id": "toolu_bench",
+        }),
     );
-    let shell: Vec<Sample> = (0..RUNS)
-        .map(|_| hook(&data, "PreToolUse", &readable, &[]).0)
-        .collect();
-    let padding: Vec<String> = (0..HUGE_TARGETS).map(|i| format!("pad_{i:05}")).collect();
-    let huge = bash(&format!("mv {} docs/ ; rm -rf src", padding.join(" ")));
-    let huge: Vec<(Sample, &'static str)> = (0..HUGE_RUNS).map(|_| verdict(&data, &huge)).collect();
-
     let turn = payload(
         &ws,
         CONVERSATION,
         "UserPromptSubmit",
         serde_json::json!({"prompt": "go"}),
     );
-    let (_, out) = hook(&data, "UserPromptSubmit", &turn, &[]);
-    assert!(
-        out.contains("withheld"),
-        "no evidence: bodies withheld: {out}"
-    );
-    let withheld: Vec<Sample> = (0..RUNS)
-        .map(|_| hook(&data, "UserPromptSubmit", &turn, &[]).0)
-        .collect();
-    let candidates = [("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")];
-    let delivered: Vec<Sample> = (0..RUNS)
-        .map(|_| {
-            restore(&store, &template);
-            let (d, out) = hook(&data, "UserPromptSubmit", &turn, &candidates);
-            assert!(out.contains("acc-peer-message"), "bodies shown: {out}");
-            d
-        })
-        .collect();
-
     let fresh_start = payload(
         &ws,
         "profile-start",
         "SessionStart",
         serde_json::json!({"source": "startup"}),
     );
-    keep_payloads(
-        kept.as_deref(),
-        &[
-            ("deny", &covered),
-            ("allow", &free),
-            ("shell", &readable),
-            ("turn", &turn),
-            ("start", &fresh_start),
-        ],
+    if keep {
+        keep_payloads(
+            Some(base),
+            &[
+                ("deny", &covered),
+                ("allow", &free),
+                ("reads", &reads),
+                ("post", &after_reads),
+                ("shell", &readable),
+                ("turn", &turn),
+                ("start", &fresh_start),
+            ],
+        );
+    }
+    if std::env::var_os("ACC_BENCH_POPULATE_ONLY").is_some() {
+        return Measured {
+            rows: Vec::new(),
+            huge_answers: Vec::new(),
+        };
+    }
+
+    let mut rows: Vec<(String, Vec<Sample>)> = Vec::new();
+    let (_, out) = hook(&data, "PreToolUse", &covered, &[]);
+    assert!(
+        out.contains("\"deny\""),
+        "the covered write is denied: {out}"
+    );
+    rows.push((
+        "`PreToolUse`, covered by a guarded claim (deny)".into(),
+        (0..RUNS)
+            .map(|_| hook(&data, "PreToolUse", &covered, &[]).0)
+            .collect(),
+    ));
+    rows.push((
+        "`PreToolUse`, not covered (allow)".into(),
+        (0..RUNS)
+            .map(|_| hook(&data, "PreToolUse", &free, &[]).0)
+            .collect(),
+    ));
+    rows.push((
+        "`PreToolUse`, not covered, heartbeat due (allow, writes it)".into(),
+        (0..RUNS)
+            .map(|_| {
+                age_heartbeat(&data, &store, bound.session_id.as_str(), &key);
+                hook(&data, "PreToolUse", &free, &[]).0
+            })
+            .collect(),
+    ));
+
+    for (name, call) in [(READS, &reads), (READABLE, &readable)] {
+        let (_, out) = hook(&data, "PreToolUse", call, &[]);
+        assert!(!out.contains("\"deny\""), "`{name}` is allowed: {out}");
+    }
+    rows.push((
+        format!("`PreToolUse` Bash, `{READS}` (allow)"),
+        (0..RUNS)
+            .map(|_| hook(&data, "PreToolUse", &reads, &[]).0)
+            .collect(),
+    ));
+    rows.push((
+        format!("`PostToolUse` after `{READS}`"),
+        (0..RUNS)
+            .map(|_| {
+                hook(&data, "PreToolUse", &reads, &[]);
+                hook(&data, "PostToolUse", &after_reads, &[]).0
+            })
+            .collect(),
+    ));
+    rows.push((
+        "`PreToolUse` Bash, a longer readable command naming no claimed path (allow)".into(),
+        (0..RUNS)
+            .map(|_| hook(&data, "PreToolUse", &readable, &[]).0)
+            .collect(),
+    ));
+    let padding: Vec<String> = (0..HUGE_TARGETS).map(|i| format!("pad_{i:05}")).collect();
+    let huge = bash(&format!("mv {} docs/ ; rm -rf src", padding.join(" ")));
+    let huge: Vec<(Sample, &'static str)> = (0..HUGE_RUNS).map(|_| verdict(&data, &huge)).collect();
+    let huge_answers: Vec<&str> = huge.iter().map(|(_, a)| *a).collect();
+    rows.push((
+        format!("`PreToolUse` Bash, `mv` of {HUGE_TARGETS} names then `rm -rf src`"),
+        huge.into_iter().map(|(s, _)| s).collect(),
+    ));
+
+    let (_, out) = hook(&data, "UserPromptSubmit", &turn, &[]);
+    assert!(
+        out.contains("withheld"),
+        "no evidence: bodies withheld: {out}"
+    );
+    rows.push((
+        "`UserPromptSubmit`, bodies withheld".into(),
+        (0..RUNS)
+            .map(|_| hook(&data, "UserPromptSubmit", &turn, &[]).0)
+            .collect(),
+    ));
+    let candidates = [("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")];
+    rows.push((
+        "`UserPromptSubmit`, bodies delivered and offered".into(),
+        (0..RUNS)
+            .map(|_| {
+                restore(&store, &template);
+                let (d, out) = hook(&data, "UserPromptSubmit", &turn, &candidates);
+                assert!(out.contains("acc-peer-message"), "bodies shown: {out}");
+                d
+            })
+            .collect(),
+    ));
+
+    rows.push((
+        "`SessionStart` of a new conversation".into(),
+        (0..RUNS)
+            .map(|i| {
+                let p = payload(
+                    &ws,
+                    &format!("fresh-{i}"),
+                    "SessionStart",
+                    serde_json::json!({"source": "startup"}),
+                );
+                hook(&data, "SessionStart", &p, &[]).0
+            })
+            .collect(),
+    ));
+
+    rows.insert(
+        0,
+        (
+            "`acc-hook --version` (process start, no work)".into(),
+            (0..RUNS)
+                .map(|_| {
+                    let cpu = children_cpu();
+                    let t = Instant::now();
+                    let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+                        .arg("--version")
+                        .env_clear()
+                        .output()
+                        .unwrap();
+                    assert!(out.status.success());
+                    Sample {
+                        wall: t.elapsed(),
+                        cpu: children_cpu() - cpu,
+                    }
+                })
+                .collect(),
+        ),
     );
 
-    let starts: Vec<Sample> = (0..RUNS)
-        .map(|i| {
-            let p = payload(
-                &ws,
-                &format!("fresh-{i}"),
-                "SessionStart",
-                serde_json::json!({"source": "startup"}),
-            );
-            hook(&data, "SessionStart", &p, &[]).0
-        })
-        .collect();
-
-    let baseline: Vec<Sample> = (0..RUNS)
-        .map(|_| {
-            let cpu = children_cpu();
-            let t = Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
-                .arg("--version")
-                .env_clear()
-                .output()
-                .unwrap();
-            assert!(out.status.success());
-            Sample {
-                wall: t.elapsed(),
-                cpu: children_cpu() - cpu,
-            }
-        })
-        .collect();
-
-    if kept.is_some() {
+    if keep {
         // Leave the kept store as populated, without the conversations the starts added.
         restore(&store, &template);
     }
-
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!(
-        "load average at the end: {}",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    println!("| measurement | median wall | median CPU |");
-    println!("|---|---|---|");
-    println!(
-        "| `acc-hook --version` (process start, no work) | {} |",
-        medians(&baseline)
-    );
-    println!(
-        "| `PreToolUse`, covered by one of {CLAIMS} guarded claims (deny) | {} |",
-        medians(&deny)
-    );
-    println!(
-        "| `PreToolUse`, not covered (allow) | {} |",
-        medians(&allow)
-    );
-    println!(
-        "| `PreToolUse` Bash, a readable command naming no claimed path (allow) | {} |",
-        medians(&shell)
-    );
-    let answers: Vec<&str> = huge.iter().map(|(_, a)| *a).collect();
-    let huge: Vec<Sample> = huge.into_iter().map(|(s, _)| s).collect();
-    println!(
-        "| `PreToolUse` Bash, `mv` of {HUGE_TARGETS} names then `rm -rf src` ({}) | {} |",
-        answers.join(", "),
-        medians(&huge)
-    );
-    println!(
-        "| `UserPromptSubmit`, {MESSAGES} queued, bodies withheld | {} |",
-        medians(&withheld)
-    );
-    println!(
-        "| `UserPromptSubmit`, {MESSAGES} queued, bodies delivered and offered | {} |",
-        medians(&delivered)
-    );
-    println!(
-        "| `SessionStart` of a new conversation | {} |",
-        medians(&starts)
-    );
+    Measured { rows, huge_answers }
 }

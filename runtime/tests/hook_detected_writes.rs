@@ -135,6 +135,37 @@ fn a_call_that_leaves_claimed_files_alone_and_a_room_without_guarded_claims_say_
     assert_eq!((again.code, again.stderr.as_str()), (0, ""), "{again:?}");
 }
 
+#[test]
+fn a_call_that_can_write_only_its_judged_targets_is_not_fingerprinted() {
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::write(ws.join("src/a.rs"), "a").unwrap();
+    let owner = start(&sb, "owner");
+    start(&sb, "builder");
+    claim(&mut sb.core(), &owner, "file:src/**", true);
+    let tool_calls = sb.data().join("acc").join("tool-calls");
+    let records = || std::fs::read_dir(&tool_calls).map_or(0, |d| d.count());
+    // An unbounded call (`make`) is fingerprinted: every peer claim is watched.
+    assert_eq!(shell(&sb, "builder", "beforeTool", &["out"]).code, 0);
+    assert_eq!(records(), 1, "the claimed files were fingerprinted");
+    // `cat src/a.rs | grep -c x` writes nothing the guard did not judge: nothing to watch,
+    // and the record the call before it left is no longer this conversation's to compare.
+    let mut p = payload("beforeTool", "builder", &ws);
+    p["tool"] = json!({"name": "shell", "paths": [], "writesOnlyTargets": true});
+    let run = hook(sb.settings(certified, &[]), &p);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(records(), 0, "no fingerprints");
+    let after = shell(&sb, "builder", "afterTool", &[]);
+    assert_eq!((after.code, after.stderr.as_str()), (0, ""), "{after:?}");
+    // Its targets are still judged: one inside the claim is refused.
+    let mut p = payload("beforeTool", "builder", &ws);
+    p["tool"] = json!({"name": "shell", "paths": ["src/a.rs"], "writesOnlyTargets": true});
+    let run = hook(sb.settings(certified, &[]), &p);
+    assert_eq!(run.code, 2, "a deny: {run:?}");
+    assert_eq!(std::fs::read_to_string(ws.join("src/a.rs")).unwrap(), "a");
+}
+
 fn store_snapshot(sb: &Sandbox) -> std::path::PathBuf {
     acc_runtime::store::guard_snapshot::path_for(sb.core().store_path())
 }

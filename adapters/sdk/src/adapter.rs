@@ -116,6 +116,19 @@ pub trait ToolGuard: Send + Sync {
         let _ = at;
         self.targets(tool_name, tool_input)
     }
+
+    /// Like [`ToolGuard::targets_at`], with whether the targets are all the call can write
+    /// ([`crate::event::ToolCall::writes_only_targets`]). The default says no: only a family
+    /// that reads what the call runs can say more.
+    fn reading_at(
+        &self,
+        tool_name: &str,
+        tool_input: &Value,
+        at: &crate::shell_targets::ShellContext<'_>,
+    ) -> Option<(Targets, bool)> {
+        self.targets_at(tool_name, tool_input, at)
+            .map(|t| (t, false))
+    }
 }
 
 /// The behaviour of one client adapter.

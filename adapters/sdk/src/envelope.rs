@@ -113,6 +113,7 @@ mod tests {
             class: ToolClass::Write,
             targets: Targets::None,
             call_id: None,
+            writes_only_targets: false,
         };
         assert_eq!(
             required_tool(Some(call.clone()), "tool_name", "PreToolUse"),

@@ -126,6 +126,13 @@ pub struct ToolCall {
     /// id itself never leaves the adapter.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    /// The call can write nothing but `targets`: a shell call running only programs whose
+    /// every write the reader sees (`cat`, `grep`: see
+    /// [`crate::shell_targets::ShellReading`]). The guard then has nothing to watch the
+    /// claimed files for once `targets` are judged. False whenever unsure. Not serialised:
+    /// it is the guard's reading, not part of the event.
+    #[serde(skip)]
+    pub writes_only_targets: bool,
 }
 
 /// A call id longer than this is not one (ids are short tokens).
@@ -212,6 +219,7 @@ mod tests {
             class: ToolClass::Shell,
             targets: Targets::None,
             call_id: None,
+            writes_only_targets: false,
         }
     }
 

@@ -11,7 +11,7 @@ use crate::adapter::ToolGuard;
 use crate::event::{NamedPath, NormalizeError, Targets, ToolCall, ToolClass};
 use crate::outcome::HookOutcome;
 use crate::patch_targets::read_apply_patch;
-use crate::shell_targets::{ShellContext, ShellTarget, read_shell_command};
+use crate::shell_targets::{ShellContext, ShellTarget, read_shell_command_whole};
 
 /// The longest client session id accepted. Real ids are UUID-sized; anything far longer is
 /// not a session id, and it would end up in file names and logs.
@@ -159,12 +159,18 @@ pub fn shell_targets(command: Option<&str>) -> Targets {
 /// Like [`shell_targets`], read where the command runs: globs are matched, `~`, `$HOME`
 /// and `$PWD` expanded, against `at`.
 pub fn shell_targets_at(command: Option<&str>, at: &ShellContext<'_>) -> Targets {
+    shell_reading_at(command, at).0
+}
+
+/// Like [`shell_targets_at`], with whether the targets are all the command can write
+/// ([`ShellReading::writes_only_targets`]; false when it cannot be read).
+pub fn shell_reading_at(command: Option<&str>, at: &ShellContext<'_>) -> (Targets, bool) {
     let Some(command) = command else {
-        return Targets::unreadable(NO_COMMAND);
+        return (Targets::unreadable(NO_COMMAND), false);
     };
-    match read_shell_command(command, at) {
-        Ok(found) => shell_found(found),
-        Err(why) => Targets::unreadable(why),
+    match read_shell_command_whole(command, at) {
+        Ok(reading) => (shell_found(reading.targets), reading.writes_only_targets),
+        Err(why) => (Targets::unreadable(why), false),
     }
 }
 
@@ -250,9 +256,18 @@ impl ToolGuard for ShellTools {
         tool_input: &Value,
         at: &ShellContext<'_>,
     ) -> Option<Targets> {
+        self.reading_at(tool_name, tool_input, at).map(|(t, _)| t)
+    }
+
+    fn reading_at(
+        &self,
+        tool_name: &str,
+        tool_input: &Value,
+        at: &ShellContext<'_>,
+    ) -> Option<(Targets, bool)> {
         self.names
             .contains(&tool_name)
-            .then(|| shell_targets_at(tool_command(tool_input, self.command_keys).as_deref(), at))
+            .then(|| shell_reading_at(tool_command(tool_input, self.command_keys).as_deref(), at))
     }
 }
 
@@ -273,15 +288,16 @@ pub fn classify_tool_at(
     families: &[(ToolClass, &dyn ToolGuard)],
     at: &ShellContext<'_>,
 ) -> ToolCall {
-    let (class, targets) = families
+    let (class, (targets, writes_only_targets)) = families
         .iter()
-        .find_map(|(class, guard)| guard.targets_at(name, input, at).map(|t| (*class, t)))
-        .unwrap_or((ToolClass::Other, Targets::None));
+        .find_map(|(class, guard)| guard.reading_at(name, input, at).map(|t| (*class, t)))
+        .unwrap_or((ToolClass::Other, (Targets::None, false)));
     ToolCall {
         name: name.to_owned(),
         class,
         targets,
         call_id: None,
+        writes_only_targets,
     }
 }
 

@@ -41,6 +41,7 @@
 //! Not seen, by design: reads, writes made by interpreters (`python -c`, a script's own
 //! choices: seen after it runs), and files a program chooses itself without naming them.
 
+mod bounded;
 mod commands;
 mod context;
 mod editors;
@@ -126,6 +127,26 @@ pub fn read_shell_command(
     command: &str,
     ctx: &ShellContext<'_>,
 ) -> Result<Vec<ShellTarget>, Unreadable> {
+    read_shell_command_whole(command, ctx).map(|reading| reading.targets)
+}
+
+/// What the reader found in a command it could read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellReading {
+    /// As [`read_shell_command`] returns them.
+    pub targets: Vec<ShellTarget>,
+    /// Every program the command runs writes nothing but what a redirection names and
+    /// starts no other program (`cat src/lib.rs | grep -c x`, see the `bounded` module):
+    /// `targets` are all it can write. False as soon as one program is anything else
+    /// (`make`, `python`, `sh -c`, `sudo cat`) or the `PATH` is set in the command.
+    pub writes_only_targets: bool,
+}
+
+/// Like [`read_shell_command`], with whether the targets are all the command can write.
+pub fn read_shell_command_whole(
+    command: &str,
+    ctx: &ShellContext<'_>,
+) -> Result<ShellReading, Unreadable> {
     if command.len() > MAX_COMMAND_BYTES {
         return Err(Unreadable::TooLarge);
     }
@@ -135,7 +156,10 @@ pub fn read_shell_command(
     };
     let mut state = State::new(Cwd::Known(String::new()));
     reader.walk(command, &mut state, 0)?;
-    Ok(reader.found.paths)
+    Ok(ShellReading {
+        targets: reader.found.paths,
+        writes_only_targets: !reader.found.unbounded,
+    })
 }
 
 #[derive(Default)]
@@ -143,6 +167,8 @@ struct Found {
     paths: Vec<ShellTarget>,
     /// Index into `paths` by path, so duplicates cost one lookup each.
     index: HashMap<String, usize>,
+    /// A program that may write what the reader does not see runs (see [`ShellReading`]).
+    unbounded: bool,
 }
 
 impl Found {
@@ -445,6 +471,15 @@ impl Reader<'_, '_> {
         }
         if self.builtin(&expanded[assignments..], words, state)? {
             return Ok(());
+        }
+        // A `PATH` set anywhere in the command may make `cat` any program.
+        let path_set =
+            state.vars.contains_key("PATH") || assigned.iter().any(|(name, _)| name == "PATH");
+        let bounded = expanded.get(assignments).is_some_and(|program| {
+            !program.substituted && bounded::writes_only_what_is_read(&program.text)
+        });
+        if path_set || !bounded {
+            self.found.unbounded = true;
         }
         match simple_command(&expanded, stdin.as_deref()) {
             Effect::Writes(targets) => targets.into_iter().try_for_each(|t| self.record(t, state)),

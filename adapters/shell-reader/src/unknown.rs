@@ -12,7 +12,7 @@ use super::options::{OptionSpec, parse};
 
 /// Programs that write no file they are given (their output goes to standard output, which
 /// a redirection names). A few with an output option or operand are read apart below.
-const READ_ONLY: &[&str] = &[
+pub(super) const READ_ONLY: &[&str] = &[
     ":",
     "[",
     "[[",

@@ -49,6 +49,7 @@ pub fn event_of_kind(ctx: &CheckContext, adapter: &Adapter, kind: EventKind) -> 
             class: ToolClass::Write,
             targets: Targets::Paths(vec!["src/x".to_owned()]),
             call_id: None,
+            writes_only_targets: false,
         }),
         permission_mode: None,
         end_reason: None,

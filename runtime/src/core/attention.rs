@@ -37,9 +37,12 @@ fn item(kind: AttentionKind, source: &str, summary: String, quotes: Vec<Quote>) 
 /// Obligations the participant owes: unacknowledged receipts of messages that need a reply
 /// or an acknowledgement.
 fn owed(conn: &Connection, me: &ParticipantId, out: &mut Vec<AttentionItem>) -> Result<()> {
+    // From the messages that oblige anyone (`messages_owing`) to their receipts: from the
+    // participant's receipts instead, a turn read every queued note (issue 30).
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT m.message_id, m.kind, m.obligation, m.from_participant_id, m.subject
-         FROM receipts r JOIN messages m ON m.seq = r.message_seq
+         FROM messages m CROSS JOIN receipts r INDEXED BY receipts_by_message
+           ON r.message_seq = m.seq
          WHERE r.recipient_participant_id = ?1 AND r.state <> 'acknowledged'
            AND m.obligation <> 'none' AND {HEAD_ONLY}
          ORDER BY m.seq"

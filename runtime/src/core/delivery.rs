@@ -148,8 +148,11 @@ fn repeat_bodies(conn: &Connection, me: &ParticipantId, now: i64) -> Result<Vec<
 }
 
 fn reminders(conn: &Connection, me: &ParticipantId) -> Result<Vec<String>> {
+    // Driven from the messages that oblige anyone, as attention's owed items are: every
+    // offered note of the participant's history would be read otherwise.
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT m.message_id FROM receipts r JOIN messages m ON m.seq = r.message_seq
+        "SELECT m.message_id FROM messages m CROSS JOIN receipts r INDEXED BY receipts_by_message
+           ON r.message_seq = m.seq
          WHERE r.recipient_participant_id = ?1 AND r.state IN ('offered', 'retrieved')
            AND m.obligation <> 'none' AND {HEAD_ONLY} ORDER BY m.seq"
     ))?;

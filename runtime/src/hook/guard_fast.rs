@@ -92,6 +92,10 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     if tamper::marked(&store) {
         return None;
     }
+    // A snapshot too large to scan is not read at all (one `stat`).
+    if guard_snapshot::size(&store)? > FAST_SNAPSHOT_BYTES as u64 {
+        return None;
+    }
     // Only a snapshot the token seals: not edited, replaced or copied back since.
     let (_, text) = guard_snapshot::vouched_text(&store)?;
     if text.len() > FAST_SNAPSHOT_BYTES {
@@ -114,8 +118,10 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     // of them (spellings are canonical, so comparing them compares paths).
     let lookups = verdict::lookups(&resolved);
     let shell = tool.class == ToolClass::Shell;
+    // A shell call's fingerprints watch every peer claim (what `make` writes is unknown),
+    // unless it can write nothing but the targets judged here (`cat … | grep …`).
+    let watch = shell && !tool.writes_only_targets;
     let mut records = Vec::new();
-    // A shell call's fingerprints watch every peer claim (what `make` writes is unknown).
     let mut watched = Vec::new();
     // What a rewritten call keeps read-only: every peer's claim.
     let mut peers = Vec::new();
@@ -141,7 +147,7 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
                 records.push(record);
             }
         }
-        if shell {
+        if watch {
             watched.extend(Watched::of_line(line));
         }
     }

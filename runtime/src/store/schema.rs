@@ -217,6 +217,17 @@ CREATE TRIGGER guard_version_on_binding_delete AFTER DELETE ON hook_bindings BEG
 END;
 "#,
     },
+    Migration {
+        version: 6,
+        // What every turn reads, by what it reads it with: notices of refused and detected
+        // writes by their event type (each read scanned every event, one per message sent),
+        // and the messages that oblige a reply or an acknowledgement (each turn read every
+        // receipt of the participant, queued notes included, to find the few that do).
+        sql: r#"
+CREATE INDEX events_by_type ON events (type, sequence);
+CREATE INDEX messages_owing ON messages (seq) WHERE obligation <> 'none';
+"#,
+    },
 ];
 
 /// The schema version this build writes and understands.

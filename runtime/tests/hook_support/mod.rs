@@ -222,6 +222,11 @@ impl AdapterBehaviour for ScenarioBehaviour {
                 None => Targets::unreadable("the test payload names no path"),
             },
             call_id: t.get("call_id").and_then(Value::as_str).map(str::to_owned),
+            // What a reader says of a command of `cat`s and `grep`s.
+            writes_only_targets: t
+                .get("writesOnlyTargets")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         });
         Ok(NormalizedEvent {
             kind,

@@ -48,6 +48,7 @@ pub fn tool_call(name: &str, class: ToolClass, target: &str) -> ToolCall {
         class,
         targets: Targets::Paths(vec![target.to_owned()]),
         call_id: None,
+        writes_only_targets: false,
     }
 }
 
@@ -173,6 +174,17 @@ impl PayloadFixtures {
                     let tool = tool.with_call_id(id);
                     assert!(tool.call_id.is_some(), "{}: {key} {id:?}", case.file);
                     expected.tool = Some(tool);
+                }
+                // Whether a command writes only its targets is the shell reader's judgment
+                // (tested with the reader); a fixture names the targets. Only a shell call
+                // may be so judged.
+                if let (Some(want), Some(got)) = (expected.tool.as_mut(), event.tool.as_ref()) {
+                    assert!(
+                        !got.writes_only_targets || got.class == ToolClass::Shell,
+                        "{}: only a shell call writes only its targets",
+                        case.file
+                    );
+                    want.writes_only_targets = got.writes_only_targets;
                 }
                 assert_eq!(event, expected, "{}", case.file);
             }

@@ -118,8 +118,14 @@ pub fn before_tool(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
     if let Some(outcome) = &confined {
         answer = Answer::of(outcome.clone());
     }
-    if tool.is_some_and(|t| t.class == ToolClass::Shell) {
-        remember_claimed_files(call, core, &bound, me);
+    match tool.filter(|t| t.class == ToolClass::Shell) {
+        // Nothing it can write is left to watch once its targets are judged.
+        Some(t) if t.writes_only_targets => {
+            let key = fingerprints::record_key(call.event);
+            save_fingerprints(call, &key, me.as_str(), Vec::new(), Vec::new(), None);
+        }
+        Some(_) => remember_claimed_files(call, core, &bound, me),
+        None => {}
     }
     call.deadline.check()?;
     if !bound.is_live() {

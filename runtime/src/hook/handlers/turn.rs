@@ -1,6 +1,7 @@
 //! `beforeTurn` and `turnEnd`: what a peer sent, shown at the client's next turn boundary.
 
 use super::super::answer::Answer;
+use super::super::beat_marker;
 use super::super::call::Call;
 use super::super::failure::Failure;
 use super::lifecycle;
@@ -16,8 +17,12 @@ pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
         return Ok(answer);
     }
     let (me, grants) = match lifecycle::live(call, core)? {
-        Some((_, me, grants)) => {
-            core.heartbeat(&me.owner)?;
+        Some((bound, me, grants)) => {
+            let beat = core.heartbeat(&me.owner)?;
+            // The guard calls of this turn need not take the store path to find it fresh.
+            if let Some(at) = crate::clock::parse_iso(&beat) {
+                beat_marker::mark(&call.data_home, &bound.key, at);
+            }
             (me, grants)
         }
         // Opening or resuming is itself a heartbeat.
