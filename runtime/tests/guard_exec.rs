@@ -327,10 +327,16 @@ fn a_claude_code_bash_call_under_a_peer_claim_runs_with_the_claim_read_only() {
         "import sys\nopen('free2.txt','w').write('ran')\nopen(sys.argv[1],'w').write('model')\n",
     )
     .unwrap();
+    // Plain words naming a program: the runner execs it without its inner shell.
     let named = "python3 tools/w.py src/x";
     let run = claude_hook(&sb, &bash_call(&sb, mode, named));
-    run_rewritten(&sb, &run.stdout);
+    let out = run_rewritten(&sb, &run.stdout);
     assert_eq!(std::fs::read_to_string(ws.join("src/x")).unwrap(), KNOWN);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stderr(&out).contains("file:src/** is read-only in this command: claimed by peer"),
+        "{out:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(ws.join("free2.txt")).unwrap(),
         "ran"
