@@ -2,7 +2,8 @@
 //! processes, release build, wall and CPU (`getrusage` of the children: the host may be
 //! loaded).
 //!
-//! - the client's own cost for a trivial command: `bash -c true`;
+//! - the client's own cost for a trivial command: `bash -c true` (`ACC_BENCH_COMMAND`
+//!   names another, such as `/usr/bin/true`, a program the runner execs without its shell);
 //! - the runner, as the hook wrote it: `bash -c` of the rewritten line (the hook's layout
 //!   of the claims, acc's own paths, the broker for acc's own commands, then `true`);
 //! - the runner with one `--ro` per claim (the layout before issue 25), for comparison;
@@ -211,6 +212,12 @@ struct Row {
     mounts: usize,
 }
 
+/// The command timed: `true` (a builtin, so the runner keeps its inner `bash`), or
+/// `ACC_BENCH_COMMAND` (`/usr/bin/true`: a program, which the runner execs without it).
+fn command() -> String {
+    std::env::var("ACC_BENCH_COMMAND").unwrap_or_else(|_| "true".into())
+}
+
 fn measure(base: &Path, name: &'static str, layout: Layout, runs: usize) -> Row {
     let (data, ws) = room(&base.join(name), layout);
     let bash_call = |mode: &str| {
@@ -220,7 +227,7 @@ fn measure(base: &Path, name: &'static str, layout: Layout, runs: usize) -> Row 
             mode,
             serde_json::json!({
                 "tool_name": "Bash",
-                "tool_input": {"command": "true", "description": "bench"},
+                "tool_input": {"command": command(), "description": "bench"},
                 "tool_use_id": "toolu_bench",
             }),
         )
@@ -311,11 +318,11 @@ fn main() {
     let kept = std::env::var_os("ACC_BENCH_DIR").map(PathBuf::from);
     let base = kept.as_deref().unwrap_or(tmp.path());
     let bash = time(
-        "bash -c true",
+        &format!("bash -c {}", command()),
         RUNS,
         || {
             let mut c = Command::new("bash");
-            c.args(["-c", "true"]);
+            c.args(["-c", &command()]);
             c
         },
         b"",
@@ -347,7 +354,7 @@ fn main() {
         .canonicalize()
         .unwrap();
     let per_claim = time(
-        "guard-exec, one --ro per claim (200), -- true",
+        &format!("guard-exec, one --ro per claim (200), -- {}", command()),
         RUNS,
         || {
             let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
@@ -355,16 +362,22 @@ fn main() {
             for i in 0..200 {
                 c.arg("--ro").arg(ws.join(format!("src/module_{i:03}")));
             }
-            c.args(["--", "true"]);
+            c.args(["--", &command()]);
             c
         },
         b"",
         |_| true,
     );
     println!();
-    println!("`bash -c true`: {} wall, {} CPU", ms(bash.0), ms(bash.1));
     println!(
-        "`acc-hook guard-exec` with one `--ro` per claim (200), `-- true`: {} wall, {} CPU",
+        "`bash -c {}`: {} wall, {} CPU",
+        command(),
+        ms(bash.0),
+        ms(bash.1)
+    );
+    println!(
+        "`acc-hook guard-exec` with one `--ro` per claim (200), `-- {}`: {} wall, {} CPU",
+        command(),
         ms(per_claim.0),
         ms(per_claim.1)
     );

@@ -161,6 +161,43 @@ fn a_command_that_succeeds_passes_its_output_and_status_through_silently() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "PIPED\n");
 }
 
+/// A lone simple command runs without the inner shell (as `bash -c` would exec it): the
+/// guard holds the same, output and status pass through, and what bash alone can say
+/// (a program not found) is still bash's.
+#[test]
+fn a_plain_command_run_without_the_inner_shell_is_confined_the_same() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    std::fs::write(ws.path().join("free.txt"), "model\n").unwrap();
+    let claim = [["file:src/**", "alice", "s-alice"]];
+    let out = guard_exec(ws.path(), &[&src], &claim, "cp free.txt src/x");
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+    assert_eq!(out.status.code(), Some(1), "cp's own failure: {out:?}");
+    assert!(stderr(&out).contains("Read-only file system"), "{out:?}");
+    assert!(
+        stderr(&out).contains("file:src/** is read-only in this command: claimed by alice"),
+        "{out:?}"
+    );
+    let out = guard_exec(ws.path(), &[&src], &claim, "cp src/x copied.txt");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("copied.txt")).unwrap(),
+        KNOWN
+    );
+    let out = guard_exec(ws.path(), &[&src], &claim, "cat src/x");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), KNOWN);
+    assert_eq!(stderr(&out), "");
+    let out = guard_exec(ws.path(), &[&src], &[], "no-such-program-acc");
+    assert_eq!(out.status.code(), Some(127));
+    assert!(
+        stderr(&out).contains("no-such-program-acc: command not found"),
+        "{out:?}"
+    );
+}
+
 #[test]
 fn a_guard_that_cannot_be_set_up_does_not_run_the_command() {
     let ws = workspace();
@@ -290,10 +327,16 @@ fn a_claude_code_bash_call_under_a_peer_claim_runs_with_the_claim_read_only() {
         "import sys\nopen('free2.txt','w').write('ran')\nopen(sys.argv[1],'w').write('model')\n",
     )
     .unwrap();
+    // Plain words naming a program: the runner execs it without its inner shell.
     let named = "python3 tools/w.py src/x";
     let run = claude_hook(&sb, &bash_call(&sb, mode, named));
-    run_rewritten(&sb, &run.stdout);
+    let out = run_rewritten(&sb, &run.stdout);
     assert_eq!(std::fs::read_to_string(ws.join("src/x")).unwrap(), KNOWN);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stderr(&out).contains("file:src/** is read-only in this command: claimed by peer"),
+        "{out:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(ws.join("free2.txt")).unwrap(),
         "ran"
@@ -397,6 +440,26 @@ fn acc_s_data_home_is_read_only_inside_and_acc_commands_still_work() {
         "{status:?}"
     );
     assert_ne!(std::fs::read(&store).unwrap(), Vec::<u8>::new());
+    // `acc` as a lone simple command is exec'd without the inner shell; the broker serves
+    // it all the same.
+    let mut direct = acc_hook();
+    direct
+        .current_dir(ws.path())
+        .env("ACC_DATA_HOME", &data_home)
+        .env(
+            "PATH",
+            format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+        )
+        .args(["guard-exec", "--own"])
+        .arg(&acc_dir)
+        .args(["--", "acc status --json"])
+        .stdin(Stdio::null());
+    let out = direct.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("file:docs/**"),
+        "{out:?}"
+    );
 }
 
 /// The runner's working directory is held below any mount made over it: a command started

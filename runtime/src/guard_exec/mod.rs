@@ -7,7 +7,8 @@
 //! user and mount namespace, bind-mounts each given path onto itself ([`namespace`]), in
 //! order: read-only (`--ro`), or writable again under a read-only directory (`--rw`; the
 //! hook lays claims out in few mounts, [`layout`]), then runs the original command with
-//! `bash -c`, passing stdin, stdout, stderr and the exit status through. Writes under the
+//! `bash -c` (a lone simple command of plain words: its program exec'd as bash would,
+//! [`direct`]), passing stdin, stdout, stderr and the exit status through. Writes under the
 //! read-only paths fail with `EROFS` (or `EBUSY` for a rename or removal of a mounted path
 //! itself); everything else stays writable. When the command fails, one stderr line per
 //! read-only claim names it and its owner (and a count of those not named, `--more`).
@@ -21,6 +22,7 @@
 //! ```
 
 pub mod broker;
+pub mod direct;
 pub mod layout;
 pub mod namespace;
 
@@ -43,9 +45,9 @@ pub const USAGE: &str = "\
 Usage: acc-hook guard-exec [--ro PATH | --rw PATH]... [--own PATH]...
                           [--claim RESOURCE PARTICIPANT SESSION]... [--more N] -- COMMAND
 
-Runs COMMAND with `bash -c` in a private user and mount namespace in which every --ro PATH
-(absolute, existing) is read-only; a --rw PATH under one of them is writable again (in the
-order given), and every --own PATH is read-only last. The exit status is the command's.
+Runs COMMAND as `bash -c` would, in a private user and mount namespace in which every
+--ro PATH (absolute, existing) is read-only; a --rw PATH under one of them is writable again
+(in the order given), and every --own PATH is read-only last. The exit status is the command's.
 When the command fails, each --claim is named on stderr as the reason its paths were
 read-only, and --more counts the claims not named. If the namespace cannot be set up, the
 command does not run and the exit status is 125.
@@ -251,6 +253,10 @@ fn confined(mounts: &[Mount], command: &OsStr, stderr: &mut dyn Write) -> i32 {
         let _ = writeln!(stderr, "{}", setup_failed(&why));
         return SETUP_FAILED;
     }
+    let direct = direct_command(command);
+    if let Some(status) = direct.and_then(|mut c| c.status().ok()) {
+        return exit_code(status);
+    }
     match Command::new("bash").arg("-c").arg(command).status() {
         Ok(status) => exit_code(status),
         Err(e) => {
@@ -258,6 +264,23 @@ fn confined(mounts: &[Mount], command: &OsStr, stderr: &mut dyn Write) -> i32 {
             127
         }
     }
+}
+
+/// The command started without the inner shell, where that is what `bash -c` would do
+/// ([`direct`]).
+fn direct_command(command: &OsStr) -> Option<Command> {
+    use std::os::unix::process::CommandExt;
+    let vars: Vec<OsString> = std::env::vars_os().map(|(k, _)| k).collect();
+    let found = direct::resolve(
+        command,
+        |k| std::env::var_os(k),
+        vars.iter().map(OsString::as_os_str),
+    )?;
+    let mut c = Command::new(&found.program);
+    c.arg0(&found.arg0)
+        .args(&found.args)
+        .env("_", &found.program);
+    Some(c)
 }
 
 fn setup_failed(why: &str) -> String {
@@ -311,6 +334,10 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
             }
             Ok(()) => {
                 use std::os::unix::process::CommandExt;
+                if let Some(mut direct) = direct_command(&exec.command) {
+                    // Returns only when the exec failed: bash then runs it and says why.
+                    let _ = direct.env(broker::SOCKET_VAR, &socket).exec();
+                }
                 let e = Command::new("bash")
                     .arg("-c")
                     .arg(&exec.command)

@@ -12,7 +12,8 @@ acc-hook: the acc hook runtime. Installed client hooks run it; it reads one hook
 stdin and answers in the client's own shape.
 
 Usage: acc-hook [--data-home DIR] <adapter-id> [args...]
-       acc-hook guard-exec [--ro PATH]... [--claim RESOURCE PARTICIPANT SESSION]... -- COMMAND
+       acc-hook guard-exec [--ro PATH | --rw PATH]... [--own PATH]...
+                           [--claim RESOURCE PARTICIPANT SESSION]... [--more N] -- COMMAND
 
   --data-home DIR  the acc data home (absolute); else ACC_DATA_HOME, else the default
   <adapter-id>     claude-code, codex, gemini-cli, kimi-code, antigravity or grok
@@ -21,9 +22,11 @@ Usage: acc-hook [--data-home DIR] <adapter-id> [args...]
 Any error, refusal or timeout (5 s) allows the client's action: exit 0, no output, one
 stderr line with a reason code.
 
-guard-exec runs COMMAND with `bash -c` in a private user and mount namespace in which
-every PATH is read-only; the hook rewrites a client's shell calls to it where the client
-allows. It exits 125 without running COMMAND when the namespace cannot be set up.
+guard-exec runs COMMAND as `bash -c` would, in a private user and mount namespace in
+which every --ro PATH and --own PATH is read-only and a --rw PATH under one of them is
+writable again; --claim names why when COMMAND fails, --more counts the claims not named.
+The hook rewrites a client's shell calls to it where the client allows. It exits 125
+without running COMMAND when the namespace cannot be set up.
 
 Example:
   acc-hook claude-code PreToolUse < payload.json
