@@ -11,7 +11,7 @@ pub mod normalize;
 pub mod outcomes;
 pub mod tools;
 
-use acc_sdk::adapter::{AdapterBehaviour, ClientIdentity, ProcessEntry};
+use acc_sdk::adapter::{AdapterBehaviour, ClientIdentity, ProcessEntry, ReplyRoute};
 
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "kimi-code";
@@ -37,6 +37,12 @@ impl AdapterBehaviour for Behaviour {
         inject: outcomes::inject,
         guard_write: tools::WRITE,
         guard_shell: tools::SHELL,
+    }
+
+    /// Answers reach the asking participant's current session at its next turn (recorded
+    /// by the `reply-route` scenario).
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        Some(&acc_sdk::reply_route::NextTurnReplies)
     }
 
     fn identify_client_process(&self, entry: &ProcessEntry) -> Option<ClientIdentity> {
