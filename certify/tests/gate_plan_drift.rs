@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use acc_certify::gate::results::Status;
 use acc_certify::gate::{GateOptions, run_gate};
-use acc_sdk::adapter::{AdapterBehaviour, AdapterError, ToolGuard};
+use acc_sdk::adapter::{AdapterBehaviour, AdapterError, ReplyRoute, ToolGuard};
 use acc_sdk::context::{ContextInput, ContextResult};
 use acc_sdk::define::{Adapter, define_adapter};
 use acc_sdk::event::{NormalizeError, NormalizedEvent};
@@ -64,6 +64,9 @@ impl AdapterBehaviour for ForgetfulPlan {
     }
     fn guard_shell(&self) -> Option<&dyn ToolGuard> {
         self.0.behaviour().guard_shell()
+    }
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        self.0.behaviour().reply_route()
     }
 }
 

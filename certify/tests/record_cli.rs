@@ -116,6 +116,7 @@ fn a_client_whose_hooks_never_fire_is_recorded_as_failing_everywhere_then_checke
         "startup-injection",
         "before-read",
         "child-sessions",
+        "reply-route",
     ] {
         assert!(
             stderr.contains(&format!("claude-code {VERSION} [platform] {scenario}: ")),
@@ -124,11 +125,11 @@ fn a_client_whose_hooks_never_fire_is_recorded_as_failing_everywhere_then_checke
     }
     assert!(stderr.contains("solo-control: control failed"), "{stderr}");
 
-    // Evidence: thirteen failing rows that validate, each explaining itself.
+    // Evidence: fourteen failing rows that validate, each explaining itself.
     assert_eq!(validate_adapter_dir(&world.adapter), Vec::new());
     let certification = world.certification();
     let rows = certification["evidence"].as_array().unwrap();
-    assert_eq!(rows.len(), 13);
+    assert_eq!(rows.len(), 14);
     assert!(
         rows.iter()
             .all(|r| r["result"] == "fail" && r["authorityLevel"] == "none")

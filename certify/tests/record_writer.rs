@@ -55,7 +55,7 @@ fn the_written_directory_validates_and_every_digest_is_of_the_raw_bytes() {
     record_into(root.path(), &adapter, "2.1.332", true);
     assert_eq!(validate_adapter_dir(&adapter), Vec::new());
     let certification = rows(&adapter);
-    assert_eq!(certification.evidence.len(), 13);
+    assert_eq!(certification.evidence.len(), 14);
     assert!(certification.evidence.iter().all(|r| r.passed()));
     let provenance: Value = serde_json::from_slice(
         &fs::read(adapter.join("fixtures/certification-provenance.json")).unwrap(),
@@ -112,8 +112,8 @@ fn a_re_record_replaces_its_tuple_and_keeps_other_versions() {
             .map(|r| r.passed())
             .collect()
     };
-    assert_eq!(by_version("2.1.340"), [true; 13]);
-    assert_eq!(by_version("2.1.332"), [false; 13]);
+    assert_eq!(by_version("2.1.340"), [true; 14]);
+    assert_eq!(by_version("2.1.332"), [false; 14]);
     let fail = certification
         .evidence
         .iter()

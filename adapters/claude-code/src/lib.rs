@@ -15,7 +15,7 @@ pub mod tools;
 
 use std::collections::BTreeMap;
 
-use acc_sdk::adapter::{AdapterBehaviour, LivePush, NativeSession, ProcessEntry};
+use acc_sdk::adapter::{AdapterBehaviour, LivePush, NativeSession, ProcessEntry, ReplyRoute};
 use acc_sdk::event::NormalizedEvent;
 use acc_sdk::install::InstallContext;
 use acc_sdk::outcome::HookOutcome;
@@ -42,6 +42,12 @@ impl AdapterBehaviour for Behaviour {
         inject: outcomes::inject,
         guard_write: tools::WRITE,
         guard_shell: tools::SHELL,
+    }
+
+    /// Answers reach the asking participant's current session at its next turn (recorded
+    /// by the `reply-route` scenario).
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        Some(&acc_sdk::reply_route::NextTurnReplies)
     }
 
     fn client_version_of(

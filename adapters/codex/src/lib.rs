@@ -12,7 +12,7 @@ pub mod normalize;
 pub mod outcomes;
 pub mod tools;
 
-use acc_sdk::adapter::{AdapterBehaviour, LivePush, NativeSession, ProcessEntry};
+use acc_sdk::adapter::{AdapterBehaviour, LivePush, NativeSession, ProcessEntry, ReplyRoute};
 use acc_sdk::outcome::HookOutcome;
 use serde_json::Value;
 
@@ -37,6 +37,12 @@ impl AdapterBehaviour for Behaviour {
         inject: outcomes::inject,
         guard_write: tools::WRITE,
         guard_shell: tools::SHELL,
+    }
+
+    /// Answers reach the asking participant's current session at its next turn (recorded
+    /// by the `reply-route` scenario).
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        Some(&acc_sdk::reply_route::NextTurnReplies)
     }
 
     fn is_shared_host(&self, entry: &ProcessEntry) -> bool {

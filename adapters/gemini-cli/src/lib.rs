@@ -13,7 +13,7 @@ pub mod tools;
 
 use std::collections::BTreeMap;
 
-use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry};
+use acc_sdk::adapter::{AdapterBehaviour, ProcessEntry, ReplyRoute};
 
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "gemini-cli";
@@ -36,6 +36,12 @@ impl AdapterBehaviour for Behaviour {
         inject: outcomes::inject,
         guard_write: tools::WRITE,
         guard_shell: tools::SHELL,
+    }
+
+    /// Answers reach the asking participant's current session at its next turn (recorded
+    /// by the `reply-route` scenario).
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        Some(&acc_sdk::reply_route::NextTurnReplies)
     }
 
     /// The running build, from the `package.json` of the script its `node` process runs.

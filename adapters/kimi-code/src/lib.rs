@@ -12,7 +12,7 @@ pub mod outcomes;
 pub mod package_version;
 pub mod tools;
 
-use acc_sdk::adapter::{AdapterBehaviour, ClientIdentity, ProcessEntry};
+use acc_sdk::adapter::{AdapterBehaviour, ClientIdentity, ProcessEntry, ReplyRoute};
 
 /// The adapter id, as `acc-hook` and the registry spell it.
 pub const ID: &str = "kimi-code";
@@ -38,6 +38,12 @@ impl AdapterBehaviour for Behaviour {
         inject: outcomes::inject,
         guard_write: tools::WRITE,
         guard_shell: tools::SHELL,
+    }
+
+    /// Answers reach the asking participant's current session at its next turn (recorded
+    /// by the `reply-route` scenario).
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        Some(&acc_sdk::reply_route::NextTurnReplies)
     }
 
     fn identify_client_process(&self, entry: &ProcessEntry) -> Option<ClientIdentity> {

@@ -282,6 +282,7 @@ pub struct ReplyRouting {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RouteOutcome {
     pub routed: bool,
+    /// The route taken when routed (`next_turn`), else why not (`reply_unaddressed`).
     pub reason_code: Option<String>,
 }
 

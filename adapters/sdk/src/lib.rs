@@ -31,6 +31,7 @@ pub mod payload;
 pub mod peer_text;
 pub mod probe;
 pub mod projector;
+pub mod reply_route;
 pub mod resolution;
 pub mod skill;
 #[cfg(any(test, feature = "testing"))]

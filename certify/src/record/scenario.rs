@@ -81,6 +81,10 @@ macro_rules! each_scenario {
             /// and an unclaimed one: is the subagent a child session, refused as itself (see
             /// [`crate::record::scenarios::child_sessions`])?
             ChildSessions = "child-sessions" => child_sessions::ChildSessions,
+            /// The agent asked the peer from a session that has ended; the peer answered: the
+            /// answer must reach the participant's new session in the question's thread (see
+            /// [`crate::record::scenarios::reply_route`]).
+            ReplyRoute = "reply-route" => reply_route::ReplyRoute,
         }
     };
 }

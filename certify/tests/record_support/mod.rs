@@ -118,6 +118,7 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     };
     obs.requests[0].acc_lines = Vec::new();
     if let (Some(target), Some(reason)) = (

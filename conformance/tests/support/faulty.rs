@@ -6,7 +6,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use acc_sdk::adapter::{AdapterBehaviour, AdapterError, NativeSession, ToolGuard};
+use acc_sdk::adapter::{AdapterBehaviour, AdapterError, NativeSession, ReplyRoute, ToolGuard};
 use acc_sdk::context::{ContextInput, ContextResult};
 use acc_sdk::define::{Adapter, define_adapter};
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent};
@@ -288,5 +288,9 @@ impl AdapterBehaviour for Faulty {
 
     fn native_session(&self) -> Option<&dyn NativeSession> {
         self.inner.behaviour().native_session()
+    }
+
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        self.inner.behaviour().reply_route()
     }
 }

@@ -182,3 +182,20 @@ pub struct RefusalFact {
     /// The refused session's label.
     pub by: String,
 }
+
+// `reply-route`
+
+/// What the store says about the question and its answer after the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReplyFacts {
+    pub question_id: String,
+    pub question_thread: String,
+    /// The state of the session that asked, after the run (`closed` before the client ran).
+    pub question_session_state: Option<String>,
+    pub answer_id: String,
+    pub answer_thread: String,
+    pub answer_in_reply_to: Option<String>,
+    /// The participants the answer is addressed to.
+    pub answer_to: Vec<String>,
+}

@@ -58,6 +58,9 @@ pub struct Observations {
     /// For `heartbeat` driven in the client's terminal interface: the idle prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle: Option<crate::record::kit::facts::IdleFacts>,
+    /// For `reply-route`: the question and its answer as the store holds them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<crate::record::kit::facts::ReplyFacts>,
 }
 
 /// How the client process ended.
@@ -252,6 +255,7 @@ impl Observations {
             quit: None,
             children: None,
             idle: None,
+            reply: None,
         }
     }
 

@@ -149,14 +149,18 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
             "advisory",
             "event-observed",
         ),
-        // No scenario decides the others; a verdict for one is a recorder bug.
+        Capability::ReplyRoute => (
+            "queued-until-next-prompt",
+            "shown-at-next-prompt",
+            "context",
+            "model-visible",
+        ),
         Capability::LivePush => (
             "wakes-idle-session",
             "queued-until-turn-end",
             "context",
             "model-visible",
         ),
-        _ => (UNOBSERVED, UNOBSERVED, "none", "not-observed"),
     };
     RowBehaviour {
         idle,
@@ -233,7 +237,9 @@ fn capability_limitation(capability: Capability) -> &'static str {
         Capability::ChildSessions => {
             "One foreground subagent of the client's default type, asked for through its own subagent tool, wrote a peer's claimed file and an unclaimed one; background, nested and concurrent subagents were not exercised."
         }
-        _ => "No scenario observes this capability.",
+        Capability::ReplyRoute => {
+            "The question was asked through acc's core as the CLI asks (a `cli` session of the participant), and that session had ended before the peer answered; the answer reached the participant's next headless conversation at its first prompt. A question asked by the client's own model (through its shell or acc's MCP server), an answer while the asking session still runs, and a resumed (rather than new) conversation were not exercised."
+        }
     }
 }
 

@@ -72,6 +72,7 @@ fn base(scenario: Scenario) -> Observations {
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     }
 }
 

@@ -75,6 +75,7 @@ fn passing() -> Observations {
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     }
 }
 

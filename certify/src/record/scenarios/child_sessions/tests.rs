@@ -86,6 +86,7 @@ fn passing() -> Observations {
         resume: None,
         quit: None,
         idle: None,
+        reply: None,
         children: Some(ChildFacts {
             delegations: vec!["tool_use:Agent step=0".into()],
             child_requests: 3,

@@ -374,6 +374,7 @@ mod tests {
             quit: None,
             children: None,
             idle: None,
+            reply: None,
         };
         (ws, obs)
     }

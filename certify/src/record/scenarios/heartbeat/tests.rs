@@ -67,6 +67,7 @@ fn observed(hooks: Option<Vec<HookFact>>) -> Observations {
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     }
 }
 

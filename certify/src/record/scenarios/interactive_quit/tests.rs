@@ -55,6 +55,7 @@ fn ended() -> Observations {
         control: None,
         live: None,
         idle: None,
+        reply: None,
         quit: Some(QuitFacts {
             quit_command: "/quit".into(),
             session_opened: true,

@@ -103,6 +103,7 @@ fn passing() -> Observations {
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     }
 }
 

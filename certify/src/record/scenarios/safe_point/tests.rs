@@ -65,6 +65,7 @@ fn observed(requests: Vec<RequestFact>, receipt: Option<&str>) -> Observations {
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     }
 }
 

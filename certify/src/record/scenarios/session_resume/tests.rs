@@ -72,6 +72,7 @@ fn resumed() -> Observations {
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     }
 }
 

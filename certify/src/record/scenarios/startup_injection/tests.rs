@@ -73,6 +73,7 @@ fn shown() -> Observations {
         quit: None,
         children: None,
         idle: None,
+        reply: None,
     }
 }
 
