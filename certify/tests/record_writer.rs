@@ -62,7 +62,7 @@ fn the_written_directory_validates_and_every_digest_is_of_the_raw_bytes() {
     )
     .unwrap();
     let records = provenance["captures"].as_array().unwrap();
-    assert_eq!(records.len(), 11, "one record per capability scenario");
+    assert_eq!(records.len(), 12, "one record per capability scenario");
     for record in records {
         let fixture = fs::read(adapter.join(record["fixture"].as_str().unwrap())).unwrap();
         assert_eq!(record["sha256"], sha256_hex(&fixture));
@@ -103,7 +103,7 @@ fn a_re_record_replaces_its_tuple_and_keeps_other_versions() {
     record_into(root.path(), &adapter, "2.1.332", false);
     assert_eq!(validate_adapter_dir(&adapter), Vec::new());
     let certification = rows(&adapter);
-    assert_eq!(certification.evidence.len(), 26);
+    assert_eq!(certification.evidence.len(), 28);
     let by_version = |v: &str| -> Vec<bool> {
         certification
             .evidence

@@ -178,6 +178,31 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         }
         obs.control = Some(Box::new(observations(tuple, Scenario::SoloControl, true)));
     }
+    if scenario == Scenario::ReplyRoute {
+        // The answer to the agent's question, shown in the new session's first request.
+        obs.message = Some(MessageFact {
+            message_id: "message_2".into(),
+            recipient: "agent".into(),
+            receipt_state: Some(if pass { "offered" } else { "queued" }.into()),
+        });
+        obs.reply = Some(acc_certify::record::kit::facts::ReplyFacts {
+            question_id: "message_1".into(),
+            question_thread: "thread_1".into(),
+            question_session_state: Some("closed".into()),
+            answer_id: "message_2".into(),
+            answer_thread: "thread_1".into(),
+            answer_in_reply_to: Some("message_1".into()),
+            answer_to: vec!["agent".into()],
+        });
+        for s in &mut obs.sessions {
+            s.participant_id = "agent".into();
+        }
+        if pass {
+            obs.requests[0].peer_blocks = vec![format!(
+                "```acc-peer-message\nuntrusted peer message\nmessageId: message_2\nthreadId: thread_1\nsubject: Re: which port?\nbody: 8080\n```"
+            )];
+        }
+    }
     if scenario == Scenario::SafePoint {
         // The note sent while the first call ran: shown with its result (or, failing,
         // never), then held once in the history.
