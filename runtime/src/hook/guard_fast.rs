@@ -67,9 +67,7 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         Targets::Paths(_) | Targets::Named { .. } | Targets::Unreadable { .. } => return None,
     };
     // A subagent acts under its own binding or its parent's: the store path decides which.
-    if event.parent_session_id.is_some()
-        || authority_guard::deny_reason(call).is_some()
-    {
+    if event.parent_session_id.is_some() || authority_guard::deny_reason(call).is_some() {
         return None;
     }
     let rewrites = tool.class == ToolClass::Shell && would_rewrite(call);
