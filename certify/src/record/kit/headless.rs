@@ -296,6 +296,13 @@ pub fn run_record(
 /// How the run was kept offline, and what it tried: inside the recorder's loopback-only
 /// namespace every attempt is refused by construction.
 pub fn network_json(tried: &[crate::clients::network::NetworkAttempt]) -> serde_json::Value {
+    let mut network = network_isolation();
+    network["tried"] = json!(tried);
+    network
+}
+
+/// How a run was kept offline (its attempts are in `observations.json` `run.network`).
+pub fn network_isolation() -> serde_json::Value {
     let isolation = if crate::clients::offline::loopback_only() {
         "a network namespace holding only loopback"
     } else {
@@ -305,6 +312,5 @@ pub fn network_json(tried: &[crate::clients::network::NetworkAttempt]) -> serde_
         "allowed": "127.0.0.1",
         "isolatedBy": isolation,
         "watchedBy": ["strace -f", "a refusing proxy"],
-        "tried": tried,
     })
 }
