@@ -13,20 +13,8 @@ use std::time::Duration;
 use acc_runtime::ids::MessageId;
 use serde_json::Value;
 
-use crate::record::kit::hook_capture::CAPTURE_FILE;
+use crate::record::kit::hook_capture::turn_ends;
 use crate::record::kit::terminal::tmux::poll;
-
-/// Turn-end hook invocations acc-hook has recorded in `dir` so far.
-pub fn turn_ends(dir: &Path) -> usize {
-    std::fs::read_to_string(dir.join(CAPTURE_FILE))
-        .map(|text| {
-            text.lines()
-                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-                .filter(|line| line["kind"] == acc_sdk::event::EventKind::TurnEnd.as_str())
-                .count()
-        })
-        .unwrap_or(0)
-}
 
 /// Every model request's body as it arrived, with the turn ends recorded before it.
 #[derive(Clone)]
@@ -82,6 +70,7 @@ impl Arrivals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::kit::hook_capture::CAPTURE_FILE;
 
     fn append(dir: &Path, kind: &str) {
         use std::io::Write;
