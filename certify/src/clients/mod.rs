@@ -24,6 +24,7 @@ pub mod environment;
 pub mod error;
 pub mod network;
 pub mod obtain;
+pub mod offline;
 pub mod pins;
 pub mod process;
 pub mod run;

@@ -1,6 +1,8 @@
 //! What a recorded client tried to reach. A recording runs offline: the client talks to
-//! its model double on 127.0.0.1 and to nothing else, so any other address it tries fails
-//! the capture, named.
+//! its model double on 127.0.0.1 and to nothing else. Inside the recorder's loopback-only
+//! network namespace ([`super::offline`]) nothing else exists, so every other address it
+//! tries is named and recorded as refused; outside one (a capture from before, or a test
+//! run of the watch itself) such an attempt fails the capture, named.
 //!
 //! Two watchers, both without root:
 //! - `strace -f` records every `connect` and `send*` of the client and every process it
@@ -10,9 +12,7 @@
 //!   `NO_PROXY=127.0.0.1,localhost`: a client that honours them asks it for a host by name
 //!   (`CONNECT host:443`), which it records and refuses.
 //!
-//! A network namespace holding only loopback would cut the client off from the double,
-//! which listens in the recorder's own namespace, so the client runs in the recorder's
-//! namespace and is watched instead.
+//! The namespace makes leaving impossible; the watch says what was tried.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
@@ -64,15 +64,22 @@ pub struct NetworkAttempt {
     /// `203.0.113.7:443`, `[2001:db8::1]:443`, or the host asked for (`api.example.com:443`,
     /// `api.example.com` for a DNS query).
     pub target: String,
+    /// Made inside the recorder's loopback-only network namespace, where it could reach
+    /// nothing: recorded, and no reason to fail the capture (absent in captures made
+    /// before the namespace, whose attempts may have left the machine).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
 }
 
 impl NetworkAttempt {
     pub fn describe(&self) -> String {
-        match self.kind {
-            AttemptKind::Connect => format!("{} (connect)", self.target),
-            AttemptKind::DnsQuery => format!("{} (DNS query)", self.target),
-            AttemptKind::Proxy => format!("{} (asked of the proxy)", self.target),
-        }
+        let how = match self.kind {
+            AttemptKind::Connect => "connect",
+            AttemptKind::DnsQuery => "DNS query",
+            AttemptKind::Proxy => "asked of the proxy",
+        };
+        let refused = if self.refused { ", refused" } else { "" };
+        format!("{} ({how}{refused})", self.target)
     }
 }
 
@@ -238,8 +245,17 @@ impl NetworkWatch {
         command
     }
 
-    /// Every attempt, sorted and without repeats.
+    /// Every attempt, sorted and without repeats; each marked refused when this process
+    /// runs in a loopback-only namespace (its clients cannot have left it).
     pub fn finish(self) -> Vec<NetworkAttempt> {
+        let refused = super::offline::loopback_only();
+        self.attempts()
+            .into_iter()
+            .map(|attempt| NetworkAttempt { refused, ..attempt })
+            .collect()
+    }
+
+    fn attempts(self) -> Vec<NetworkAttempt> {
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();
         let mut attempts: BTreeSet<NetworkAttempt> = strace_attempts(&log).into_iter().collect();
         for host in self.sentinel.finish() {
@@ -247,6 +263,7 @@ impl NetworkWatch {
                 attempts.insert(NetworkAttempt {
                     kind: AttemptKind::Proxy,
                     target: host,
+                    refused: false,
                 });
             }
         }
@@ -366,6 +383,7 @@ pub fn strace_attempts(log: &str) -> Vec<NetworkAttempt> {
             found.push(NetworkAttempt {
                 kind: AttemptKind::Connect,
                 target,
+                refused: false,
             });
         }
         if line.contains("send") {
@@ -376,6 +394,7 @@ pub fn strace_attempts(log: &str) -> Vec<NetworkAttempt> {
                     found.push(NetworkAttempt {
                         kind: AttemptKind::DnsQuery,
                         target: name,
+                        refused: false,
                     });
                 }
             }
@@ -425,7 +444,8 @@ mod tests {
             strace_attempts(&line),
             [NetworkAttempt {
                 kind: AttemptKind::DnsQuery,
-                target: "api.example.com".into()
+                target: "api.example.com".into(),
+                refused: false,
             }]
         );
         assert_eq!(dns_query_name(b"GET / HTTP/1.1\r\nHost: x\r\n"), None);

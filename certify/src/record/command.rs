@@ -10,7 +10,7 @@ use acc_sdk::certification::Certification;
 use acc_sdk::error::CERTIFICATION_FILE;
 use clap::Args;
 
-use crate::clients::{Cache, Client, obtain_in};
+use crate::clients::{Cache, Client, obtain_in, offline};
 use crate::envelope::{self, Exit};
 use crate::record::kit::error::RecordError;
 use crate::record::kit::install::Binaries;
@@ -100,8 +100,100 @@ pub fn find_repo(start: &Path) -> Option<PathBuf> {
 }
 
 /// Runs the command; returns the exit code.
+///
+/// Recording happens in a network namespace holding only loopback
+/// ([`crate::clients::offline`]): this process installs the clients from their registries,
+/// then runs itself again inside one, where the doubles, sandboxes and clients all live.
 pub fn execute(args: &RecordArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let (exit, human, data) = match run(args, err) {
+    if std::env::var_os(offline::NAMESPACE_VAR).is_none() {
+        return record_offline(args, out, err);
+    }
+    if !offline::loopback_only() {
+        return report(
+            args,
+            Err(RecordError::Offline {
+                message: format!(
+                    "{} is set but this process's network namespace holds more than loopback; unset it and run again",
+                    offline::NAMESPACE_VAR
+                ),
+            }),
+            out,
+            err,
+        );
+    }
+    report(args, run(args, err), out, err)
+}
+
+/// Installs (or finds in the cache) every client the recording needs, while the network is
+/// there, then runs this command again inside a loopback-only namespace and passes its
+/// output and exit code on.
+fn record_offline(args: &RecordArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let clients = args.client.clients();
+    // A usage error is the offline run's to report; nothing is installed for it.
+    let usable = args.version.is_none() || clients.len() == 1;
+    if let (Ok(cache), true) = (Cache::from_process_env(), usable) {
+        for client in clients {
+            let version = args
+                .version
+                .clone()
+                .unwrap_or_else(|| client.pinned_version().to_owned());
+            let mut progress = |line: &str| {
+                if !args.json {
+                    let _ = writeln!(err, "acc-certify: {line}");
+                }
+            };
+            // A failure here is reported again, as the client's, by the offline run.
+            if let Err(e) = obtain_in(&cache, client, &version, &mut progress)
+                && !args.json
+            {
+                let _ = writeln!(err, "acc-certify: could not install {client}: {e}");
+            }
+        }
+    }
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            return report(
+                args,
+                Err(RecordError::Offline {
+                    message: format!(
+                        "cannot find acc-certify's own executable to run it offline: {e}"
+                    ),
+                }),
+                out,
+                err,
+            );
+        }
+    };
+    let mut command = std::process::Command::new(exe);
+    command
+        .args(std::env::args_os().skip(1))
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit());
+    offline::enter_on_spawn(&mut command);
+    match command.output() {
+        Ok(output) => {
+            let _ = out.write_all(&output.stdout);
+            output.status.code().unwrap_or(Exit::CouldNotRun.code())
+        }
+        Err(e) => report(
+            args,
+            Err(RecordError::Offline {
+                message: offline::setup_advice(&e),
+            }),
+            out,
+            err,
+        ),
+    }
+}
+
+fn report(
+    args: &RecordArgs,
+    result: Result<Outcomes, RecordError>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let (exit, human, data) = match result {
         Ok((outcomes, pair_outcomes, exit)) => {
             let mut data = summary::json(&outcomes, args.check);
             data["pairs"] = pairs::json(&pair_outcomes);

@@ -25,6 +25,8 @@ pub enum RecordError {
     NoRepository { from: PathBuf },
     /// Writing a bundle or evidence failed.
     Write { message: String },
+    /// The recording could not enter its loopback-only network namespace.
+    Offline { message: String },
 }
 
 impl RecordError {
@@ -38,6 +40,7 @@ impl RecordError {
             RecordError::Double { .. } => "record.double",
             RecordError::NoRepository { .. } => "record.no-repository",
             RecordError::Write { .. } => "record.write",
+            RecordError::Offline { .. } => "record.offline",
         }
     }
 
@@ -67,7 +70,9 @@ impl fmt::Display for RecordError {
                 "no acc repository (a directory holding adapters/ and Cargo.toml) at or above {}; pass --repo DIR",
                 from.display()
             ),
-            RecordError::Write { message } => f.write_str(message),
+            RecordError::Write { message } | RecordError::Offline { message } => {
+                f.write_str(message)
+            }
         }
     }
 }

@@ -280,7 +280,7 @@ pub fn run_record(
         "cwd": "<ws>",
         "envNames": env_names,
         "protocol": client.protocol().id(),
-        "network": {"allowed": "127.0.0.1", "watchedBy": ["strace -f", "a refusing proxy"], "tried": output.network},
+        "network": network_json(&output.network),
         "installed": installed_files,
         "room": {
             "peer": room.peer.is_some(),
@@ -290,5 +290,27 @@ pub fn run_record(
         "durationMs": output.duration.as_millis() as u64,
         "exitCode": output.exit_code(),
         "timedOut": output.timed_out,
+    })
+}
+
+/// How the run was kept offline, and what it tried: inside the recorder's loopback-only
+/// namespace every attempt is refused by construction.
+pub fn network_json(tried: &[crate::clients::network::NetworkAttempt]) -> serde_json::Value {
+    let mut network = network_isolation();
+    network["tried"] = json!(tried);
+    network
+}
+
+/// How a run was kept offline (its attempts are in `observations.json` `run.network`).
+pub fn network_isolation() -> serde_json::Value {
+    let isolation = if crate::clients::offline::loopback_only() {
+        "a network namespace holding only loopback"
+    } else {
+        "none (watched only)"
+    };
+    json!({
+        "allowed": "127.0.0.1",
+        "isolatedBy": isolation,
+        "watchedBy": ["strace -f", "a refusing proxy"],
     })
 }

@@ -45,6 +45,19 @@ pub fn read(dir: &Path, redactor: &Redactor) -> Option<HookCapture> {
     Some(HookCapture { raw, facts })
 }
 
+/// Turn-end hook invocations acc-hook has recorded in `dir` so far: an observed event a
+/// recording can wait on instead of a fixed pause (a line is appended once the hook answered).
+pub fn turn_ends(dir: &Path) -> usize {
+    fs::read_to_string(dir.join(CAPTURE_FILE))
+        .map(|text| {
+            text.lines()
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .filter(|line| line["kind"] == acc_sdk::event::EventKind::TurnEnd.as_str())
+                .count()
+        })
+        .unwrap_or(0)
+}
+
 /// One line's shape.
 pub fn fact(line: &Value) -> HookFact {
     let payload = line.get("payload").filter(|p| p.is_object());

@@ -71,22 +71,40 @@ pub struct RunFacts {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     /// Every address but 127.0.0.1 the client or a process it started tried to reach
-    /// (absent when none, as in captures from before the network was watched).
+    /// (absent when none, as in captures from before the network was watched); those made
+    /// in the recorder's loopback-only namespace are marked refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub network: Vec<crate::clients::network::NetworkAttempt>,
 }
 
 impl RunFacts {
-    /// Why the run cannot be evidence because it left 127.0.0.1, naming every target.
+    /// Why the run cannot be evidence because it may have left 127.0.0.1, naming every
+    /// target. An attempt refused inside the recorder's loopback-only namespace is no
+    /// reason: it reached nothing, and a client that needed it shows so elsewhere (its model
+    /// request never reached the double, and the scenario's own checks fail).
     pub fn network_problem(&self) -> Option<String> {
-        if self.network.is_empty() {
+        let tried: Vec<String> = self
+            .network
+            .iter()
+            .filter(|a| !a.refused)
+            .map(|a| a.describe())
+            .collect();
+        if tried.is_empty() {
             return None;
         }
-        let tried: Vec<String> = self.network.iter().map(|a| a.describe()).collect();
         Some(format!(
             "the client tried to reach {}, but a recording runs offline and allows only 127.0.0.1: turn that feature off in the client's base configuration",
             tried.join(", ")
         ))
+    }
+
+    /// The attempts refused inside the recorder's loopback-only namespace, described.
+    pub fn refused(&self) -> Vec<String> {
+        self.network
+            .iter()
+            .filter(|a| a.refused)
+            .map(|a| a.describe())
+            .collect()
     }
 }
 

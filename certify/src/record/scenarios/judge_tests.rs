@@ -460,10 +460,12 @@ fn a_capture_that_left_127_0_0_1_fails_every_verdict_naming_the_target() {
         NetworkAttempt {
             kind: AttemptKind::DnsQuery,
             target: "chatgpt.example.com".into(),
+            refused: false,
         },
         NetworkAttempt {
             kind: AttemptKind::Connect,
             target: "203.0.113.7:443".into(),
+            refused: false,
         },
     ];
     let expected = "the client tried to reach chatgpt.example.com (DNS query), 203.0.113.7:443 (connect), but a recording runs offline and allows only 127.0.0.1: turn that feature off in the client's base configuration";

@@ -149,6 +149,7 @@ pub fn terminal_run(
         "cwd": "<ws>",
         "envNames": env_names,
         "protocol": client.protocol().id(),
+        "network": crate::record::kit::headless::network_isolation(),
         "installed": installed_files.iter().map(|p| redactor.text(&p.display().to_string())).collect::<Vec<_>>(),
     });
     if let (Some(run), Value::Object(extra)) = (run.as_object_mut(), extra) {

@@ -313,8 +313,14 @@ pub fn run_interactive_quit(
     .unwrap_or(false);
     let host = adapter_session_host(&mut core)
         .or_else(|| poll(Duration::from_secs(10), || adapter_session_host(&mut core)));
-    // Let the turn's end hooks finish before the person leaves.
-    std::thread::sleep(Duration::from_secs(3));
+    // The person leaves once the turn's end hook has answered (seen in acc-hook's capture),
+    // however long that takes on a loaded machine.
+    if turn_ran {
+        poll(limit, || {
+            (exited.exists() || crate::record::kit::hook_capture::turn_ends(&capture_dir) > 0)
+                .then_some(())
+        });
+    }
     let session_opened = host.is_some();
     let mut facts = QuitFacts {
         quit_command: drive.quit.to_owned(),

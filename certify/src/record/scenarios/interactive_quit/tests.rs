@@ -198,6 +198,7 @@ fn a_capture_that_left_localhost_fails_and_still_says_what_was_observed() {
     obs.run.network = vec![NetworkAttempt {
         kind: AttemptKind::Proxy,
         target: "raw.githubusercontent.com:443".into(),
+        refused: false,
     }];
     let verdict = judge(&obs);
     assert!(!verdict.passed);
@@ -209,4 +210,28 @@ fn a_capture_that_left_localhost_fails_and_still_says_what_was_observed() {
         verdict.reasons[1],
         "observed all the same: after /quit acc status showed the session no longer live: the client's own session-end hook closed it while its shared host still ran"
     );
+}
+
+/// Codex's terminal interface asks for its announcement tip at every start; inside the
+/// recorder's loopback-only namespace that reaches nothing and does not decide the verdict.
+#[test]
+fn an_attempt_refused_offline_is_recorded_and_does_not_fail_the_capture() {
+    use crate::clients::network::{AttemptKind, NetworkAttempt};
+    let mut obs = ended();
+    let passed = judge(&obs).passed;
+    assert!(passed);
+    obs.run.network = vec![NetworkAttempt {
+        kind: AttemptKind::DnsQuery,
+        target: "raw.githubusercontent.com".into(),
+        refused: true,
+    }];
+    assert!(judge(&obs).passed, "{:?}", judge(&obs).reasons);
+    assert_eq!(
+        obs.run.refused(),
+        ["raw.githubusercontent.com (DNS query, refused)"]
+    );
+    let text = serde_json::to_string(&obs).unwrap();
+    assert!(text.contains("\"refused\":true"), "{text}");
+    let back: Observations = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, obs);
 }

@@ -334,8 +334,12 @@ pub fn run_live_wake(
     let hold_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let protocol = client.protocol();
     let responder_hold = hold_ms.clone();
+    let capture_dir = sandbox.root().join("hook-capture");
+    let arrivals = Arrivals::new(&capture_dir);
+    let noted = arrivals.clone();
     let double = ModelDouble::start_with(
         Box::new(move |request, script| {
+            noted.note(&request.body);
             let ms = responder_hold.swap(0, std::sync::atomic::Ordering::SeqCst);
             if ms > 0 {
                 std::thread::sleep(Duration::from_millis(ms));
@@ -360,7 +364,6 @@ pub fn run_live_wake(
     let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
     let peer = room::attach_as(&mut core, PEER)?;
 
-    let capture_dir = sandbox.root().join("hook-capture");
     std::fs::create_dir_all(&capture_dir)
         .map_err(|e| write_err(&format!("creating {}", capture_dir.display()), e))?;
     let extra = recipe.environment(&capture_dir);
@@ -430,8 +433,9 @@ pub fn run_live_wake(
                             (receipt_state(core, agent, id).as_deref() == Some("offered"))
                                 .then_some(())
                         });
-                        std::thread::sleep(Duration::from_secs(3));
+                        arrivals.await_turn_end(id, limit);
                     } else {
+                        // A negative control: nothing may happen in this window.
                         std::thread::sleep(Duration::from_secs(6));
                     }
                 },
@@ -447,14 +451,13 @@ pub fn run_live_wake(
         let first = sent_fields(&first)
             .0
             .and_then(|i| MessageId::parse(&i).ok());
-        // The held request has arrived once that turn's next-turn hook showed the message.
+        // The turn is busy once the double holds the request that shows the message.
         if let Some(first) = &first {
-            poll(limit, || {
-                (receipt_state(&mut core, agent, first).as_deref() == Some("offered")).then_some(())
-            });
+            arrivals.await_carried(first, limit);
         }
-        std::thread::sleep(Duration::from_secs(1));
-        let phase = held_phase(&mut core, &double, &sender, agent, BUSY, "all", 11, limit);
+        let phase = held_phase(
+            &mut core, &double, &sender, &arrivals, agent, BUSY, "all", 11, limit,
+        );
         facts.phases.push(phase);
         // Continue: a held turn again; the next message comes with consent off (no wake).
         hold_ms.store(
@@ -466,14 +469,11 @@ pub fn run_live_wake(
             .0
             .and_then(|i| MessageId::parse(&i).ok());
         if let Some(first) = &first {
-            poll(limit, || {
-                (receipt_state(&mut core, agent, first).as_deref() == Some("offered")).then_some(())
-            });
+            arrivals.await_carried(first, limit);
         }
         set_policy(&sandbox, client.id(), "off")?;
-        std::thread::sleep(Duration::from_secs(1));
         let phase = held_phase(
-            &mut core, &double, &sender, agent, CONTINUE, "off", 31, limit,
+            &mut core, &double, &sender, &arrivals, agent, CONTINUE, "off", 31, limit,
         );
         facts.phases.push(phase);
         set_policy(&sandbox, client.id(), "all")?;
@@ -559,6 +559,7 @@ fn held_phase(
     core: &mut Core,
     double: &ModelDouble,
     sender: &Sender<'_>,
+    arrivals: &Arrivals,
     agent: &Owner,
     name: &str,
     policy: &str,
@@ -567,12 +568,13 @@ fn held_phase(
 ) -> LivePhase {
     let mut during = None;
     let mut phase = run_phase(core, double, sender, agent, name, policy, n, |core, id| {
+        // Well inside the hold, which began when the held request was seen arriving.
         std::thread::sleep(Duration::from_secs(2));
         during = receipt_state(core, agent, id);
         poll(limit, || {
             (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
         });
-        std::thread::sleep(Duration::from_secs(3));
+        arrivals.await_turn_end(id, limit);
     });
     phase.receipt_while_busy = during;
     phase
@@ -615,6 +617,8 @@ fn run_phase(
 
 mod codex;
 pub(crate) use codex::captured_how;
+mod turns;
+use turns::Arrivals;
 
 /// An idle interactive session woken by a peer's message through native delivery.
 pub struct LiveWake;

@@ -234,7 +234,20 @@ fn a_client_that_tried_the_network_fails_the_capture_naming_the_host() {
     obs.run.network = vec![crate::clients::network::NetworkAttempt {
         kind: crate::clients::network::AttemptKind::DnsQuery,
         target: "api.example.com".into(),
+        refused: false,
     }];
     let why = failures(&obs).join("; ");
     assert!(why.contains("api.example.com"), "{why}");
+}
+
+#[test]
+fn an_attempt_refused_offline_does_not_fail_the_capture() {
+    let mut obs = passing();
+    assert_eq!(failures(&obs), Vec::<String>::new());
+    obs.run.network = vec![crate::clients::network::NetworkAttempt {
+        kind: crate::clients::network::AttemptKind::Proxy,
+        target: "raw.githubusercontent.com:443".into(),
+        refused: true,
+    }];
+    assert_eq!(failures(&obs), Vec::<String>::new());
 }

@@ -269,6 +269,7 @@ fn a_run_that_left_127_0_0_1_fails_every_step_naming_the_run_and_the_target() {
     run.run.network = vec![NetworkAttempt {
         kind: AttemptKind::Proxy,
         target: "plugins.example.com:443".into(),
+        refused: false,
     }];
     let verdict = judge(&obs);
     assert_eq!(failed(&verdict), Step::ALL.to_vec());

@@ -211,6 +211,7 @@ fn a_capture_that_left_localhost_is_no_evidence() {
         .push(crate::clients::network::NetworkAttempt {
             kind: crate::clients::network::AttemptKind::Connect,
             target: "203.0.113.9:443".into(),
+            refused: false,
         });
     assert_eq!(reasons(&obs).len(), 1);
 }
