@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use acc_certify::gate::results::Status;
 use acc_certify::gate::{GateOptions, run_gate};
-use acc_sdk::adapter::{AdapterBehaviour, AdapterError, ReplyRoute, ToolGuard};
+use acc_sdk::adapter::{
+    AdapterBehaviour, AdapterError, LivePush, NativeSession, ReplyRoute, ToolGuard,
+};
 use acc_sdk::context::{ContextInput, ContextResult};
 use acc_sdk::define::{Adapter, define_adapter};
 use acc_sdk::event::{NormalizeError, NormalizedEvent};
@@ -67,6 +69,15 @@ impl AdapterBehaviour for ForgetfulPlan {
     }
     fn reply_route(&self) -> Option<&dyn ReplyRoute> {
         self.0.behaviour().reply_route()
+    }
+    fn native_session(&self) -> Option<&dyn NativeSession> {
+        self.0.behaviour().native_session()
+    }
+    fn live_push(&self) -> Option<&dyn LivePush> {
+        self.0.behaviour().live_push()
+    }
+    fn continue_turn_outcome(&self, context: &str, payload: &Value) -> Option<HookOutcome> {
+        self.0.behaviour().continue_turn_outcome(context, payload)
     }
 }
 
