@@ -6,7 +6,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use acc_sdk::adapter::{AdapterBehaviour, AdapterError, NativeSession, ReplyRoute, ToolGuard};
+use acc_sdk::adapter::{
+    AdapterBehaviour, AdapterError, LivePush, NativeSession, ReplyRoute, ToolGuard,
+};
 use acc_sdk::context::{ContextInput, ContextResult};
 use acc_sdk::define::{Adapter, define_adapter};
 use acc_sdk::event::{EventKind, NormalizeError, NormalizedEvent};
@@ -292,5 +294,9 @@ impl AdapterBehaviour for Faulty {
 
     fn reply_route(&self) -> Option<&dyn ReplyRoute> {
         self.inner.behaviour().reply_route()
+    }
+
+    fn live_push(&self) -> Option<&dyn LivePush> {
+        self.inner.behaviour().live_push()
     }
 }
