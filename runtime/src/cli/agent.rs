@@ -1,7 +1,9 @@
 //! An agent acts only as itself.
 //!
 //! A process whose ancestors include the client process of a hooked conversation (a pid a
-//! hook recorded, in the store's bindings or in a conversation pin) is that client's agent.
+//! hook recorded, in the store's bindings or in a conversation pin; for a client whose hooks
+//! and shell commands run under a shared host, such as Codex's app-server daemon, that host)
+//! is that client's agent.
 //! It may act only as the sessions that client's hooks opened (and their subagents'): naming
 //! another session, even with its right generation, is refused; and it may not run what
 //! changes acc for every agent (`install`, `uninstall`, `prune`, `config init`). A caller with

@@ -104,12 +104,19 @@ impl Core {
     }
 
     /// Every client pid a hook binding recorded, whatever its session's state: a process
-    /// that ran a hooked conversation is an agent's client for as long as it lives.
+    /// that ran a hooked conversation is an agent's client for as long as it lives. A client
+    /// whose hooks run under a shared host (Codex's app-server daemon, which also runs its
+    /// agents' shell commands) records no client pid; its session's host counts instead.
     pub fn hooked_client_pids(&mut self) -> Result<Vec<u32>> {
         self.store.read(|c| {
             let mut stmt = c.prepare_cached(
-                "SELECT DISTINCT client_pid FROM hook_bindings WHERE client_pid IS NOT NULL
-                 ORDER BY client_pid",
+                "SELECT client_pid FROM hook_bindings WHERE client_pid IS NOT NULL
+                 UNION
+                 SELECT CAST(json_extract(s.extensions, '$.client.hostPid') AS INTEGER)
+                   FROM hook_bindings b JOIN sessions s ON s.session_id = b.session_id
+                  WHERE b.client_pid IS NULL
+                    AND json_extract(s.extensions, '$.client.hostPid') IS NOT NULL
+                 ORDER BY 1",
             )?;
             let pids = stmt
                 .query_map([], |r| r.get::<_, i64>(0))?
@@ -124,7 +131,13 @@ impl Core {
     pub fn sessions_of_client(&mut self, client_pid: u32) -> Result<Vec<SessionId>> {
         self.store.read(|c| {
             let mut stmt = c.prepare_cached(
-                "WITH own(id) AS (SELECT session_id FROM hook_bindings WHERE client_pid = ?1)
+                "WITH own(id) AS (
+                    SELECT session_id FROM hook_bindings WHERE client_pid = ?1
+                    UNION
+                    SELECT b.session_id FROM hook_bindings b
+                      JOIN sessions s ON s.session_id = b.session_id
+                     WHERE b.client_pid IS NULL
+                       AND CAST(json_extract(s.extensions, '$.client.hostPid') AS INTEGER) = ?1)
                  SELECT id FROM own
                  UNION SELECT session_id FROM sessions WHERE parent_session_id IN own",
             )?;
@@ -137,15 +150,20 @@ impl Core {
     }
 
     /// The client process a hook recorded for `session` (or for the parent it runs under, a
-    /// subagent's), the newest binding's; `None` when no hook bound it with a pid.
+    /// subagent's), the newest binding's, else the shared host its hooks ran under; `None`
+    /// when no hook bound it with either.
     pub fn client_pid_of_session(&mut self, session: &SessionId) -> Result<Option<u32>> {
         self.store.read(|c| {
             let pid: Option<i64> = c
                 .prepare_cached(
-                    "SELECT client_pid FROM hook_bindings WHERE client_pid IS NOT NULL
-                       AND (session_id = ?1 OR session_id =
-                            (SELECT parent_session_id FROM sessions WHERE session_id = ?1))
-                     ORDER BY updated_at DESC LIMIT 1",
+                    "SELECT coalesce(b.client_pid,
+                                     CAST(json_extract(s.extensions, '$.client.hostPid') AS INTEGER))
+                       FROM hook_bindings b JOIN sessions s ON s.session_id = b.session_id
+                      WHERE (b.session_id = ?1 OR b.session_id =
+                             (SELECT parent_session_id FROM sessions WHERE session_id = ?1))
+                        AND coalesce(b.client_pid,
+                                     json_extract(s.extensions, '$.client.hostPid')) IS NOT NULL
+                      ORDER BY b.updated_at DESC LIMIT 1",
                 )?
                 .query_row(params![session.as_str()], |r| r.get(0))
                 .optional()?;
@@ -176,6 +194,41 @@ mod tests {
         assert!(k.bytes().all(|b| b.is_ascii_hexdigit()));
         assert_eq!(k, binding_key("8f2c-client-session"));
         assert_ne!(k, binding_key("other"));
+    }
+
+    #[test]
+    fn a_session_whose_hooks_ran_under_a_shared_host_counts_that_host_as_its_client() {
+        use crate::core::sessions::OpenSession;
+        use crate::ids::ParticipantId;
+        let mut kit = kit();
+        let mut req = OpenSession::new(ParticipantId::parse("codex").unwrap(), "hook", 60_000);
+        req.extensions.insert(
+            "client".into(),
+            serde_json::json!({"name": "codex", "pid": null, "hostPid": 58}),
+        );
+        kit.pids.0.lock().unwrap().insert(58);
+        let s = kit.core.open_session(req).unwrap();
+        let owner = Owner::new(s.session_id.clone(), s.generation.clone());
+        kit.core
+            .put_binding(&binding_key("thread-1"), &owner, "codex-cli", None, None)
+            .unwrap();
+        let other = kit.attach("alice");
+        kit.core
+            .put_binding(&binding_key("conv-2"), &other, "claude-code", None, Some(99))
+            .unwrap();
+        assert_eq!(kit.core.hooked_client_pids().unwrap(), vec![58, 99]);
+        assert_eq!(
+            kit.core.sessions_of_client(58).unwrap(),
+            vec![s.session_id.clone()]
+        );
+        assert_eq!(
+            kit.core.client_pid_of_session(&s.session_id).unwrap(),
+            Some(58)
+        );
+        assert_eq!(
+            kit.core.client_pid_of_session(&other.session).unwrap(),
+            Some(99)
+        );
     }
 
     #[test]
