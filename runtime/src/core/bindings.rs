@@ -214,7 +214,13 @@ mod tests {
             .unwrap();
         let other = kit.attach("alice");
         kit.core
-            .put_binding(&binding_key("conv-2"), &other, "claude-code", None, Some(99))
+            .put_binding(
+                &binding_key("conv-2"),
+                &other,
+                "claude-code",
+                None,
+                Some(99),
+            )
             .unwrap();
         assert_eq!(kit.core.hooked_client_pids().unwrap(), vec![58, 99]);
         assert_eq!(
