@@ -5,8 +5,11 @@
 //! the basename of `client.command`, then a node script named like it. A command that
 //! matches nothing resolves nothing, and the session falls back to presence by age.
 
+mod peer;
 mod session_version;
 mod table;
+
+pub use peer::peer_pid;
 
 pub use session_version::{DEFAULT_VERSION_TIMEOUT, run_version_command, session_version};
 pub use table::{ProcTable, PsTable, StaticTable, system_process_table};

@@ -10,6 +10,7 @@
 //! One request a connection: a JSON line `{"argv", "cwd", "env"}` from the client, then a
 //! JSON line `{"code", "stdout", "stderr"}` from the runner. Standard input is not passed.
 
+use acc_sdk::identity::peer_pid;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -162,28 +163,6 @@ pub fn connect(address: &std::ffi::OsStr) -> std::io::Result<UnixStream> {
         }
         None => UnixStream::connect(address),
     }
-}
-
-/// The pid of the process at the other end of `stream` (`SO_PEERCRED`).
-fn peer_pid(stream: &UnixStream) -> Option<u32> {
-    use std::os::fd::AsRawFd;
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: `cred` and `len` are valid for the call and sized for SO_PEERCRED.
-    let r = unsafe {
-        libc::getsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    (r == 0 && cred.pid > 0).then_some(cred.pid as u32)
 }
 
 /// Whether `pid` is `ancestor` or one of its descendants, by the parent links in `/proc`.
