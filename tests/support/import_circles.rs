@@ -23,6 +23,12 @@ pub type Module = String;
 /// The circles under `src`, each as its sorted modules, sorted; modules whose name starts
 /// with one of `skip` are left out of the graph (another check owns them).
 pub fn circles(src: &Path, skip: &[&str]) -> Vec<Vec<Module>> {
+    strongly_connected(&graph(src, skip))
+}
+
+/// The import graph under `src`: each module and the modules it reaches (up or across;
+/// never its own descendants), without the modules `skip` leaves out.
+pub fn graph(src: &Path, skip: &[&str]) -> BTreeMap<Module, BTreeSet<Module>> {
     let files = module_files(src);
     let mut graph: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
     let known: BTreeSet<Vec<String>> = files.keys().cloned().collect();
@@ -43,7 +49,7 @@ pub fn circles(src: &Path, skip: &[&str]) -> Vec<Vec<Module>> {
             }
         }
     }
-    strongly_connected(&graph)
+    graph
 }
 
 /// Every module file under `src` by its module path (`src/bin` holds other crates).

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::kit::observations::RunFacts;
+use crate::record::kit::run_facts::RunFacts;
 
 // `live-wake`
 

@@ -15,6 +15,7 @@ pub mod recipe;
 pub mod redact;
 pub mod room;
 pub mod run;
+pub mod run_facts;
 pub mod terminal;
 pub mod tuple;
 pub mod verdict;

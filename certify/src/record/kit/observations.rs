@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::scenario::Scenario;
 
+// Kept here by name: scenarios and tests import it with the observations it belongs to.
+pub use crate::record::kit::run_facts::RunFacts;
+
 /// Bumped when a field changes meaning; the judge refuses other versions.
 pub const OBSERVATIONS_SCHEMA: u32 = 1;
 
@@ -61,51 +64,6 @@ pub struct Observations {
     /// For `reply-route`: the question and its answer as the store holds them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply: Option<crate::record::kit::facts::ReplyFacts>,
-}
-
-/// How the client process ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RunFacts {
-    /// `None` when a signal ended it.
-    pub exit_code: Option<i32>,
-    pub timed_out: bool,
-    /// Every address but 127.0.0.1 the client or a process it started tried to reach
-    /// (absent when none, as in captures from before the network was watched); those made
-    /// in the recorder's loopback-only namespace are marked refused.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub network: Vec<crate::clients::network::NetworkAttempt>,
-}
-
-impl RunFacts {
-    /// Why the run cannot be evidence because it may have left 127.0.0.1, naming every
-    /// target. An attempt refused inside the recorder's loopback-only namespace is no
-    /// reason: it reached nothing, and a client that needed it shows so elsewhere (its model
-    /// request never reached the double, and the scenario's own checks fail).
-    pub fn network_problem(&self) -> Option<String> {
-        let tried: Vec<String> = self
-            .network
-            .iter()
-            .filter(|a| !a.refused)
-            .map(|a| a.describe())
-            .collect();
-        if tried.is_empty() {
-            return None;
-        }
-        Some(format!(
-            "the client tried to reach {}, but a recording runs offline and allows only 127.0.0.1: turn that feature off in the client's base configuration",
-            tried.join(", ")
-        ))
-    }
-
-    /// The attempts refused inside the recorder's loopback-only namespace, described.
-    pub fn refused(&self) -> Vec<String> {
-        self.network
-            .iter()
-            .filter(|a| a.refused)
-            .map(|a| a.describe())
-            .collect()
-    }
 }
 
 /// What the scenario set up, so the judge knows what to look for without a second source.
