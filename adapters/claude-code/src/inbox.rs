@@ -123,11 +123,7 @@ fn is_socket(path: &Path) -> bool {
 
 /// A refused handshake with its reason code.
 fn refused(reason: &str) -> Value {
-    json!({
-        "supported": false,
-        "protocolContract": PROTOCOL,
-        "reasonCode": reason,
-    })
+    acc_sdk::native::refused_binding(PROTOCOL, reason)
 }
 
 /// Whether the session will hold an inbound frame for its user: in `bypassPermissions`
@@ -366,13 +362,11 @@ impl NativeSession for Inbox {
         session: &NativeSessionFacts,
         binding: &Value,
     ) -> Option<Value> {
-        let fresh = bind(session);
-        let same = fresh.get("opaqueEndpointRef") == binding.get("opaqueEndpointRef");
-        Some(if same {
-            fresh
-        } else {
-            refused("session_generation_stale")
-        })
+        Some(acc_sdk::native::renew_lease(
+            PROTOCOL,
+            bind(session),
+            binding,
+        ))
     }
 }
 

@@ -111,11 +111,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// A refused handshake with its reason code.
 fn refused(reason: &str) -> Value {
-    json!({
-        "supported": false,
-        "protocolContract": PROTOCOL,
-        "reasonCode": reason,
-    })
+    acc_sdk::native::refused_binding(PROTOCOL, reason)
 }
 
 /// The reason an unreachable or misbehaving daemon gives a handshake or an offer.
@@ -287,13 +283,11 @@ impl NativeSession for Daemon {
         session: &NativeSessionFacts,
         binding: &Value,
     ) -> Option<Value> {
-        let fresh = bind(session);
-        let same = fresh.get("opaqueEndpointRef") == binding.get("opaqueEndpointRef");
-        Some(if same {
-            fresh
-        } else {
-            refused("session_generation_stale")
-        })
+        Some(acc_sdk::native::renew_lease(
+            PROTOCOL,
+            bind(session),
+            binding,
+        ))
     }
 }
 

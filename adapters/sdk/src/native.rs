@@ -7,6 +7,7 @@
 
 mod contract;
 mod evaluate;
+mod lease;
 mod reason;
 
 pub use contract::validate_native_delivery;
@@ -14,6 +15,7 @@ pub use evaluate::{
     Eligibility, HandshakeVerdict, Mode, VersionVerdict, evaluate_native_eligibility,
     evaluate_version_contract, validate_native_handshake,
 };
+pub use lease::{refused_binding, renew_lease};
 pub use reason::ReasonCode;
 
 use serde::Serialize;
