@@ -24,6 +24,7 @@
 pub mod broker;
 pub mod direct;
 pub mod layout;
+pub mod layout_cache;
 pub mod namespace;
 
 use layout::Mount;
