@@ -21,6 +21,7 @@ use super::layout::{self, Kind, Mount, Unlisted};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -123,25 +124,34 @@ pub enum Source {
 
 /// The digest an entry is found by: the roots in order and the claimed paths, sorted.
 pub fn key(roots: &[&Path], claimed: &[&Path]) -> String {
-    use sha2::{Digest, Sha256};
-    use std::os::unix::ffi::OsStrExt;
-    let mut sorted: Vec<&Path> = claimed.to_vec();
-    sorted.sort();
+    use std::hash::Hasher;
+    // Bytes, not `Path`s: comparing and hashing paths parses their components, which at
+    // thousands of claims costs more than the listing saved. Two SipHash keys give 128
+    // bits; an entry found by a collision is still checked against the claims.
+    let mut sorted: Vec<&[u8]> = claimed.iter().map(|p| p.as_os_str().as_bytes()).collect();
+    sorted.sort_unstable();
     sorted.dedup();
-    let mut h = Sha256::new();
-    h.update(VERSION.to_le_bytes());
-    for (tag, paths) in [(b'r', roots), (b'c', sorted.as_slice())] {
-        for p in paths {
-            let bytes = p.as_os_str().as_bytes();
-            h.update([tag]);
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(bytes);
+    let digest = |seed: u8| {
+        let mut h = std::hash::DefaultHasher::new();
+        h.write_u32(VERSION);
+        h.write_u8(seed);
+        for (tag, paths) in [
+            (
+                b'r',
+                roots.iter().map(|r| r.as_os_str().as_bytes()).collect(),
+            ),
+            (b'c', sorted.clone()),
+        ] {
+            let paths: Vec<&[u8]> = paths;
+            for bytes in paths {
+                h.write_u8(tag);
+                h.write_usize(bytes.len());
+                h.write(bytes);
+            }
         }
-    }
-    h.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+        h.finish()
+    };
+    format!("{:016x}{:016x}", digest(1), digest(2))
 }
 
 /// The layout of `claimed` (relative paths) in each of `roots` (outer worktrees first), as
@@ -286,46 +296,58 @@ pub fn no_wider(
         let mut c = p.components();
         c.next() == Some(Component::RootDir) && c.all(|c| matches!(c, Component::Normal(_)))
     };
-    if !mounts.iter().all(|m| plain(&m.path)) {
+    if !mounts.iter().all(|m| plain(&m.path)) || !roots.iter().all(|r| plain(r)) {
         return false;
     }
-    // Each path's last mount, and where it was made.
-    let mut last: HashMap<&Path, (usize, bool)> = HashMap::with_capacity(mounts.len());
-    for (i, m) in mounts.iter().enumerate() {
-        last.insert(m.path.as_path(), (i, m.writable));
+    // Compared as bytes: every path is plain, so a `/` splits it into its components.
+    fn bytes(p: &Path) -> &[u8] {
+        p.as_os_str().as_bytes()
     }
-    let mut held: HashSet<PathBuf> = HashSet::with_capacity(roots.len() * claimed.len());
+    let mut last: HashMap<&[u8], bool> = HashMap::with_capacity(mounts.len());
+    for m in mounts {
+        last.insert(bytes(&m.path), m.writable);
+    }
+    let not_dirs: HashSet<&[u8]> = not_dirs.iter().map(|p| bytes(p)).collect();
+    // Only a writable mount can fall under a claim.
+    let reopens = mounts.iter().any(|m| m.writable);
+    let mut held: HashSet<Vec<u8>> = HashSet::new();
+    let mut full = Vec::new();
     for root in roots {
-        if !plain(root) {
-            return false;
-        }
+        let root = bytes(root).strip_suffix(b"/").unwrap_or(bytes(root));
         for path in claimed {
-            let mut full = root.to_path_buf();
-            full.extend(
-                path.components()
-                    .filter(|c| matches!(c, Component::Normal(_))),
-            );
-            let holder = full.ancestors().find_map(|a| last.get(a));
-            let proved = match holder {
-                Some((_, writable)) => !writable,
-                None => false,
-            };
-            let unreachable = || {
-                full.ancestors()
-                    .take_while(|a| a.starts_with(root))
-                    .any(|a| not_dirs.contains(a))
-            };
-            if !proved && !unreachable() {
+            full.clear();
+            full.extend_from_slice(root);
+            for c in path.components() {
+                if let Component::Normal(name) = c {
+                    full.push(b'/');
+                    full.extend_from_slice(name.as_bytes());
+                }
+            }
+            // Its own path and each directory above it, up to the root (`/` itself for
+            // the root `/`).
+            let mut holder = None;
+            let mut proved_not_dir = false;
+            for end in ancestors(&full, root.len()) {
+                let a = &full[..end.max(1)];
+                if holder.is_none() {
+                    holder = last.get(a).copied();
+                }
+                proved_not_dir |= not_dirs.contains(a);
+            }
+            if holder != Some(false) && !proved_not_dir {
                 return false;
             }
-            held.insert(full);
+            if reopens {
+                held.insert(full.clone());
+            }
         }
     }
     for (i, m) in mounts.iter().enumerate() {
         if !m.writable {
             continue;
         }
-        if m.path.ancestors().any(|a| held.contains(a)) {
+        let path = bytes(&m.path);
+        if ancestors(path, 0).any(|end| held.contains(&path[..end.max(1)])) {
             return false;
         }
         let reopened = m
@@ -338,6 +360,14 @@ pub fn no_wider(
         }
     }
     true
+}
+
+/// The lengths of `path` and of each prefix of it ending before a `/`, longest first, down
+/// to `floor` bytes (the root's own length): `/a/b/c` with floor 2 gives 6, 4, 2.
+fn ancestors(path: &[u8], floor: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::once(path.len())
+        .chain(memchr::memrchr_iter(b'/', path).filter(move |&i| i >= floor))
+        .filter(move |&end| end >= floor)
 }
 
 #[cfg(test)]
