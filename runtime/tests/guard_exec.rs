@@ -762,3 +762,48 @@ fn a_stale_or_forged_layout_cache_never_lets_a_write_into_a_claim() {
         held(&run_rewritten(&sb, &answer), true);
     }
 }
+
+/// A runner line written by hand (or from a forged layout) cannot use a symbolic link to
+/// widen what is writable: a link re-opened writable, or reached through one, stays
+/// read-only, and a read-only link whose directory is writable (its name could be pointed
+/// elsewhere) stops the command.
+#[test]
+fn a_link_never_re_opens_a_claim_nor_leaves_its_name_free() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    std::os::unix::fs::symlink("x", src.join("evil")).unwrap();
+    std::os::unix::fs::symlink("src", ws.path().join("alias")).unwrap();
+    std::fs::write(src.join("free.rs"), "free\n").unwrap();
+    let mut cmd = acc_hook();
+    cmd.current_dir(ws.path())
+        .arg("guard-exec")
+        .args(["--ro".as_ref(), src.as_os_str()])
+        .args(["--rw".as_ref(), src.join("evil").as_os_str()])
+        .args(["--rw".as_ref(), ws.path().join("alias/x").as_os_str()])
+        .args(["--rw".as_ref(), src.join("free.rs").as_os_str()])
+        .arg("--")
+        .arg(
+            "echo x > src/evil; echo x > src/x; echo x > alias/x; echo ok > src/free.rs; echo done",
+        )
+        .stdin(Stdio::null());
+    let out = cmd.output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n", "{out:?}");
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+    assert_eq!(
+        std::fs::read_to_string(src.join("free.rs")).unwrap(),
+        "ok\n"
+    );
+
+    // A claimed link mounted alone, its directory writable: the command does not run.
+    let out = guard_exec(ws.path(), &[&src.join("evil")], &[], "echo ran > free.txt");
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    assert!(
+        stderr(&out).contains("read-only path #1"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.path().join("free.txt").exists());
+}
