@@ -12,7 +12,9 @@
 //! What is read-only is laid out per directory ([`layout`]): the hook lists each directory
 //! holding claimed entries once and passes the runner the few mounts that cover them, not
 //! one per claim. A claimed path that does not exist yet is covered too (its directory is
-//! read-only whole, what it holds re-opened), in every worktree of the workspace.
+//! read-only whole, what it holds re-opened), in every worktree of the workspace. The
+//! layout is remembered beside the workspace's store while the listed directories are
+//! unchanged, and checked against the claims before it is used ([`layout_cache`]).
 //!
 //! Not covered: other names of a claimed file (a hard link outside the claim), and claims
 //! the peer takes after the call started. A layout too long for one command line (over
