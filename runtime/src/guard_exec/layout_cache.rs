@@ -317,22 +317,36 @@ pub fn no_wider(
         for path in claimed {
             full.clear();
             full.extend_from_slice(root);
-            for c in path.components() {
-                if let Component::Normal(name) = c {
-                    full.push(b'/');
-                    full.extend_from_slice(name.as_bytes());
+            let rel = bytes(path);
+            // Most claims are plain already (`src/module_001`): no component parsing.
+            if rel
+                .split(|&b| b == b'/')
+                .all(|c| !matches!(c, b"" | b"." | b".."))
+            {
+                full.push(b'/');
+                full.extend_from_slice(rel);
+            } else {
+                for c in path.components() {
+                    if let Component::Normal(name) = c {
+                        full.push(b'/');
+                        full.extend_from_slice(name.as_bytes());
+                    }
                 }
             }
             // Its own path and each directory above it, up to the root (`/` itself for
-            // the root `/`).
+            // the root `/`): the nearest mount holds it.
             let mut holder = None;
             let mut proved_not_dir = false;
             for end in ancestors(&full, root.len()) {
                 let a = &full[..end.max(1)];
-                if holder.is_none() {
-                    holder = last.get(a).copied();
+                holder = last.get(a).copied();
+                if holder.is_some() {
+                    break;
                 }
-                proved_not_dir |= not_dirs.contains(a);
+            }
+            if holder != Some(false) && !not_dirs.is_empty() {
+                proved_not_dir =
+                    ancestors(&full, root.len()).any(|end| not_dirs.contains(&full[..end.max(1)]));
             }
             if holder != Some(false) && !proved_not_dir {
                 return false;
