@@ -643,3 +643,167 @@ fn the_hook_covers_claimed_directories_once_and_keeps_the_rest_writable() {
         "ok\n"
     );
 }
+
+/// The hook remembers its layout of the claims (`<store dir>/guard-layout`) while the
+/// listed directories are unchanged. A claim taken since, an entry created since, or an
+/// entry written by hand that drops or re-opens a claim never lets a write into a claim
+/// through: the layout is made again, and the claimed bytes stay.
+#[test]
+fn a_stale_or_forged_layout_cache_never_lets_a_write_into_a_claim() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let ws = sb.ws();
+    let mode = "bypassPermissions";
+    for name in ["a.rs", "b.rs", "free.rs"] {
+        std::fs::write(ws.join("src").join(name), KNOWN).unwrap();
+    }
+    assert_eq!(
+        claude_hook(&sb, &claude_payload(&sb, "SessionStart", mode)).code,
+        0
+    );
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    // `new.rs` is not there yet: `src/` is read-only whole, its other entries re-opened.
+    claim(&mut core, &peer, "file:src/a.rs", true);
+    claim(&mut core, &peer, "file:src/new.rs", true);
+    let rewrite = |command: &str| -> String {
+        let run = claude_hook(&sb, &bash_call(&sb, mode, command));
+        assert_eq!(run.code, 0, "{run:?}");
+        run.stdout
+    };
+    let line = |answer: &str| -> String {
+        let v: Value = serde_json::from_str(answer).unwrap();
+        v["hookSpecificOutput"]["updatedInput"]["command"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let cache = || {
+        walkdir::WalkDir::new(sb.data())
+            .into_iter()
+            .flatten()
+            .find(|e| e.file_name() == "guard-layout")
+            .map(|e| e.into_path())
+    };
+    // A script: no reader sees what it writes, so only the kernel stops it.
+    std::fs::create_dir_all(ws.join("tools")).unwrap();
+    std::fs::write(
+        ws.join("tools/everywhere.sh"),
+        "echo x > src/a.rs; echo x > src/b.rs; echo x > src/new.rs; \
+         echo ok > src/free.rs; echo ok > src/later.rs; echo done\n",
+    )
+    .unwrap();
+    let write_everywhere = "bash tools/everywhere.sh";
+    let a = ws.join("src/a.rs");
+    let b = ws.join("src/b.rs");
+    let held = |out: &Output, b_claimed: bool| {
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n", "{out:?}");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), KNOWN);
+        assert!(!ws.join("src/new.rs").exists());
+        assert_eq!(
+            std::fs::read_to_string(&b).unwrap() == KNOWN,
+            b_claimed,
+            "{out:?}"
+        );
+        std::fs::write(&b, KNOWN).unwrap();
+    };
+    // A directory changed within a clock tick of its listing is not remembered.
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let first = rewrite("true");
+    let cache = cache().expect("the layout is remembered");
+    assert_eq!(line(&rewrite("true")), line(&first));
+
+    // An unclaimed entry created since: the directory changed, so it is re-opened too.
+    std::fs::write(ws.join("src/later.rs"), "free\n").unwrap();
+    held(&run_rewritten(&sb, &rewrite(write_everywhere)), false);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/later.rs")).unwrap(),
+        "ok\n"
+    );
+
+    // A claim taken after the layout was remembered.
+    claim(&mut core, &peer, "file:src/b.rs", true);
+    drop(core);
+    held(&run_rewritten(&sb, &rewrite(write_everywhere)), true);
+
+    // Entries written by hand, their directories' identities kept: one that drops every
+    // mount, one that re-opens the claimed files, one that moves the read-only mount.
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    rewrite("true");
+    let src = ws.join("src").display().to_string();
+    let forged_mounts = [
+        json!([]),
+        json!([
+            {"path": src, "rw": false},
+            {"path": format!("{src}/a.rs"), "rw": true},
+            {"path": format!("{src}/b.rs"), "rw": true},
+        ]),
+        json!([{"path": format!("{}/docs", ws.display()), "rw": false}]),
+        json!([
+            {"path": src, "rw": false},
+            {"path": format!("{src}/free.rs/../a.rs"), "rw": true},
+        ]),
+    ];
+    for mounts in forged_mounts {
+        let mut file: Value = serde_json::from_slice(&std::fs::read(&cache).unwrap()).unwrap();
+        let entries = file["entries"].as_array_mut().unwrap();
+        assert!(!entries.is_empty());
+        for entry in entries {
+            entry["mounts"] = mounts.clone();
+        }
+        std::fs::write(&cache, serde_json::to_vec(&file).unwrap()).unwrap();
+        let answer = rewrite(write_everywhere);
+        assert!(
+            line(&answer).contains(&format!("'--ro' '{src}'")),
+            "{mounts}: {answer}"
+        );
+        held(&run_rewritten(&sb, &answer), true);
+    }
+}
+
+/// A runner line written by hand (or from a forged layout) cannot use a symbolic link to
+/// widen what is writable: a link re-opened writable, or reached through one, stays
+/// read-only, and a read-only link whose directory is writable (its name could be pointed
+/// elsewhere) stops the command.
+#[test]
+fn a_link_never_re_opens_a_claim_nor_leaves_its_name_free() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    std::os::unix::fs::symlink("x", src.join("evil")).unwrap();
+    std::os::unix::fs::symlink("src", ws.path().join("alias")).unwrap();
+    std::fs::write(src.join("free.rs"), "free\n").unwrap();
+    let mut cmd = acc_hook();
+    cmd.current_dir(ws.path())
+        .arg("guard-exec")
+        .args(["--ro".as_ref(), src.as_os_str()])
+        .args(["--rw".as_ref(), src.join("evil").as_os_str()])
+        .args(["--rw".as_ref(), ws.path().join("alias/x").as_os_str()])
+        .args(["--rw".as_ref(), src.join("free.rs").as_os_str()])
+        .arg("--")
+        .arg(
+            "echo x > src/evil; echo x > src/x; echo x > alias/x; echo ok > src/free.rs; echo done",
+        )
+        .stdin(Stdio::null());
+    let out = cmd.output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n", "{out:?}");
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+    assert_eq!(
+        std::fs::read_to_string(src.join("free.rs")).unwrap(),
+        "ok\n"
+    );
+
+    // A claimed link mounted alone, its directory writable: the command does not run.
+    let out = guard_exec(ws.path(), &[&src.join("evil")], &[], "echo ran > free.txt");
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    assert!(
+        stderr(&out).contains("read-only path #1"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.path().join("free.txt").exists());
+}

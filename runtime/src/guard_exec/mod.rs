@@ -5,8 +5,9 @@
 //! client lets its pre-tool hook replace a shell call's input, the hook rewrites the call to
 //! run under this runner ([`crate::hook::handlers::confine`]). The runner enters a private
 //! user and mount namespace, bind-mounts each given path onto itself ([`namespace`]), in
-//! order: read-only (`--ro`), or writable again under a read-only directory (`--rw`; the
-//! hook lays claims out in few mounts, [`layout`]), then runs the original command with
+//! order: read-only (`--ro`), or writable again under a read-only directory (`--rw`, found
+//! without following a link; the hook lays claims out in few mounts, [`layout`], and
+//! remembers them, [`layout_cache`]), then runs the original command with
 //! `bash -c` (a lone simple command of plain words: its program exec'd as bash would,
 //! [`direct`]), passing stdin, stdout, stderr and the exit status through. Writes under the
 //! read-only paths fail with `EROFS` (or `EBUSY` for a rename or removal of a mounted path
@@ -24,6 +25,7 @@
 pub mod broker;
 pub mod direct;
 pub mod layout;
+pub mod layout_cache;
 pub mod namespace;
 
 use layout::Mount;
@@ -47,7 +49,8 @@ Usage: acc-hook guard-exec [--ro PATH | --rw PATH]... [--own PATH]...
 
 Runs COMMAND as `bash -c` would, in a private user and mount namespace in which every
 --ro PATH (absolute, existing) is read-only; a --rw PATH under one of them is writable again
-(in the order given), and every --own PATH is read-only last. The exit status is the command's.
+(in the order given; one reached through a symbolic link stays read-only), and every --own
+PATH is read-only last. A --ro PATH that is a symbolic link must be in a read-only directory. The exit status is the command's.
 When the command fails, each --claim is named on stderr as the reason its paths were
 read-only, and --more counts the claims not named. If the namespace cannot be set up, the
 command does not run and the exit status is 125.

@@ -32,6 +32,9 @@ pub enum Step {
     ReadOnly(usize),
     /// Entering the working directory again, through the new mounts.
     Cwd,
+    /// The read-only path with this index is a symbolic link in a directory that is not
+    /// read-only: its name could be pointed elsewhere.
+    Link(usize),
 }
 
 /// A failed step and its errno.
@@ -50,6 +53,7 @@ impl std::fmt::Display for SetupError {
             Step::Bind(i) => format!("bind-mounting read-only path #{}", i + 1),
             Step::ReadOnly(i) => format!("remounting path #{}", i + 1),
             Step::Cwd => "entering the working directory again".to_owned(),
+            Step::Link(i) => format!("checking read-only path #{}", i + 1),
         };
         let os = std::io::Error::from_raw_os_error(self.errno);
         write!(f, "{what} failed: {os}")
@@ -61,7 +65,8 @@ impl std::fmt::Display for SetupError {
 pub struct Plan {
     uid_map: CString,
     gid_map: CString,
-    mounts: Vec<(CString, bool)>,
+    /// Each path, whether it is re-opened writable, and its directory.
+    mounts: Vec<(CString, bool, CString)>,
     cwd: Option<CString>,
 }
 
@@ -86,7 +91,14 @@ impl Plan {
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let mounts = mounts
             .iter()
-            .map(|m| Ok((CString::new(m.path.as_os_str().as_bytes())?, m.writable)))
+            .map(|m| {
+                let dir = m.path.parent().unwrap_or(&m.path);
+                Ok((
+                    CString::new(m.path.as_os_str().as_bytes())?,
+                    m.writable,
+                    CString::new(dir.as_os_str().as_bytes())?,
+                ))
+            })
             .collect::<Result<_, std::ffi::NulError>>()?;
         // The working directory is held by inode, below any mount made over it: entered
         // again by name, a write relative to it meets the mounts like any other.
@@ -108,8 +120,12 @@ impl Plan {
     pub fn apply(&self) -> Result<(), SetupError> {
         self.enter()?;
         private()?;
-        for (i, (path, writable)) in self.mounts.iter().enumerate() {
-            bind(path, *writable, i)?;
+        for (i, (path, writable, dir)) in self.mounts.iter().enumerate() {
+            if *writable {
+                reopen(path, i)?;
+            } else {
+                bind(path, dir, i)?;
+            }
         }
         // Locks the mounts above (see the module docs).
         self.enter()?;
@@ -176,10 +192,34 @@ fn private() -> Result<(), SetupError> {
     Ok(())
 }
 
-fn bind(path: &CString, writable: bool, index: usize) -> Result<(), SetupError> {
-    // SAFETY: NUL-terminated strings that outlive the calls; statvfs writes into a value
-    // of its own type.
+/// Makes `path` read-only: a recursive bind onto itself, remounted read-only.
+fn bind(path: &CString, dir: &CString, index: usize) -> Result<(), SetupError> {
+    // SAFETY: NUL-terminated strings that outlive the calls; stat and statvfs write into
+    // values of their own types.
     unsafe {
+        // A mount follows a link: what it names is made read-only, not its name. The
+        // layout mounts a claimed link only under its directory made read-only first; a
+        // line that does not (hand-written) would leave the name free to point elsewhere.
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstatat(
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        ) == 0
+            && st.st_mode & libc::S_IFMT == libc::S_IFLNK
+        {
+            let mut vfs: libc::statvfs = std::mem::zeroed();
+            if libc::statvfs(dir.as_ptr(), &mut vfs) != 0 {
+                return Err(last(Step::Link(index)));
+            }
+            if vfs.f_flag & libc::ST_RDONLY == 0 {
+                return Err(SetupError {
+                    step: Step::Link(index),
+                    errno: libc::EPERM,
+                });
+            }
+        }
         // Recursive: a non-recursive bind of a directory that holds mounts of the caller's
         // namespace is refused, because it would uncover what those mounts hide.
         if libc::mount(
@@ -192,15 +232,12 @@ fn bind(path: &CString, writable: bool, index: usize) -> Result<(), SetupError> 
         {
             return Err(last(Step::Bind(index)));
         }
-        // A remount in a user namespace must keep the flags the mount already has. A
-        // writable one is a bind from under a read-only mount made here, whose read-only
-        // flag is not locked and is dropped.
+        // A remount in a user namespace must keep the flags the mount already has.
         let mut stat: libc::statvfs = std::mem::zeroed();
         if libc::statvfs(path.as_ptr(), &mut stat) != 0 {
             return Err(last(Step::ReadOnly(index)));
         }
-        let read_only = if writable { 0 } else { libc::MS_RDONLY };
-        let flags = libc::MS_REMOUNT | libc::MS_BIND | read_only | kept_flags(stat.f_flag);
+        let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept_flags(stat.f_flag);
         if libc::mount(
             std::ptr::null(),
             path.as_ptr(),
@@ -213,6 +250,110 @@ fn bind(path: &CString, writable: bool, index: usize) -> Result<(), SetupError> 
         }
     }
     Ok(())
+}
+
+/// `linux/mount.h`, the same number on every architecture acc builds for.
+const SYS_OPEN_TREE: libc::c_long = 428;
+const SYS_MOVE_MOUNT: libc::c_long = 429;
+const SYS_OPENAT2: libc::c_long = 437;
+const SYS_MOUNT_SETATTR: libc::c_long = 442;
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x04;
+const MOVE_MOUNT_T_EMPTY_PATH: libc::c_uint = 0x40;
+const MOUNT_ATTR_RDONLY: u64 = 1;
+const RESOLVE_NO_SYMLINKS: u64 = 0x04;
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+
+/// Makes `path`, under a directory mounted read-only before it, writable again: the entry
+/// itself, found without following any symbolic link, is cloned, made writable and
+/// attached on itself (`open_tree`, `mount_setattr`, `move_mount`: nothing is looked up
+/// by name twice). A path through a link, or a link, stays read-only: a link re-opened by
+/// name would re-open what it names, which may be a claimed file, and its name was
+/// checked when the layout was made, not now.
+fn reopen(path: &CString, index: usize) -> Result<(), SetupError> {
+    // SAFETY: NUL-terminated strings and structs of the kernel's layout that outlive the
+    // calls; every descriptor opened here is closed here.
+    unsafe {
+        let how = OpenHow {
+            flags: (libc::O_PATH | libc::O_CLOEXEC) as u64,
+            mode: 0,
+            resolve: RESOLVE_NO_SYMLINKS,
+        };
+        let at = libc::syscall(
+            SYS_OPENAT2,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            &how as *const OpenHow,
+            std::mem::size_of::<OpenHow>(),
+        ) as c_int;
+        if at < 0 {
+            let e = last(Step::Bind(index));
+            return if e.errno == libc::ELOOP {
+                Ok(())
+            } else {
+                Err(e)
+            };
+        }
+        let tree = libc::syscall(
+            SYS_OPEN_TREE,
+            at,
+            c"".as_ptr(),
+            OPEN_TREE_CLONE
+                | libc::AT_RECURSIVE as libc::c_uint
+                | libc::O_CLOEXEC as libc::c_uint
+                | libc::AT_EMPTY_PATH as libc::c_uint,
+        ) as c_int;
+        if tree < 0 {
+            let e = last(Step::Bind(index));
+            libc::close(at);
+            return Err(e);
+        }
+        let attr = MountAttr {
+            attr_set: 0,
+            attr_clr: MOUNT_ATTR_RDONLY,
+            propagation: 0,
+            userns_fd: 0,
+        };
+        let mut result = Ok(());
+        if libc::syscall(
+            SYS_MOUNT_SETATTR,
+            tree,
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        ) != 0
+        {
+            result = Err(last(Step::ReadOnly(index)));
+        } else if libc::syscall(
+            SYS_MOVE_MOUNT,
+            tree,
+            c"".as_ptr(),
+            at,
+            c"".as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH,
+        ) != 0
+        {
+            result = Err(last(Step::Bind(index)));
+        }
+        libc::close(tree);
+        libc::close(at);
+        result
+    }
 }
 
 /// The mount flags of a `statvfs` result that a remount must repeat.
@@ -277,6 +418,7 @@ fn encode(e: SetupError) -> c_int {
         Step::Bind(_) => 4,
         Step::ReadOnly(_) => 5,
         Step::Cwd => 6,
+        Step::Link(_) => 7,
     }
 }
 
@@ -287,6 +429,7 @@ fn decode(code: c_int) -> SetupError {
         4 => Step::Bind(0),
         5 => Step::ReadOnly(0),
         6 => Step::Cwd,
+        7 => Step::Link(0),
         _ => Step::Unshare,
     };
     SetupError {

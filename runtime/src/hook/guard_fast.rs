@@ -157,7 +157,7 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     }
     let confined = if rewrites {
         let me = SessionId::from_store(me.to_owned());
-        confine::confine_with(call, roots.all(), &me, &peers).ok()?
+        confine::confine_with(call, &ws.id, roots.all(), &me, &peers).ok()?
     } else {
         None
     };

@@ -12,7 +12,9 @@
 //! What is read-only is laid out per directory ([`layout`]): the hook lists each directory
 //! holding claimed entries once and passes the runner the few mounts that cover them, not
 //! one per claim. A claimed path that does not exist yet is covered too (its directory is
-//! read-only whole, what it holds re-opened), in every worktree of the workspace.
+//! read-only whole, what it holds re-opened), in every worktree of the workspace. The
+//! layout is remembered beside the workspace's store while the listed directories are
+//! unchanged, and checked against the claims before it is used ([`layout_cache`]).
 //!
 //! Not covered: other names of a claimed file (a hard link outside the claim), and claims
 //! the peer takes after the call started. A layout too long for one command line (over
@@ -24,10 +26,11 @@ use crate::core::Core;
 use crate::core::claims::ClaimRecord;
 use crate::core::model::Enforcement;
 use crate::guard_exec::layout::{self, Mount, Unlisted};
+use crate::guard_exec::layout_cache;
 use crate::guard_exec::namespace::{self, Plan};
 use crate::guard_exec::{ClaimLine, GuardExec};
 use crate::hook::failure::Failure;
-use crate::ids::SessionId;
+use crate::ids::{SessionId, WorkspaceId};
 use acc_sdk::event::ToolClass;
 use acc_sdk::outcome::HookOutcome;
 use std::path::{Path, PathBuf};
@@ -57,6 +60,40 @@ pub fn confinement(
     claims: &[ClaimRecord],
     mut list: impl FnMut(&Path) -> std::io::Result<Option<Vec<(std::ffi::OsString, layout::Kind)>>>,
 ) -> Result<Confinement, Unlisted> {
+    laid_out(roots, me, claims, |roots, paths| {
+        let mut mounts = Vec::new();
+        for root in roots {
+            mounts.extend(layout::plan(root, paths.iter().copied(), &mut list)?);
+        }
+        Ok(mounts)
+    })
+}
+
+/// [`confinement`] from the real directories, through the layout remembered in
+/// `cache_file` while they are unchanged ([`layout_cache`]).
+pub fn confinement_cached(
+    cache_file: &Path,
+    roots: &[PathBuf],
+    me: &SessionId,
+    claims: &[ClaimRecord],
+) -> Result<(Confinement, layout_cache::Source), Unlisted> {
+    let mut source = layout_cache::Source::Listed;
+    let found = laid_out(roots, me, claims, |roots, paths| {
+        let (mounts, from) = layout_cache::plan(cache_file, roots, paths)?;
+        source = from;
+        Ok(mounts)
+    })?;
+    Ok((found, source))
+}
+
+/// The claims to name, and the mounts `lay_out` makes of the claimed paths in the roots
+/// (outer worktrees first: one inside another is mounted over what the outer re-opened).
+fn laid_out(
+    roots: &[PathBuf],
+    me: &SessionId,
+    claims: &[ClaimRecord],
+    lay_out: impl FnOnce(&[&Path], &[&Path]) -> Result<Vec<Mount>, Unlisted>,
+) -> Result<Confinement, Unlisted> {
     let mut out = Confinement::default();
     let mut paths = Vec::new();
     for claim in claims {
@@ -81,15 +118,11 @@ pub fn confinement(
     if paths.is_empty() {
         return Ok(Confinement::default());
     }
-    // Outer worktrees first: a worktree inside another is mounted over what the outer one
-    // re-opened.
-    let mut roots: Vec<&PathBuf> = roots.iter().collect();
+    let mut roots: Vec<&Path> = roots.iter().map(PathBuf::as_path).collect();
     roots.sort_by_key(|r| r.components().count());
     roots.dedup();
-    for root in roots {
-        let plan = layout::plan(root, paths.iter().map(PathBuf::as_path), &mut list)?;
-        out.mounts.extend(plan);
-    }
+    let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    out.mounts = lay_out(&roots, &paths)?;
     if out.mounts.is_empty() {
         return Ok(Confinement::default());
     }
@@ -132,8 +165,9 @@ pub fn confine(
 ) -> Result<Option<HookOutcome>, Failure> {
     rewrite(call, |command| {
         let roots = crate::hook::verdict::roots_of_workspace(core.workspace());
+        let cache = layout_cache_file(&call.data_home, &core.workspace().id);
         let claims = core.guarded_file_claims_of_others(me)?;
-        wrapped(call, roots.all(), me, &claims, command)
+        wrapped(call, &cache, roots.all(), me, &claims, command)
     })
 }
 
@@ -142,11 +176,20 @@ pub fn confine(
 /// store).
 pub fn confine_with(
     call: &Call,
+    workspace: &WorkspaceId,
     roots: &[PathBuf],
     me: &SessionId,
     claims: &[ClaimRecord],
 ) -> Result<Option<HookOutcome>, Failure> {
-    rewrite(call, |command| wrapped(call, roots, me, claims, command))
+    let cache = layout_cache_file(&call.data_home, workspace);
+    rewrite(call, |command| {
+        wrapped(call, &cache, roots, me, claims, command)
+    })
+}
+
+/// Where the workspace's layouts are remembered: acc's state for it, beside its store.
+pub fn layout_cache_file(data_home: &Path, workspace: &WorkspaceId) -> PathBuf {
+    crate::paths::store_dir(data_home, workspace).join(layout_cache::CACHE_FILE)
 }
 
 fn rewrite(
@@ -178,13 +221,14 @@ fn rewrite(
 /// namespace cannot be set up for them, or their layout does not fit one command line.
 fn wrapped(
     call: &Call,
+    cache: &Path,
     roots: &[PathBuf],
     me: &SessionId,
     claims: &[ClaimRecord],
     command: &str,
 ) -> Result<Option<String>, Failure> {
     // A directory that cannot be listed leaves the call to the target rules.
-    let Ok(confinement) = confinement(roots, me, claims, layout::list_dir) else {
+    let Ok((confinement, _)) = confinement_cached(cache, roots, me, claims) else {
         return Ok(None);
     };
     if confinement.mounts.is_empty() {
