@@ -5,9 +5,9 @@
 
 mod hook_support;
 
+use acc_runtime::store::guard_snapshot;
 use hook_support::*;
 use serde_json::json;
-use acc_runtime::store::guard_snapshot;
 
 fn start(sb: &Sandbox, conv: &str) -> acc_runtime::Owner {
     let run = hook(

@@ -74,7 +74,10 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     let rewrites = tool.class == ToolClass::Shell && would_rewrite(call);
     let key = binding_key(&event.session_id);
     let now = call.settings.ports.now();
-    if !beat_marker::fresh(&call.data_home, &key, now) {
+    // A due heartbeat is written after the answer by a process of its own, where one can
+    // be started; otherwise the store path writes it before answering.
+    let beat_due = !beat_marker::fresh(&call.data_home, &key, now);
+    if beat_due && call.settings.beat_exe.is_none() {
         return None;
     }
     let cwd = Path::new(&event.cwd);
@@ -212,6 +215,11 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         answer.outcome = outcome;
     }
     answer.notes.append(&mut call.faults.borrow_mut());
+    if beat_due {
+        answer.deferred_beat = Some(serde_json::to_vec(call.payload).ok()?);
+        // The calls that follow stay on this path while that process writes it.
+        beat_marker::mark(&call.data_home, &key, now);
+    }
     Some(answer)
 }
 

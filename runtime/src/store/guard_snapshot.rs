@@ -145,7 +145,13 @@ fn header_fields(header: &str) -> Option<HeaderFields<'_>> {
     if f.next().is_some() {
         return None;
     }
-    Some((claims_version, written_at_ms, workspace_id, tag, claims_bytes))
+    Some((
+        claims_version,
+        written_at_ms,
+        workspace_id,
+        tag,
+        claims_bytes,
+    ))
 }
 
 impl<'a> SnapshotText<'a> {
@@ -539,7 +545,9 @@ pub fn seal_text(mut content: String) -> String {
 /// Where the sums of a snapshot of `file_len` bytes are, from its footer: the covered
 /// length. `None` when the footer and the file's length disagree.
 fn covered_len(footer: &[u8], file_len: usize) -> Option<usize> {
-    let digits = footer.strip_prefix(SUMS_MAGIC.as_bytes())?.strip_suffix(b"\n")?;
+    let digits = footer
+        .strip_prefix(SUMS_MAGIC.as_bytes())?
+        .strip_suffix(b"\n")?;
     if digits.len() != 20 || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
@@ -1355,7 +1363,9 @@ mod tests {
     fn a_look_up_finds_what_a_scan_of_every_claim_finds() {
         use crate::core::resources::spellings_overlap;
         let mut claims = Vec::new();
-        let names = ["a", "a b", "a.rs", "a/b", "a/b/c.rs", "a/bb", "ab", "b", "a-"];
+        let names = [
+            "a", "a b", "a.rs", "a/b", "a/b/c.rs", "a/bb", "ab", "b", "a-",
+        ];
         for (i, name) in names.iter().enumerate() {
             for (j, spelt) in [format!("file:{name}"), format!("file:{name}/**")]
                 .into_iter()
@@ -1380,10 +1390,24 @@ mod tests {
         let (_, mut sealed) = SealedFile::open(&store).unwrap();
         assert_eq!(sealed.claims_version, 7);
         let lookups = [
-            "file:a", "file:a/**", "file:a/b", "file:a/b/**", "file:a/b/c.rs", "file:ab",
-            "file:a b", "file:b/x/y", "file:c", "file:c/**", "port:8080", "port:80",
-            "file:src/m1234/lib.rs", "file:src/m1234/**", "file:src/**", "file:src/m999",
-            "file:**", "nothing",
+            "file:a",
+            "file:a/**",
+            "file:a/b",
+            "file:a/b/**",
+            "file:a/b/c.rs",
+            "file:ab",
+            "file:a b",
+            "file:b/x/y",
+            "file:c",
+            "file:c/**",
+            "port:8080",
+            "port:80",
+            "file:src/m1234/lib.rs",
+            "file:src/m1234/**",
+            "file:src/**",
+            "file:src/m999",
+            "file:**",
+            "nothing",
         ];
         for lookup in lookups {
             let mut want: Vec<&str> = claims
@@ -1413,9 +1437,18 @@ mod tests {
         // A binding and a file's claims read a few blocks of the many.
         let (_, mut sealed) = SealedFile::open(&store).unwrap();
         assert!(sealed.binding("k0250").unwrap().is_some());
-        assert_eq!(sealed.claims_overlapping("file:src/m1234/lib.rs").unwrap().len(), 1);
+        assert_eq!(
+            sealed
+                .claims_overlapping("file:src/m1234/lib.rs")
+                .unwrap()
+                .len(),
+            1
+        );
         let read = sealed.checked.iter().filter(|c| **c).count();
-        assert!(read <= 16 && sealed.checked.len() > 40, "{read} blocks read");
+        assert!(
+            read <= 16 && sealed.checked.len() > 40,
+            "{read} blocks read"
+        );
         assert_eq!(text, std::fs::read_to_string(path_for(&store)).unwrap());
     }
 

@@ -562,7 +562,8 @@ mod tests {
     use super::*;
 
     fn snapshot() -> String {
-        let claims = "100\tclaim_a\tsess_p\tpeer\tfile:src/**\n9000\tclaim_b\tsess_p\tpeer\tfile:docs/**\n";
+        let claims =
+            "100\tclaim_a\tsess_p\tpeer\tfile:src/**\n9000\tclaim_b\tsess_p\tpeer\tfile:docs/**\n";
         guard_snapshot::seal_text(format!(
             "acc-guarded-claims\t4\t5\t1\tws1\t1.2.3\t{}\n{claims}\n",
             claims.len()
