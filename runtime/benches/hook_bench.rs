@@ -6,7 +6,8 @@
 //! that grows with the claims or the queue shows there.
 //!
 //! - `PreToolUse` guard: a covered write (deny), an uncovered one (allow), the same with
-//!   the heartbeat due (the first call after 30 s: the store path, which writes it), two
+//!   the heartbeat due (the first call after 30 s: answered from the snapshot, the
+//!   heartbeat written by the `acc-hook --beat` it starts and does not wait for), two
 //!   readable shell commands naming no claimed path (allow), and a `mv` of 60,000 names
 //!   followed by `rm -rf src` (three runs; denied, or failed open when the budget runs
 //!   out);
@@ -471,7 +472,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
             .collect(),
     ));
     rows.push((
-        "`PreToolUse`, not covered, heartbeat due (allow, writes it)".into(),
+        "`PreToolUse`, not covered, heartbeat due (allow, starts its writer)".into(),
         (0..RUNS)
             .map(|_| {
                 age_heartbeat(&data, &store, bound.session_id.as_str(), &key);

@@ -5,6 +5,7 @@
 
 mod hook_support;
 
+use acc_runtime::store::guard_snapshot;
 use hook_support::*;
 use serde_json::json;
 
@@ -204,19 +205,22 @@ fn the_claims_watched_come_from_the_snapshot_only_while_it_is_the_stores_current
     // decides.
     let snapshot = store_snapshot(&sb);
     let text = std::fs::read_to_string(&snapshot).unwrap();
-    let (head, bindings) = text.split_once("\n\n").unwrap();
+    let content = guard_snapshot::content_of(&text).unwrap();
+    let (head, bindings) = content.split_once("\n\n").unwrap();
     let mut lines = head.lines();
     let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
     let claim_line = lines.next().unwrap().replace("file:src/**", "file:docs/**");
     let version: i64 = header[2].parse().unwrap();
-    let stale = format!(
-        "{}\t{}\t{}\t{}\t{}\tstale\n{claim_line}\n\n{bindings}",
+    let stale = guard_snapshot::seal_text(format!(
+        "{}\t{}\t{}\t{}\t{}\tstale\t{}\n{claim_line}\n\n{bindings}",
         header[0],
         header[1],
         version - 1,
         header[3],
-        header[4]
-    );
+        header[4],
+        claim_line.len() + 1
+    ));
+    assert!(guard_snapshot::SnapshotText::parse(&stale).is_some());
     std::fs::write(&snapshot, stale).unwrap();
     assert_eq!(shell(&sb, "builder", "beforeTool", &["out"]).code, 0);
     let record = record_text(&sb);

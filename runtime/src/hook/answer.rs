@@ -21,6 +21,10 @@ pub struct Answer {
     /// Lines for stderr after the outcome's own stderr, each without its newline. Never peer
     /// text.
     pub notes: Vec<String>,
+    /// The payload to write the conversation's due heartbeat with once the answer is out,
+    /// in a process of its own ([`super::runner`]): the guard's fast path proved an allow
+    /// from the snapshot, and the heartbeat alone needs the store.
+    pub deferred_beat: Option<Vec<u8>>,
 }
 
 impl Answer {

@@ -32,6 +32,9 @@ Example:
   acc-hook claude-code PreToolUse < payload.json
 ";
 
+/// The first argument of the process that writes a deferred heartbeat.
+pub const BEAT_FLAG: &str = "--beat";
+
 /// A parsed hook command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -45,6 +48,9 @@ pub enum Command {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookArgs {
+    /// `--beat` first: only write the conversation's heartbeat (what the guard's fast path
+    /// deferred past its answer); the answer goes nowhere.
+    pub beat_only: bool,
     pub data_home: Option<PathBuf>,
     pub adapter_id: String,
     /// Everything after the adapter id, unread.
@@ -59,6 +65,10 @@ pub fn parse(argv: &[String]) -> Result<Command, Failure> {
         Some("--help" | "-h") => return Ok(Command::Help),
         Some("--version" | "-V") => return Ok(Command::Version),
         _ => {}
+    }
+    let beat_only = argv.first().is_some_and(|a| a == BEAT_FLAG);
+    if beat_only {
+        i += 1;
     }
     while let Some(arg) = argv.get(i) {
         let value = if arg == "--data-home" {
@@ -82,6 +92,7 @@ pub fn parse(argv: &[String]) -> Result<Command, Failure> {
         return Err(Failure::Usage);
     }
     Ok(Command::Hook(HookArgs {
+        beat_only,
         data_home,
         adapter_id: adapter_id.clone(),
         rest: argv[i + 1..].to_vec(),
@@ -119,6 +130,18 @@ mod tests {
         let h = hook(&["--data-home=/e", "antigravity", "PreInvocation"]);
         assert_eq!(h.data_home, Some(PathBuf::from("/e")));
         assert_eq!(h.rest, args(&["PreInvocation"]));
+        assert!(!h.beat_only);
+    }
+
+    #[test]
+    fn a_deferred_heartbeat_is_asked_for_first() {
+        let h = hook(&["--beat", "--data-home", "/d", "claude-code", "PreToolUse"]);
+        assert!(h.beat_only);
+        assert_eq!(h.data_home, Some(PathBuf::from("/d")));
+        assert_eq!(h.rest, args(&["PreToolUse"]));
+        // Anywhere else it is the adapter's argument, or no adapter at all.
+        assert!(!hook(&["claude-code", "--beat"]).beat_only);
+        assert_eq!(parse(&args(&["--beat"])), Err(Failure::Usage));
     }
 
     #[test]

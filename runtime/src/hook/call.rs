@@ -27,6 +27,8 @@ pub struct Call<'a> {
     /// Faults found on the way (a workspace that changed under the conversation, a pin that
     /// could not be written), reported on stderr with whatever the handler answers.
     pub faults: RefCell<Vec<String>>,
+    /// Only write the conversation's heartbeat ([`super::args::HookArgs::beat_only`]).
+    pub beat_only: bool,
 }
 
 impl Call<'_> {

@@ -22,7 +22,8 @@ pub fn main() -> i32 {
     } else {
         Box::new(std::io::stdin())
     };
-    let settings = HookSettings::system(HookEnv::from_process());
+    let mut settings = HookSettings::system(HookEnv::from_process());
+    settings.beat_exe = std::env::current_exe().ok();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let mut out = CheckedStdout::new(stdout.lock(), libc::STDOUT_FILENO);

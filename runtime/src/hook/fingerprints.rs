@@ -491,18 +491,23 @@ mod tests {
         assert_eq!(take_saved(home, "k2"), None);
     }
 
-    const SNAPSHOT: &str = "acc-guarded-claims\t3\t9\t1\tws\t1.2.9.3.4\n\
-        100\tclaim_mine\tsess_me\tme\tfile:mine/**\n\
-        100\tclaim_tree\tsess_peer\tpeer\tfile:src/**\n\
-        100\tclaim_file\tsess_peer\tpeer\tfile:docs/a\\\\x20b.md\n\
-        100\tclaim_net\tsess_peer\tpeer\tport:8080\n\
-        50\tclaim_old\tsess_peer\tpeer\tfile:old/**\n\
-        \n\
-        k_me\tsess_me\tgen_1\topen\tgen_1\tme\t\n";
+    fn snapshot() -> String {
+        let claims = "100\tclaim_mine\tsess_me\tme\tfile:mine/**\n\
+            100\tclaim_tree\tsess_peer\tpeer\tfile:src/**\n\
+            100\tclaim_file\tsess_peer\tpeer\tfile:docs/a\\\\x20b.md\n\
+            100\tclaim_net\tsess_peer\tpeer\tport:8080\n\
+            50\tclaim_old\tsess_peer\tpeer\tfile:old/**\n";
+        crate::store::guard_snapshot::seal_text(format!(
+            "acc-guarded-claims\t4\t9\t1\tws\t1.2.9.3.4\t{}\n{claims}\n\
+             k_me\tsess_me\tgen_1\topen\tgen_1\tme\t\t0\n",
+            claims.len()
+        ))
+    }
 
     #[test]
     fn the_snapshot_names_the_live_claims_of_other_sessions_as_paths() {
-        let text = SnapshotText::parse(SNAPSHOT).unwrap();
+        let snapshot = snapshot();
+        let text = SnapshotText::parse(&snapshot).unwrap();
         let watched = watched_from_snapshot(&text, "sess_me", "me", 60).unwrap();
         let got: Vec<(&str, String, bool)> = watched
             .iter()
@@ -524,7 +529,8 @@ mod tests {
     fn a_record_carrying_the_snapshot_reads_back_the_same_claims() {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path();
-        let text = SnapshotText::parse(SNAPSHOT).unwrap();
+        let snapshot = snapshot();
+        let text = SnapshotText::parse(&snapshot).unwrap();
         let watched = watched_from_snapshot(&text, "sess_me", "me", 60).unwrap();
         let mut prints = take(Vec::new(), watched, later());
         prints.session_id = Some("sess_me".into());
@@ -532,7 +538,7 @@ mod tests {
             participant: "me".into(),
             now_ms: 60,
         };
-        save(home, "k", &prints, Some((SNAPSHOT, watch))).unwrap();
+        save(home, "k", &prints, Some((snapshot.as_str(), watch))).unwrap();
         let saved = std::fs::read_to_string(record_path(home, "k")).unwrap();
         assert!(saved.contains("\"watched\":[]"), "{saved}");
         assert_eq!(take_saved(home, "k"), Some(prints));

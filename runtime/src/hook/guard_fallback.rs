@@ -149,6 +149,7 @@ pub fn raced(call: &Call) -> Result<Answer, Failure> {
                 data_home,
                 platform,
                 faults: Default::default(),
+                beat_only: false,
             };
             let result = inner
                 .open_core(crate::store::OpenMode::ReadOnly)

@@ -31,7 +31,7 @@ use crate::core::bindings::binding_key;
 use crate::core::resources::spellings_overlap;
 use crate::ids::SessionId;
 use crate::paths;
-use crate::store::guard_snapshot::{self, SnapshotText};
+use crate::store::guard_snapshot::{SealedFile, SnapshotText};
 use crate::store::tamper;
 use acc_sdk::event::{Targets, ToolClass};
 use std::path::Path;
@@ -41,8 +41,9 @@ use std::time::Instant;
 /// within the whole budget (the fast path must never spend the time the store path needs).
 pub const FAST_TARGETS: usize = 32;
 
-/// A snapshot larger than this (some thousands of claims) is left to the store's claim
-/// index, which looks up a few targets faster than a scan of every line.
+/// A call that needs every claim (more targets than the index is used for, a shell call
+/// watching every claim, a rewrite) scans the snapshot only below this size (some
+/// thousands of claims); above it the store's claim index answers.
 pub const FAST_SNAPSHOT_BYTES: usize = 512 * 1024;
 
 /// The answer for this call when the snapshot proves an allow; `None` sends the call to the
@@ -73,7 +74,10 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     let rewrites = tool.class == ToolClass::Shell && would_rewrite(call);
     let key = binding_key(&event.session_id);
     let now = call.settings.ports.now();
-    if !beat_marker::fresh(&call.data_home, &key, now) {
+    // A due heartbeat is written after the answer by a process of its own, where one can
+    // be started; otherwise the store path writes it before answering.
+    let beat_due = !beat_marker::fresh(&call.data_home, &key, now);
+    if beat_due && call.settings.beat_exe.is_none() {
         return None;
     }
     let cwd = Path::new(&event.cwd);
@@ -92,24 +96,22 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     if tamper::marked(&store) {
         return None;
     }
-    // A snapshot too large to scan is not read at all (one `stat`).
-    if guard_snapshot::size(&store)? > FAST_SNAPSHOT_BYTES as u64 {
+    // Only a snapshot the token seals: not edited, replaced or copied back since. Read a
+    // block at a time: its header, the binding, the claims that can overlap the targets.
+    let (_, mut sealed) = SealedFile::open(&store)?;
+    if sealed.workspace_id != ws.id.as_str() {
         return None;
     }
-    // Only a snapshot the token seals: not edited, replaced or copied back since.
-    let (_, text) = guard_snapshot::vouched_text(&store)?;
-    if text.len() > FAST_SNAPSHOT_BYTES {
-        return None;
-    }
-    let snapshot = SnapshotText::parse(&text)?;
-    if snapshot.workspace_id != ws.id.as_str() {
-        return None;
-    }
-    let binding = snapshot.binding(&key)??;
+    let binding = sealed.binding(&key)??;
     let session = binding
         .session
         .as_ref()
         .filter(|s| binding.is_live() && s.parent_session_id.is_none())?;
+    // A live claim of another session acting as the same participant (inherited or a
+    // peer's): only the store can tell which.
+    if session.others_until_ms > now {
+        return None;
+    }
     let me = binding.session_id.as_str();
     let roots = verdict::roots_of_workspace(ws);
     let until = Instant::now() + call.deadline.remaining() / 4;
@@ -125,32 +127,61 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     let mut watched = Vec::new();
     // What a rewritten call keeps read-only: every peer's claim.
     let mut peers = Vec::new();
-    for line in snapshot.claims() {
-        let line = line?;
-        if line.expires_at_ms <= now || line.owner_session_id == me {
-            continue;
-        }
-        if line.owner_participant_id == session.participant_id {
-            return None;
-        }
-        let candidate = lookups.as_ref().is_none_or(|lookups| {
-            lookups
-                .iter()
-                .any(|l| spellings_overlap(l.as_str(), &line.resource))
-        });
-        if candidate || rewrites {
-            let record = guard_fallback::record_of(&line.owned(), now);
-            if rewrites {
-                peers.push(record.clone());
+    let text = match lookups.as_ref().filter(|_| !watch && !rewrites) {
+        // Looked up: what is read does not grow with the claims.
+        Some(lookups) => {
+            let mut seen = std::collections::HashSet::new();
+            for lookup in lookups {
+                for claim in sealed.claims_overlapping(lookup.as_str())? {
+                    if claim.expires_at_ms <= now
+                        || claim.owner_session_id == me
+                        || !spellings_overlap(lookup.as_str(), &claim.resource)
+                        || !seen.insert(claim.claim_id.clone())
+                    {
+                        continue;
+                    }
+                    records.push(guard_fallback::record_of(&claim, now));
+                }
             }
-            if candidate {
-                records.push(record);
+            None
+        }
+        // Every claim can decide, be watched or be kept read-only: scanned, while the
+        // snapshot is small enough that the scan costs less than the store's index.
+        None => {
+            if sealed.len() > FAST_SNAPSHOT_BYTES {
+                return None;
             }
+            let text = sealed.into_text()?;
+            let snapshot = SnapshotText::parse(&text)?;
+            for line in snapshot.claims() {
+                let line = line?;
+                if line.expires_at_ms <= now || line.owner_session_id == me {
+                    continue;
+                }
+                if line.owner_participant_id == session.participant_id {
+                    return None;
+                }
+                let candidate = lookups.as_ref().is_none_or(|lookups| {
+                    lookups
+                        .iter()
+                        .any(|l| spellings_overlap(l.as_str(), &line.resource))
+                });
+                if candidate || rewrites {
+                    let record = guard_fallback::record_of(&line.owned(), now);
+                    if rewrites {
+                        peers.push(record.clone());
+                    }
+                    if candidate {
+                        records.push(record);
+                    }
+                }
+                if watch {
+                    watched.extend(Watched::of_line(line));
+                }
+            }
+            Some(text)
         }
-        if watch {
-            watched.extend(Watched::of_line(line));
-        }
-    }
+    };
     let guarded = Guarded::of_records(records);
     if verdict::judge_resolved(&guarded, &roots, &resolved, until).is_some() {
         return None;
@@ -174,7 +205,7 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
             me,
             watched,
             roots.all().to_vec(),
-            Some((&text, watch)),
+            text.as_deref().map(|text| (text, watch)),
         );
     }
     // The rewrite is the whole answer: an owner line would replace it.
@@ -184,6 +215,11 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         answer.outcome = outcome;
     }
     answer.notes.append(&mut call.faults.borrow_mut());
+    if beat_due {
+        answer.deferred_beat = Some(serde_json::to_vec(call.payload).ok()?);
+        // The calls that follow stay on this path while that process writes it.
+        beat_marker::mark(&call.data_home, &key, now);
+    }
     Some(answer)
 }
 

@@ -44,6 +44,7 @@ pub fn run(
         Err(f) => return fail_open(stderr, f),
     };
     let deadline = Deadline::after(settings.budget);
+    let settings_beat_exe = settings.beat_exe.clone();
     let log = FailLog {
         data_home: hook_args
             .data_home
@@ -52,6 +53,14 @@ pub fn run(
         adapter: hook_args.adapter_id.clone(),
         now_ms: settings.ports.now(),
     };
+    // A deferred heartbeat's process: this call's line, with the data home resolved here
+    // (a test's comes from its settings, not from the process environment).
+    let mut beat_argv: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(home) = &log.data_home {
+        beat_argv.extend(["--data-home".into(), home.clone().into_os_string()]);
+    }
+    beat_argv.push(hook_args.adapter_id.clone().into());
+    beat_argv.extend(hook_args.rest.iter().map(Into::into));
     let (answer_tx, answer_rx) = mpsc::channel::<Result<Answer, Failure>>();
     let (written_tx, written_rx) = mpsc::channel::<bool>();
     let (committed_tx, committed_rx) = mpsc::channel::<Result<(), Failure>>();
@@ -87,7 +96,14 @@ pub fn run(
         return log.fail_open(stderr, Failure::Panic);
     }
     let code = match answer_rx.recv_timeout(deadline.remaining()) {
-        Ok(Ok(answer)) => deliver(answer, stdout, stderr, written_tx, committed_rx, deadline),
+        Ok(Ok(mut answer)) => {
+            let beat = answer.deferred_beat.take();
+            let code = deliver(answer, stdout, stderr, written_tx, committed_rx, deadline);
+            if let (Some(payload), Some(exe)) = (beat, &settings_beat_exe) {
+                start_beat(exe, &beat_argv, &payload);
+            }
+            code
+        }
         Ok(Err(f)) => log.fail_open(stderr, f),
         Err(RecvTimeoutError::Timeout) => return log.fail_open(stderr, Failure::Timeout),
         Err(RecvTimeoutError::Disconnected) => log.fail_open(stderr, Failure::Panic),
@@ -97,6 +113,25 @@ pub fn run(
     // replay all of it before its first read.
     let _ = finished_rx.recv_timeout(deadline.remaining());
     code
+}
+
+/// Starts `acc-hook --beat <this call's arguments>` on `payload` and does not wait for it:
+/// the client waits for this process, not for the heartbeat (the store's open and its
+/// write were most of a due call). Best effort: a heartbeat that is not written is due
+/// again at the next call.
+fn start_beat(exe: &std::path::Path, argv: &[std::ffi::OsString], payload: &[u8]) {
+    let child = std::process::Command::new(exe)
+        .arg(super::args::BEAT_FLAG)
+        .args(argv)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = child
+        && let Some(mut stdin) = child.stdin.take()
+    {
+        let _ = stdin.write_all(payload);
+    }
 }
 
 /// Signals, when dropped, that the worker released everything it held.
@@ -177,6 +212,7 @@ fn prepare(
         data_home,
         platform: platform::current(),
         faults: Default::default(),
+        beat_only: hook_args.beat_only,
     };
     let handled = handlers::handle(&call)?;
     Ok((handled.answer, handled.core))

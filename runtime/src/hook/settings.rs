@@ -35,6 +35,10 @@ pub struct HookSettings {
     pub budget: Duration,
     pub adapters: AdapterLookup,
     pub processes: ProcessSource,
+    /// The `acc-hook` binary that writes a heartbeat the guard's fast path deferred
+    /// (`acc-hook --beat …`, started after the answer and not waited for). `None` (in
+    /// process, tests): the fast path leaves a due heartbeat to the store path, as before.
+    pub beat_exe: Option<std::path::PathBuf>,
 }
 
 impl HookSettings {
@@ -54,6 +58,7 @@ impl HookSettings {
             budget: DEFAULT_BUDGET,
             adapters: Arc::new(crate::registry::find),
             processes: ProcessSource::System,
+            beat_exe: None,
         }
     }
 

@@ -464,8 +464,10 @@ pub(crate) fn check_before_write(
     if marked(store_file) {
         return Ok(());
     }
-    if let Some((token, text)) = guard_snapshot::vouched_text(store_file)
-        && SnapshotText::parse(&text).is_some_and(|t| t.claims_version == version)
+    // The head alone names the version: a writer with 10,000 claims read and parsed the
+    // whole snapshot here (1 MB) before every first write of a process.
+    if let Some((token, head)) = guard_snapshot::vouched_head(store_file, now_ms)
+        && head.claims_version == version
     {
         let schema: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
         if super::guard_token::schema_of(&token.tag) == Some(schema) {
@@ -559,7 +561,14 @@ fn vanished(tx: &Connection, claims: &[SnapshotClaim], now_ms: i64) -> Result<Ve
 mod tests {
     use super::*;
 
-    const SNAPSHOT: &str = "acc-guarded-claims\t3\t5\t1\tws1\t1.2.3\n100\tclaim_a\tsess_p\tpeer\tfile:src/**\n9000\tclaim_b\tsess_p\tpeer\tfile:docs/**\n\n";
+    fn snapshot() -> String {
+        let claims =
+            "100\tclaim_a\tsess_p\tpeer\tfile:src/**\n9000\tclaim_b\tsess_p\tpeer\tfile:docs/**\n";
+        guard_snapshot::seal_text(format!(
+            "acc-guarded-claims\t4\t5\t1\tws1\t1.2.3\t{}\n{claims}\n",
+            claims.len()
+        ))
+    }
 
     #[test]
     fn a_marker_reads_back_whole_and_keeps_the_live_claims() {
@@ -567,12 +576,12 @@ mod tests {
             kind: TamperKind::StoreForeign,
             detected_at_ms: 42,
             detail: "a\tb\nc".into(),
-            snapshot: SNAPSHOT.into(),
+            snapshot: snapshot(),
         };
         let back = Marker::parse(&m.render()).unwrap();
         assert_eq!(back.kind, TamperKind::StoreForeign);
         assert_eq!(back.detail, "a b c");
-        assert_eq!(back.snapshot, SNAPSHOT);
+        assert_eq!(back.snapshot, snapshot());
         assert_eq!(back.claims().len(), 2);
         let live = back.live_claims(500);
         assert_eq!(live.len(), 1);
@@ -584,7 +593,7 @@ mod tests {
     fn the_first_finding_stands_and_clearing_removes_it() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("acc.db");
-        std::fs::write(guard_snapshot::path_for(&store), SNAPSHOT).unwrap();
+        std::fs::write(guard_snapshot::path_for(&store), snapshot()).unwrap();
         on_missing(&store, "other", 0);
         assert!(!marked(&store), "another workspace's snapshot says nothing");
         on_missing(&store, "ws1", 10_000);

@@ -61,6 +61,14 @@ fn open_mode(call: &Call) -> OpenMode {
 
 /// Runs the handler of the event's kind.
 pub fn handle(call: &Call) -> Result<Handled, Failure> {
+    if call.beat_only {
+        let mut core = call.open_core(open_mode(call))?;
+        let answer = lifecycle::heartbeat(call, &mut core)?;
+        return Ok(Handled {
+            answer,
+            core: Some(core),
+        });
+    }
     if call.event.kind == EventKind::BeforeTool {
         // acc's own files and commands first, without the store: a store an agent removed
         // must not be what decides whether it may remove it.

@@ -67,6 +67,6 @@ pub fn deliver(call: &Call, core: &mut Core) -> Result<Option<Answer>, Failure> 
             owner: me.owner,
             message_ids: offered,
         }),
-        notes: Vec::new(),
+        ..Answer::default()
     }))
 }

@@ -1,0 +1,156 @@
+//! The claim race (issue 30; a benchmark, not a timed test): 8 processes of the release
+//! `acc` binary, each acting as its own session, claim the same 100 resources in the same
+//! order, round after round, as fast as they can be started. Exactly one claim of each
+//! resource may be granted; every other must be refused as a conflict (exit 5).
+//!
+//! It prints the claims per second (processes finished / wall time) against the spawn
+//! limit of this machine: its cores divided by the median time of `acc --version` started
+//! the same way (a process that does nothing cannot be started faster), and the number of
+//! double grants, read back from the store after the race (it must be 0).
+//!
+//! Run with `cargo bench -p acc-runtime --bench claim_race_bench`. Results belong in
+//! docs/PERFORMANCE.md. `ACC_BENCH_RACERS` and `ACC_BENCH_ROUNDS` change the 8 and the 100;
+//! `ACC_BENCH_DIR=<dir>` keeps the store.
+
+use acc_runtime::core::sessions::OpenSession;
+use acc_runtime::env::Env;
+use acc_runtime::ids::ParticipantId;
+use acc_runtime::store::OpenMode;
+use acc_runtime::{Core, Owner, Ports, workspace};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CONFLICT_EXIT: i32 = 5;
+const FLOOR_RUNS: usize = 60;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn acc(data: &Path, ws: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_acc"));
+    c.env_clear()
+        .env("ACC_DATA_HOME", data)
+        .arg("--cwd")
+        .arg(ws)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+/// One racer: claims `file:race/rN.rs` for every round in turn; returns how many it won.
+fn racer(data: &Path, ws: &Path, owner: &Owner, rounds: usize) -> usize {
+    let mut won = 0;
+    for round in 0..rounds {
+        let resource = format!("file:race/r{round:04}.rs");
+        let out = acc(data, ws)
+            .env("ACC_SESSION", owner.session.as_str())
+            .env("ACC_GENERATION", owner.generation.as_str())
+            .args(["claim", "--resource", &resource])
+            .output()
+            .expect("acc starts");
+        match out.status.code() {
+            Some(0) => won += 1,
+            Some(CONFLICT_EXIT) => {}
+            other => panic!(
+                "acc claim {resource} ended with {other:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        }
+    }
+    won
+}
+
+fn main() {
+    let racers = env_usize("ACC_BENCH_RACERS", 8);
+    let rounds = env_usize("ACC_BENCH_ROUNDS", 100);
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::env::var_os("ACC_BENCH_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| tmp.path().to_path_buf());
+    let data = base.join("data");
+    let ws = base.join("project");
+    std::fs::create_dir_all(&ws).unwrap();
+    let desc = workspace::discover(&ws, &Env::new()).unwrap();
+    let mut core = Core::open(desc, &data, OpenMode::ReadWrite, Ports::system()).unwrap();
+    let owners: Vec<Owner> = (0..racers)
+        .map(|i| {
+            let req = OpenSession::new(
+                ParticipantId::parse(&format!("racer-{i}")).unwrap(),
+                "bench",
+                600_000,
+            );
+            let s = core.open_session(req).unwrap();
+            Owner::new(s.session_id, s.generation)
+        })
+        .collect();
+    drop(core);
+
+    // The floor, started the same way.
+    let floor = median(
+        (0..FLOOR_RUNS)
+            .map(|_| {
+                let t = Instant::now();
+                let s = acc(&data, &ws).arg("--version").status().unwrap();
+                assert!(s.success());
+                t.elapsed()
+            })
+            .collect(),
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let limit = cores as f64 / floor.as_secs_f64();
+
+    let started = Instant::now();
+    let won: usize = std::thread::scope(|s| {
+        let handles: Vec<_> = owners
+            .iter()
+            .map(|o| s.spawn(|| racer(&data, &ws, o, rounds)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    let wall = started.elapsed();
+    let processes = racers * rounds;
+    let rate = processes as f64 / wall.as_secs_f64();
+
+    // Every resource granted once: read back from the store, not from the exit codes.
+    let desc = workspace::discover(&ws, &Env::new()).unwrap();
+    let mut core = Core::open(desc, &data, OpenMode::ReadOnly, Ports::system()).unwrap();
+    let status = core.status(None, true).unwrap();
+    let mut held = std::collections::HashMap::<String, usize>::new();
+    for c in &status.claims {
+        let resource = c.claim.resource.to_string();
+        if resource.starts_with("file:race/") {
+            *held.entry(resource).or_default() += 1;
+        }
+    }
+    let double = held.values().filter(|n| **n > 1).count();
+    let missing = rounds - held.len().min(rounds);
+
+    println!(
+        "claim race: {racers} processes x {rounds} rounds of `acc claim` on one resource each"
+    );
+    println!(
+        "  `acc --version` (the floor): {:.2} ms median; spawn limit {cores} cores / floor = {limit:.0} processes/s",
+        floor.as_secs_f64() * 1000.0
+    );
+    println!(
+        "  {processes} processes in {:.2} s: {rate:.0} claims/s, {:.0}% of the spawn limit",
+        wall.as_secs_f64(),
+        100.0 * rate / limit
+    );
+    println!(
+        "  granted {won} of {rounds} resources; double grants: {double}; resources never granted: {missing}"
+    );
+    assert_eq!(double, 0, "a resource was granted twice");
+    assert_eq!(won, rounds, "every resource is granted exactly once");
+}
