@@ -12,9 +12,9 @@ use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::{EventSeq, ParticipantId, SessionId};
+use crate::store::engine::Connection;
 use crate::workspace::WorkspaceSource;
 use acc_sdk::context::AttentionItem;
-use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::HashMap;
 
