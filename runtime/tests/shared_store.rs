@@ -206,6 +206,13 @@ fn a_write_on_host_b_into_a_claim_held_on_host_a_is_refused_and_a_message_crosse
     let mut core_a = a.core();
     claim(&mut core_a, &alice, "file:src/**", true);
     std::fs::write(b.ws().join("src/lib.rs"), "kept").unwrap();
+    let status = b.acc(&["status", "--json"]).output().unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(
+        status["data"]["sessions"][0]["host"],
+        acc_runtime::store::engine::config::host_id(),
+        "status says which host each session runs on"
+    );
 
     let run = b.write("conv-b", &["src/lib.rs"]);
     assert_eq!(run.code, 2, "refused: {run:?}");

@@ -34,6 +34,9 @@ pub struct StatusSession {
     pub intent: Option<IntentRecord>,
     pub started_at: String,
     pub heartbeat_at: String,
+    /// The host the session runs on, on a store several hosts share; left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// Whether the session that made a claim is still live. A claim outlives its session; once
@@ -153,6 +156,7 @@ fn status_session(
         intent,
         started_at: to_iso(row.started_at),
         heartbeat_at: to_iso(row.heartbeat_at),
+        host: row.host().map(str::to_string),
     }
 }
 
