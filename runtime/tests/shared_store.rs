@@ -469,3 +469,54 @@ fn only_the_host_a_session_runs_on_judges_its_process() {
     let seen = b.core().session(&opened.session_id).unwrap().unwrap();
     assert_eq!(seen.presence, Presence::Offline);
 }
+
+#[test]
+fn a_room_dropped_from_the_server_is_never_recreated_over_what_this_host_saw() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    let alice = a.start("conv-a");
+    b.start("conv-b");
+    claim(&mut a.core(), &alice, "file:src/**", true);
+    assert_eq!(b.write("conv-b", &["src/x.rs"]).code, 2);
+    let schema = format!("acc_{}", workspace::discover(&b.ws(), &b.env()).unwrap().id);
+    let files: Vec<_> = walkdir(&b.data());
+    assert!(
+        files.iter().any(|f| f.ends_with("shared-claims-version")),
+        "{files:?}"
+    );
+    let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .unwrap();
+    let err = b.try_core().err().expect("refused");
+    assert_eq!(err.code, ErrorCode::StoreCorrupt, "{}", err.message);
+    assert!(
+        err.message.contains("acc will not recreate it"),
+        "{}",
+        err.message
+    );
+    let exists: bool = admin
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
+            &[&schema],
+        )
+        .unwrap()
+        .get(0);
+    assert!(!exists, "nothing was recreated");
+    // The guard still refuses the claim this host last saw.
+    let refused = b.write("conv-b", &["src/x.rs"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.path().is_dir() {
+            out.extend(walkdir(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}

@@ -40,7 +40,10 @@ impl Store {
             unreachable!("just connected")
         };
         pg.execute_batch("BEGIN")?;
-        let prepared = prepare_schema(&conn, &schema, workspace, repository, mode, genesis);
+        let seen = copy_version_path(local).exists();
+        let gone = || room_gone(local, workspace, &target);
+        let prepared = prepare_schema(&conn, &schema, workspace, repository, mode, genesis, seen)
+            .and_then(|found| found.ok_or_else(gone));
         let exists = match prepared {
             Ok(exists) => {
                 pg.commit().map_err(|e| name_target(e.into(), &target))?;
@@ -156,6 +159,20 @@ impl Store {
     }
 }
 
+/// The room this host used is gone from the server: it fails closed, as a store file that
+/// vanished does, instead of being recreated empty (its claims forgotten).
+fn room_gone(local: &Path, workspace: &WorkspaceId, target: &str) -> AccError {
+    let stamp = copy_version_path(local);
+    AccError::new(
+        ErrorCode::StoreCorrupt,
+        format!(
+            "the shared room of workspace {workspace} is gone from {target}, though this host used it; acc will not recreate it: restore it on the server, or, if it was removed on purpose, delete {} to start over",
+            stamp.display()
+        ),
+    )
+    .with("file", stamp.display().to_string())
+}
+
 fn fallback_genesis() -> Genesis {
     Genesis {
         now_ms: 0,
@@ -172,7 +189,7 @@ fn name_target(e: AccError, target: &str) -> AccError {
 
 /// Creates or migrates the workspace's schema under a lock every host takes, and checks
 /// whose it is, inside the caller's transaction. False when it does not exist and `mode`
-/// may not create it.
+/// may not create it; `None` when it does not exist though this host used it before.
 fn prepare_schema(
     conn: &engine::Connection,
     schema: &str,
@@ -180,7 +197,8 @@ fn prepare_schema(
     repository: Option<&str>,
     mode: OpenMode,
     genesis: impl FnOnce() -> Genesis,
-) -> Result<bool> {
+    seen_before: bool,
+) -> Result<Option<bool>> {
     conn.query_row(
         "SELECT 1 FROM pg_advisory_xact_lock(hashtext(?1))",
         params![format!("acc-schema:{schema}")],
@@ -192,8 +210,11 @@ fn prepare_schema(
         |r| r.get(0),
     )?;
     if !exists {
+        if seen_before {
+            return Ok(None);
+        }
         if mode == OpenMode::ReadOnly {
-            return Ok(false);
+            return Ok(Some(false));
         }
         conn.execute_batch(&format!(
             "CREATE SCHEMA IF NOT EXISTS {}; CREATE TABLE acc_schema_version (version BIGINT NOT NULL); INSERT INTO acc_schema_version VALUES (0)",
@@ -287,5 +308,5 @@ fn prepare_schema(
             params![g.event_id, g.now_ms, payload],
         )?;
     }
-    Ok(true)
+    Ok(Some(true))
 }
