@@ -54,6 +54,8 @@ pub enum ErrorCode {
     StoreIo,
     /// The store stayed locked past the busy timeout.
     StoreBusy,
+    /// The workspace's shared store (a PostgreSQL server) cannot be reached.
+    StoreUnreachable,
     /// A live overlapping claim of another session blocks this one.
     ClaimConflict,
     /// The session's current generation differs from the one given.
@@ -124,6 +126,7 @@ impl ErrorCode {
             ErrorCode::StoreForeign => "store_foreign",
             ErrorCode::StoreIo => "store_io",
             ErrorCode::StoreBusy => "store_busy",
+            ErrorCode::StoreUnreachable => "store_unreachable",
             ErrorCode::ClaimConflict => "claim_conflict",
             ErrorCode::GenerationMismatch => "generation_mismatch",
             ErrorCode::SessionClosed => "session_closed",
@@ -171,6 +174,7 @@ impl ErrorCode {
             | StoreSchemaNewer
             | StoreForeign
             | StoreIo
+            | StoreUnreachable
             | HookExecutableMissing
             | MalformedUserFile
             | InstallRecordCorrupt
@@ -261,6 +265,16 @@ pub const SQL_ERROR_PREFIX: &str = "acc store error: ";
 impl From<rusqlite::Error> for AccError {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ffi::ErrorCode as Sql;
+        if let rusqlite::Error::ToSqlConversionFailure(inner) = &e
+            && let Some(away) = inner.downcast_ref::<crate::store::engine::postgres::Unreachable>()
+        {
+            return AccError::new(
+                ErrorCode::StoreUnreachable,
+                format!(
+                    "the acc store server is unreachable: {away}; check that the server runs and ACC_STORE_URL (or store in acc.workspace.json) names it"
+                ),
+            );
+        }
         let code = match e.sqlite_error_code() {
             Some(Sql::DatabaseBusy) | Some(Sql::DatabaseLocked) => ErrorCode::StoreBusy,
             Some(Sql::DatabaseCorrupt) | Some(Sql::NotADatabase) => ErrorCode::StoreCorrupt,
@@ -329,6 +343,7 @@ mod tests {
             ErrorCode::StoreForeign,
             ErrorCode::StoreIo,
             ErrorCode::StoreBusy,
+            ErrorCode::StoreUnreachable,
             ErrorCode::ClaimConflict,
             ErrorCode::GenerationMismatch,
             ErrorCode::SessionClosed,

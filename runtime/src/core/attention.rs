@@ -15,9 +15,9 @@ use super::sessions::{self, SessionRow};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::ParticipantId;
+use crate::store::engine::{Connection, params};
 use crate::text::{LISTED_SUBJECT_BYTES, cut_bytes};
 use acc_sdk::context::{AttentionItem, AttentionKind, Quote, QuoteField};
-use rusqlite::{Connection, params};
 use std::collections::{BTreeMap, HashSet};
 
 /// A subject as quoted: cut like every listed subject, left raw for the renderer to escape.

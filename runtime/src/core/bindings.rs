@@ -6,8 +6,8 @@ use super::{Core, Owner};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::{Generation, SessionId, check_portable_id};
+use crate::store::engine::{OptionalExtension, params};
 use crate::text;
-use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -161,8 +161,8 @@ impl Core {
                        FROM hook_bindings b JOIN sessions s ON s.session_id = b.session_id
                       WHERE (b.session_id = ?1 OR b.session_id =
                              (SELECT parent_session_id FROM sessions WHERE session_id = ?1))
-                        AND coalesce(b.client_pid,
-                                     json_extract(s.extensions, '$.client.hostPid')) IS NOT NULL
+                        AND (b.client_pid IS NOT NULL
+                             OR json_extract(s.extensions, '$.client.hostPid') IS NOT NULL)
                       ORDER BY b.updated_at DESC LIMIT 1",
                 )?
                 .query_row(params![session.as_str()], |r| r.get(0))

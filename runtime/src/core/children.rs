@@ -12,7 +12,7 @@ use super::sessions::{self, check_owner, close_in_tx};
 use super::{Core, Owner};
 use crate::error::Result;
 use crate::ids::SessionId;
-use rusqlite::{Connection, params};
+use crate::store::engine::{Connection, params};
 
 /// The `cause` of a `session.closed` event for a child its client said has ended.
 pub const CAUSE_CHILD_END: &str = "child_end";

@@ -18,8 +18,8 @@ use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{ClaimId, IdKind, ParticipantId, SessionId};
+use crate::store::engine::{Connection, params};
 use crate::text;
-use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::json;
 
@@ -130,7 +130,11 @@ const CLAIM_SELECT: &str = "SELECT c.claim_id, c.owner_session_id, s.participant
         c.mode, c.enforcement, c.reason, c.acquired_at, c.expires_at, c.generation
      FROM claims c JOIN sessions s ON s.session_id = c.owner_session_id";
 
-fn rows(conn: &Connection, filter: &str, p: impl rusqlite::Params) -> Result<Vec<ClaimRow>> {
+fn rows(
+    conn: &Connection,
+    filter: &str,
+    p: impl crate::store::engine::Params,
+) -> Result<Vec<ClaimRow>> {
     let sql = format!("{CLAIM_SELECT} {filter}");
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(p)?;
@@ -585,8 +589,7 @@ impl Core {
     /// The store's claims version: every claim change bumps it, and the guarded-claims
     /// snapshot names the version it was written from, so a reader can tell it is current.
     pub fn claims_version(&mut self) -> Result<i64> {
-        self.store
-            .read(|c| crate::store::guard_snapshot::fingerprint(c))
+        self.store.read(crate::store::guard_snapshot::fingerprint)
     }
 
     /// The live guarded `file:` claims that can deny `me` a write, with only what the write

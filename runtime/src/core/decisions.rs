@@ -30,8 +30,8 @@ use super::receipts;
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{MessageId, ParticipantId, ThreadId};
+use crate::store::engine::{Connection, params};
 use crate::text::{LISTED_SUBJECT_BYTES, cut_bytes};
-use rusqlite::{Connection, params};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 

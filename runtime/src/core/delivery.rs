@@ -12,9 +12,9 @@ use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::{MessageId, ParticipantId};
+use crate::store::engine::{Connection, params};
 use crate::text;
 use acc_sdk::context::{AttentionItem, ContextInput, PeerMessage, RepeatInfo};
-use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashSet;
@@ -61,7 +61,7 @@ impl NextTurnDelivery {
 }
 
 fn peer_message(
-    r: &rusqlite::Row<'_>,
+    r: &crate::store::engine::Row<'_>,
     repeat: Option<RepeatInfo>,
 ) -> rusqlite::Result<PeerMessage> {
     Ok(PeerMessage {

@@ -4,7 +4,7 @@
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{EventSeq, IdKind, IdSource, SessionId};
-use rusqlite::{Connection, params};
+use crate::store::engine::{Connection, params};
 use serde::Serialize;
 use serde_json::Value;
 

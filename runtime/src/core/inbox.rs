@@ -10,8 +10,8 @@ use super::{Core, Owner};
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{MessageId, ParticipantId, SessionId, ThreadId};
+use crate::store::engine::{Connection, params};
 use crate::text::{LISTED_SUBJECT_BYTES, cut_bytes};
-use rusqlite::{Connection, params};
 use serde::Serialize;
 
 pub const DEFAULT_PAGE_ITEMS: usize = 20;

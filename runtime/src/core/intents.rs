@@ -9,8 +9,8 @@ use super::{Core, Owner};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::SessionId;
+use crate::store::engine::{Connection, params};
 use crate::text;
-use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::json;
 
@@ -36,7 +36,7 @@ pub struct IntentRecord {
     pub updated_at: String,
 }
 
-fn from_row(r: &rusqlite::Row<'_>) -> Result<IntentRecord> {
+fn from_row(r: &crate::store::engine::Row<'_>) -> Result<IntentRecord> {
     let hints: String = r.get(4)?;
     let hints: Vec<String> = serde_json::from_str(&hints).unwrap_or_default();
     Ok(IntentRecord {
@@ -57,7 +57,7 @@ pub(crate) fn load_all(conn: &Connection) -> Result<Vec<IntentRecord>> {
     let mut rows = stmt.query([])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        out.push(from_row(r)?);
+        out.push(from_row(&r)?);
     }
     Ok(out)
 }
@@ -68,7 +68,7 @@ pub(crate) fn load(conn: &Connection, session: &SessionId) -> Result<Option<Inte
     )?;
     let mut rows = stmt.query(params![session.as_str()])?;
     match rows.next()? {
-        Some(r) => Ok(Some(from_row(r)?)),
+        Some(r) => Ok(Some(from_row(&r)?)),
         None => Ok(None),
     }
 }

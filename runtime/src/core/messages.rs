@@ -12,9 +12,9 @@ use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{IdKind, MessageId, ParticipantId, SessionId, ThreadId, check_portable_id};
+use crate::store::engine::{Connection, params};
 use crate::text;
 use base64::Engine;
-use rusqlite::{Connection, params};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -90,7 +90,7 @@ const MESSAGE_SELECT: &str = "SELECT seq, message_id, thread_id, client_message_
     from_participant_id, from_session_id, to_participant_ids, kind, obligation, subject, body,
     in_reply_to, handoff, content_digest, sent_at FROM messages";
 
-pub(crate) fn from_row(r: &rusqlite::Row<'_>) -> Result<MessageRow> {
+pub(crate) fn from_row(r: &crate::store::engine::Row<'_>) -> Result<MessageRow> {
     let to: String = r.get(6)?;
     let to: Vec<String> = serde_json::from_str(&to).unwrap_or_default();
     let handoff: Option<String> = r.get(12)?;
@@ -133,7 +133,7 @@ pub(crate) fn load_row(conn: &Connection, id: &str) -> Result<Option<MessageRow>
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![id])?;
     match rows.next()? {
-        Some(r) => Ok(Some(from_row(r)?)),
+        Some(r) => Ok(Some(from_row(&r)?)),
         None => Ok(None),
     }
 }
@@ -161,7 +161,7 @@ fn find_by_client_id(
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![from.as_str(), cmid])?;
     let row = match rows.next()? {
-        Some(r) => from_row(r)?,
+        Some(r) => from_row(&r)?,
         None => return Ok(None),
     };
     Ok(Some(with_decision(conn, row)?))

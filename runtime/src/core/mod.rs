@@ -136,6 +136,25 @@ impl Core {
         // before anything is created over it ([`crate::store::tamper`]).
         let now_ms = ports.now();
         let ws = workspace.id.as_str();
+        if let Some(shared) = &workspace.shared {
+            let mut store = Store::open_shared(
+                &shared.url,
+                &path,
+                &workspace.id,
+                shared.repository.as_deref(),
+                mode,
+                || Genesis {
+                    now_ms: ports.now(),
+                    event_id: ports.ids.next(IdKind::Event),
+                },
+            )?;
+            store.set_clock(ports.clock.clone());
+            return Ok(Core {
+                store,
+                ports,
+                workspace,
+            });
+        }
         if std::fs::symlink_metadata(&path).is_err() {
             tamper::on_missing(&path, ws, now_ms);
         }
@@ -233,6 +252,7 @@ pub(crate) mod testkit {
             git: None,
             config_path: None,
             config: None,
+            shared: None,
         };
         let clock = Arc::new(ManualClock::at(T0));
         let pids = Arc::new(FakeProbe::default());

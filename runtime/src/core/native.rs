@@ -10,8 +10,8 @@ use super::{Core, Owner};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::{Generation, MessageId, ParticipantId, SessionId, check_portable_id};
+use crate::store::engine::{OptionalExtension, params};
 use crate::text;
-use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use serde_json::json;
 
@@ -54,7 +54,7 @@ pub struct LiveTarget {
 const BINDING_COLUMNS: &str = "n.session_id, n.generation, n.adapter_id, n.client_version,
     n.protocol_contract, n.modes, n.endpoint_ref, n.lease_until, n.updated_at";
 
-fn binding_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<NativeBinding> {
+fn binding_row(r: &crate::store::engine::Row<'_>, at: usize) -> rusqlite::Result<NativeBinding> {
     let modes: String = r.get(at + 5)?;
     Ok(NativeBinding {
         session_id: SessionId::from_store(r.get(at)?),

@@ -6,7 +6,7 @@ use super::sessions;
 use super::{Core, events, intents};
 use crate::error::Result;
 use crate::ids::EventSeq;
-use rusqlite::params;
+use crate::store::engine::params;
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -39,7 +39,7 @@ impl Core {
         let wants = |c: PruneClass| req.classes.is_empty() || req.classes.contains(&c);
         let ports = &self.ports;
         let now = ports.now();
-        let run = |tx: &rusqlite::Connection| -> Result<PruneReport> {
+        let run = |tx: &crate::store::engine::Connection| -> Result<PruneReport> {
             let mut report = PruneReport {
                 applied: req.apply,
                 ..Default::default()

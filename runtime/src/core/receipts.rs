@@ -8,7 +8,7 @@ use super::model::ReceiptState;
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{MessageId, ParticipantId, ReceiptId, SessionId};
-use rusqlite::{Connection, params};
+use crate::store::engine::{Connection, params};
 use serde::Serialize;
 use serde_json::json;
 
@@ -63,7 +63,7 @@ impl ReceiptRow {
 const RECEIPT_SELECT: &str = "SELECT message_seq, message_id, recipient_participant_id, state,
     updated_at, offer_transport, offer_at, offer_repeated_at FROM receipts";
 
-fn from_row(r: &rusqlite::Row<'_>) -> Result<ReceiptRow> {
+fn from_row(r: &crate::store::engine::Row<'_>) -> Result<ReceiptRow> {
     Ok(ReceiptRow {
         message_id: MessageId::from_store(r.get(1)?),
         recipient: ParticipantId::from_store(r.get(2)?),
@@ -84,7 +84,7 @@ pub(crate) fn load(
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![message.as_str(), recipient.as_str()])?;
     match rows.next()? {
-        Some(r) => Ok(Some(from_row(r)?)),
+        Some(r) => Ok(Some(from_row(&r)?)),
         None => Ok(None),
     }
 }
@@ -95,7 +95,7 @@ pub(crate) fn of_message(conn: &Connection, seq: i64) -> Result<Vec<ReceiptRow>>
     let mut rows = stmt.query(params![seq])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        out.push(from_row(r)?);
+        out.push(from_row(&r)?);
     }
     Ok(out)
 }

@@ -16,7 +16,7 @@ use super::{Core, Owner};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::{ClaimId, EventSeq, ParticipantId, SessionId};
-use rusqlite::{OptionalExtension, params};
+use crate::store::engine::{OptionalExtension, params};
 use serde::Serialize;
 use serde_json::json;
 

@@ -8,7 +8,7 @@ use super::status::StatusReport;
 use super::{Core, sessions};
 use crate::error::Result;
 use crate::ids::{ParticipantId, SessionId};
-use rusqlite::Connection;
+use crate::store::engine::Connection;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -44,6 +44,8 @@ pub struct SessionProcess {
     pub client_version: Option<String>,
     pub closed_at_ms: Option<i64>,
     pub heartbeat_at_ms: i64,
+    /// The host the session runs on, recorded on a store several hosts share.
+    pub host: Option<String>,
 }
 
 /// Receipts of one recipient, by state.
@@ -212,6 +214,7 @@ fn processes(c: &Connection) -> Result<BTreeMap<SessionId, SessionProcess>> {
                 client_version: field("version"),
                 closed_at_ms: row.closed_at,
                 heartbeat_at_ms: row.heartbeat_at,
+                host: row.host().map(str::to_string),
             },
         );
     }

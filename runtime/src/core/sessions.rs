@@ -8,8 +8,8 @@ use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{Generation, IdKind, ParticipantId, SessionId};
+use crate::store::engine::{Connection, OptionalExtension, Row, params};
 use crate::text;
-use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -127,6 +127,12 @@ pub(crate) struct SessionRow {
     pub extensions: Map<String, Value>,
 }
 
+/// This host's name, read once per process.
+fn this_host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(crate::store::engine::config::host_id)
+}
+
 pub(crate) const SESSION_COLUMNS: &str = "session_id, participant_id, generation, harness, \
      client_name, state, parent_session_id, checkout_root, branch, pid, enforcement, lifecycle, \
      cadence_ms, started_at, heartbeat_at, closed_at, extensions";
@@ -162,13 +168,21 @@ impl SessionRow {
         })
     }
 
+    /// The host the session runs on, when it was opened on a shared store.
+    pub(crate) fn host(&self) -> Option<&str> {
+        self.extensions.get("host").and_then(Value::as_str)
+    }
+
     fn presence_facts(&self) -> PresenceFacts {
+        // Another host's process ids mean nothing here: its sessions are judged by their
+        // heartbeats alone.
+        let local = self.host().is_none_or(|h| h == this_host());
         PresenceFacts {
             state: self.state,
             heartbeat_at_ms: self.heartbeat_at,
             cadence_ms: self.cadence_ms,
-            pid: self.pid,
-            host_pid: self.host_pid,
+            pid: self.pid.filter(|_| local),
+            host_pid: self.host_pid.filter(|_| local),
         }
     }
 
@@ -204,7 +218,7 @@ pub(crate) fn load(conn: &Connection, id: &str) -> Result<Option<SessionRow>> {
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![id])?;
     match rows.next()? {
-        Some(r) => Ok(Some(SessionRow::from_row(r)?)),
+        Some(r) => Ok(Some(SessionRow::from_row(&r)?)),
         None => Ok(None),
     }
 }
@@ -222,7 +236,7 @@ pub(crate) fn load_all(conn: &Connection, open_only: bool) -> Result<Vec<Session
     let mut rows = stmt.query([])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        out.push(SessionRow::from_row(r)?);
+        out.push(SessionRow::from_row(&r)?);
     }
     Ok(out)
 }
@@ -414,7 +428,13 @@ impl Core {
                 None => SessionId::from_store(ports.ids.next(IdKind::Session)),
             };
             let generation = Generation::from_store(ports.ids.next(IdKind::Generation));
-            let ext = Value::Object(req.extensions.clone()).to_string();
+            let mut extensions = req.extensions.clone();
+            // On a store several hosts share, which host runs the session: only that host
+            // may judge its process.
+            if tx.is_postgres() {
+                extensions.insert("host".into(), Value::String(this_host().to_string()));
+            }
+            let ext = Value::Object(extensions).to_string();
             tx.prepare_cached(
                 "INSERT INTO sessions (session_id, participant_id, generation, harness, client_name,
                     state, parent_session_id, checkout_root, branch, pid, enforcement, lifecycle,

@@ -12,9 +12,9 @@ use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
 use crate::ids::{EventSeq, ParticipantId, SessionId};
+use crate::store::engine::Connection;
 use crate::workspace::WorkspaceSource;
 use acc_sdk::context::AttentionItem;
-use rusqlite::Connection;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -34,6 +34,9 @@ pub struct StatusSession {
     pub intent: Option<IntentRecord>,
     pub started_at: String,
     pub heartbeat_at: String,
+    /// The host the session runs on, on a store several hosts share; left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// Whether the session that made a claim is still live. A claim outlives its session; once
@@ -153,6 +156,7 @@ fn status_session(
         intent,
         started_at: to_iso(row.started_at),
         heartbeat_at: to_iso(row.heartbeat_at),
+        host: row.host().map(str::to_string),
     }
 }
 

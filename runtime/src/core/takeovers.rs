@@ -25,7 +25,7 @@ use super::sessions;
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{ClaimId, EventSeq, SessionId};
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::store::engine::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;

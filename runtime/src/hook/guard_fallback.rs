@@ -41,6 +41,7 @@ pub fn store_unavailable(failure: &Failure) -> bool {
             | Failure::Core(
                 ErrorCode::StoreBusy
                     | ErrorCode::StoreIo
+                    | ErrorCode::StoreUnreachable
                     | ErrorCode::StoreCorrupt
                     | ErrorCode::DataHomeNotDirectory
             )

@@ -32,6 +32,18 @@ pub struct DoctorRun {
     pub next_step: String,
     /// What `--repair` re-installed, when it ran.
     pub repaired: Option<RunReport>,
+    /// The connection to the shared store the current workspace names; left out for the
+    /// embedded store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_store: Option<SharedStoreCheck>,
+}
+
+/// Whether the shared store's server answers, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SharedStoreCheck {
+    pub ok: bool,
+    pub line: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -166,6 +178,7 @@ fn examine(ctx: &InstallContext, adapters: &[Adapter]) -> Result<DoctorRun, Inst
         clients,
         next_step,
         repaired: None,
+        shared_store: None,
     })
 }
 

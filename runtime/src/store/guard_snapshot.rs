@@ -18,7 +18,7 @@
 //! fast path answers an allow from it without opening the store.
 
 use crate::error::{AccError, ErrorCode, Result};
-use rusqlite::Connection;
+use crate::store::engine::Connection;
 use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -7,15 +7,18 @@
 //! existing file that is not a readable store of this workspace fails closed and is never
 //! recreated.
 
+pub mod engine;
 pub mod guard_snapshot;
 pub mod guard_token;
 pub mod read_only;
 pub mod schema;
+mod shared;
 pub mod tamper;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
 use crate::ids::WorkspaceId;
-use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
+use engine::{OptionalExtension, TxKind};
+use rusqlite::{Connection, OpenFlags};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,7 +46,7 @@ pub struct Genesis {
 
 /// An open store.
 pub struct Store {
-    conn: Connection,
+    conn: engine::Connection,
     path: PathBuf,
     /// An absent store opened read-only: an empty in-memory schema that is never persisted.
     ephemeral: bool,
@@ -226,7 +229,11 @@ impl Store {
     /// reader uses this to tidy up (close sessions whose client is gone) only where that
     /// cannot fail for want of permission.
     pub fn is_writable(&self) -> bool {
-        !self.ephemeral && !self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(true)
+        !self.ephemeral
+            && match self.conn.as_sqlite() {
+                Some(c) => !c.is_readonly(rusqlite::MAIN_DB).unwrap_or(true),
+                None => true,
+            }
     }
 
     /// Reads up to `bytes` of the store file through a memory map instead of one `pread`
@@ -236,8 +243,10 @@ impl Store {
     pub fn set_mmap_size(&mut self, bytes: u64) -> Result<()> {
         let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
         // A batch, because an in-memory store answers this pragma with no row at all.
-        self.conn
-            .execute_batch(&format!("PRAGMA mmap_size = {bytes}"))?;
+        // A server's pages are its own business.
+        if let Some(c) = self.conn.as_sqlite() {
+            c.execute_batch(&format!("PRAGMA mmap_size = {bytes}"))?;
+        }
         Ok(())
     }
 
@@ -246,7 +255,10 @@ impl Store {
     /// days of milliseconds) it is capped.
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<()> {
         let capped = timeout.min(Duration::from_millis(i32::MAX as u64));
-        self.conn.busy_timeout(capped)?;
+        match &self.conn {
+            engine::Connection::Sqlite(c) => c.busy_timeout(capped)?,
+            engine::Connection::Postgres(c) => c.set_lock_timeout(capped)?,
+        }
         self.busy = capped;
         Ok(())
     }
@@ -257,7 +269,7 @@ impl Store {
         apply_migrations(&conn, 0)?;
         write_genesis(&conn, workspace, &genesis)?;
         Ok(Store {
-            conn,
+            conn: engine::Connection::sqlite(conn),
             path: path.to_path_buf(),
             ephemeral: true,
             busy: BUSY_TIMEOUT,
@@ -364,7 +376,7 @@ impl Store {
             return Err(corrupt(path, "no acc schema version"));
         }
         let mut store = Store {
-            conn,
+            conn: engine::Connection::sqlite(conn),
             path: path.to_path_buf(),
             ephemeral: false,
             busy: BUSY_TIMEOUT,
@@ -418,12 +430,11 @@ impl Store {
     /// back, leaving the store at `from`, and names the file and both versions.
     fn migrate(&mut self, from: u32, to: u32) -> Result<()> {
         let result = (|| -> Result<()> {
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = self.conn.begin(TxKind::Write)?;
+            let c = tx.as_sqlite().expect("a store file is SQLite");
             // Another process may have migrated it while this one waited for the lock.
-            let v = user_version(&tx)?;
-            apply_migrations(&tx, v)?;
+            let v = user_version(c)?;
+            apply_migrations(c, v)?;
             guard_token::withdraw(&self.path)?;
             tx.commit()?;
             Ok(())
@@ -477,14 +488,13 @@ impl Store {
     }
 
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction; commits on `Ok`, rolls back on `Err`.
-    pub fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    pub fn write<T>(&mut self, f: impl FnOnce(&engine::Connection) -> Result<T>) -> Result<T> {
         let (path, busy) = (self.path.clone(), self.busy);
         let ctx = |e: AccError| Store::contextualise_at(&path, busy, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| ctx(e.into()))?;
-        let snapshot = (!self.ephemeral).then(|| guard_snapshot::path_for(&self.path));
+        let tx = self.conn.begin(TxKind::Write).map_err(|e| ctx(e.into()))?;
+        // A shared store's guard reads the server; this host's copy is refreshed below.
+        let snapshot = (!self.ephemeral && !self.conn.is_postgres())
+            .then(|| guard_snapshot::path_for(&self.path));
         let before = match &snapshot {
             Some(_) => Some(guard_snapshot::fingerprint(&tx).map_err(ctx)?),
             None => None,
@@ -519,6 +529,9 @@ impl Store {
             None => None,
         };
         tx.commit().map_err(|e| ctx(e.into()))?;
+        if self.conn.is_postgres() {
+            let _ = self.refresh_local_copy();
+        }
         self.known_version = after;
         if publish && let Some(file) = snapshot {
             match self.publication {
@@ -569,9 +582,7 @@ impl Store {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self.conn.begin(TxKind::Write)?;
         let workspace: String = tx.query_row(
             "SELECT value FROM meta WHERE key = 'workspace_id'",
             [],
@@ -586,13 +597,10 @@ impl Store {
     }
 
     /// Runs `f` in one read transaction, so every query sees the same snapshot.
-    pub fn read<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    pub fn read<T>(&mut self, f: impl FnOnce(&engine::Connection) -> Result<T>) -> Result<T> {
         let (path, busy) = (self.path.clone(), self.busy);
         let ctx = |e: AccError| Store::contextualise_at(&path, busy, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Deferred)
-            .map_err(|e| ctx(e.into()))?;
+        let tx = self.conn.begin(TxKind::Read).map_err(|e| ctx(e.into()))?;
         let out = f(&tx).map_err(ctx)?;
         tx.commit().map_err(|e| ctx(e.into()))?;
         Ok(out)
@@ -673,7 +681,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("acc.db");
         let store = Store::open(&path, &ws(), OpenMode::ReadWrite, genesis).unwrap();
-        store.conn.pragma_update(None, "user_version", 99).unwrap();
+        store
+            .conn
+            .as_sqlite()
+            .unwrap()
+            .pragma_update(None, "user_version", 99)
+            .unwrap();
         drop(store);
         let err = Store::open(&path, &ws(), OpenMode::ReadOnly, genesis).unwrap_err();
         assert_eq!(err.code, ErrorCode::StoreSchemaNewer);

@@ -13,7 +13,7 @@
 use super::Store;
 use super::guard_snapshot::{self, SnapshotClaim, SnapshotText};
 use crate::error::Result;
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::store::engine::{Connection, OptionalExtension, params};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -161,6 +161,9 @@ fn session_row(view: &RoomView, s: &StatusSession, depth: usize) -> Row {
     if let Some(v) = process.and_then(|p| p.client_version.as_deref()) {
         text.push_str(&format!(" {}", terminal_safe(v)));
     }
+    if let Some(host) = process.and_then(|p| p.host.as_deref()) {
+        text.push_str(&format!(" on {}", terminal_safe(host)));
+    }
     if let Some(pid) = process.and_then(|p| p.pid) {
         text.push_str(&format!(" pid {pid}"));
     }

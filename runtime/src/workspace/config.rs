@@ -16,7 +16,7 @@ pub const CONFIG_FILE: &str = "acc.workspace.json";
 pub const DEFAULT_CONTEXT_BUDGET: u32 = 6000;
 pub const MAX_CONTEXT_BUDGET: u32 = 64_000;
 
-const ALLOWED_KEYS: [&str; 7] = [
+const ALLOWED_KEYS: [&str; 8] = [
     "schemaVersion",
     "workspaceId",
     "displayName",
@@ -24,6 +24,7 @@ const ALLOWED_KEYS: [&str; 7] = [
     "policy",
     "requiredAdapters",
     "extensions",
+    "store",
 ];
 
 /// Keys that hold runtime state elsewhere; a config carrying them is refused by name.
@@ -74,6 +75,8 @@ pub struct WorkspaceConfig {
     pub policy: Policy,
     pub required_adapters: Vec<String>,
     pub extensions: Map<String, Value>,
+    /// A shared store's URL (`postgres://…`); absent for the embedded store.
+    pub store: Option<String>,
 }
 
 fn invalid(path: &Path, what: impl std::fmt::Display) -> AccError {
@@ -180,8 +183,17 @@ pub fn parse_config(text_in: &str, path: &Path) -> Result<WorkspaceConfig> {
         Some(Value::Object(m)) => m.clone(),
         Some(_) => return Err(invalid(path, "extensions must be an object")),
     };
+    let store = match obj.get("store") {
+        None => None,
+        Some(Value::String(u)) => Some(
+            crate::store::engine::config::check_store_url(u, &path.display().to_string())
+                .map_err(|e| invalid(path, e.message))?,
+        ),
+        Some(_) => return Err(invalid(path, "store must be a string (a postgres:// url)")),
+    };
     Ok(WorkspaceConfig {
         workspace_id,
+        store,
         display_name,
         roots,
         policy,

@@ -8,8 +8,11 @@ pub mod git;
 pub mod pin;
 
 use crate::env::Env;
-use crate::error::{AccError, Result};
+use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::WorkspaceId;
+use crate::store::engine::config::{
+    STORE_URL_VAR, check_store_url, repository_identity, shared_workspace_id,
+};
 use config::{CONFIG_FILE, Policy, WorkspaceConfig};
 use git::GitInfo;
 use serde::Serialize;
@@ -40,6 +43,18 @@ pub struct WorkspaceDescriptor {
     pub config_path: Option<PathBuf>,
     #[serde(skip)]
     pub config: Option<WorkspaceConfig>,
+    /// The shared store the workspace names, if any (else the embedded SQLite store).
+    #[serde(skip)]
+    pub shared: Option<SharedStore>,
+}
+
+/// A workspace whose store is on a server several hosts share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedStore {
+    pub url: String,
+    /// The checkout's repository (its normalised remote), recorded with the room so that
+    /// a checkout of another repository is never let into it.
+    pub repository: Option<String>,
 }
 
 impl WorkspaceDescriptor {
@@ -104,6 +119,40 @@ pub fn start_dir(cwd: &Path, env: &Env) -> Result<PathBuf> {
 
 /// Discovers the workspace of `cwd` (or of `ACC_WORKSPACE_ROOT`).
 pub fn discover(cwd: &Path, env: &Env) -> Result<WorkspaceDescriptor> {
+    let mut ws = discover_local(cwd, env)?;
+    let from_env = env
+        .get(STORE_URL_VAR)
+        .filter(|u| !u.trim().is_empty())
+        .map(|u| check_store_url(u, STORE_URL_VAR))
+        .transpose()?;
+    let Some(url) = from_env.or_else(|| ws.config.as_ref().and_then(|c| c.store.clone())) else {
+        return Ok(ws);
+    };
+    let repository = ws
+        .git
+        .as_ref()
+        .and_then(|g| repository_identity(&g.common_dir));
+    // Shared by hosts, the room is the repository's: a Git checkout's own id is its path
+    // on this host, so it is replaced by one from the remote every host sees the same.
+    if ws.source != WorkspaceSource::Config {
+        match &repository {
+            Some(repo) => ws.id = shared_workspace_id(repo),
+            None => {
+                return Err(AccError::new(
+                    ErrorCode::WorkspaceConfigInvalid,
+                    format!(
+                        "a shared store ({}) needs the workspace's identity on every host: add a remote named origin to the repository, or an acc.workspace.json with a workspaceId",
+                        crate::store::engine::postgres::describe_url(&url)
+                    ),
+                ));
+            }
+        }
+    }
+    ws.shared = Some(SharedStore { url, repository });
+    Ok(ws)
+}
+
+fn discover_local(cwd: &Path, env: &Env) -> Result<WorkspaceDescriptor> {
     let start = start_dir(cwd, env)?;
     let git = git::probe(&start);
     let mut dir = Some(start.as_path());
@@ -121,6 +170,7 @@ pub fn discover(cwd: &Path, env: &Env) -> Result<WorkspaceDescriptor> {
                 git,
                 config_path: Some(path),
                 config: Some(cfg),
+                shared: None,
             });
         }
         dir = d.parent();
@@ -135,6 +185,7 @@ pub fn discover(cwd: &Path, env: &Env) -> Result<WorkspaceDescriptor> {
             git: Some(g),
             config_path: None,
             config: None,
+            shared: None,
         });
     }
     Ok(WorkspaceDescriptor {
@@ -146,6 +197,7 @@ pub fn discover(cwd: &Path, env: &Env) -> Result<WorkspaceDescriptor> {
         git: None,
         config_path: None,
         config: None,
+        shared: None,
     })
 }
 

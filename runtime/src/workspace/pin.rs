@@ -56,6 +56,12 @@ struct PinFile {
     /// its peers' when it must answer from the guarded-claims snapshot.
     #[serde(default)]
     session_id: Option<String>,
+    /// The shared store the workspace is on: a later hook call of the conversation opens
+    /// it, never an embedded store of the same id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    store_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    repository: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,6 +107,8 @@ impl PinFile {
             config_path: ws.config_path.clone(),
             client_pid: facts.client_pid,
             session_id: facts.session_id.clone(),
+            store_url: ws.shared.as_ref().map(|s| s.url.clone()),
+            repository: ws.shared.as_ref().and_then(|s| s.repository.clone()),
         }
     }
 
@@ -151,6 +159,10 @@ impl PinFile {
             git,
             config_path: self.config_path,
             config: None,
+            shared: self.store_url.map(|url| super::SharedStore {
+                url,
+                repository: self.repository,
+            }),
         })
     }
 }

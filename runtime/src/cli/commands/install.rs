@@ -166,6 +166,20 @@ pub fn doctor(inv: &Invocation<'_>, a: DoctorArgs) -> Result<Output> {
     };
     let mut run = installer::run_doctor(&ctx, &adapters, a.repair).map_err(to_acc_error)?;
     run.store.accepted_loss = accepted;
+    // The current workspace's shared store, when it names one: the server must answer.
+    if let Ok(ws) = crate::workspace::discover(&inv.cwd, inv.env)
+        && let Some(shared) = &ws.shared
+    {
+        let (ok, line) = match crate::store::Store::check_shared(&shared.url, &ws.id) {
+            Ok(line) => (true, line),
+            Err(line) => (false, line),
+        };
+        if !ok {
+            run.ok = false;
+            run.next_step = line.clone();
+        }
+        run.shared_store = Some(installer::doctor::SharedStoreCheck { ok, line });
+    }
     if let Some(repaired) = &mut run.repaired {
         let home = a.home.is_some().then(|| ctx.home.clone());
         let ids: Vec<String> = repaired
@@ -366,6 +380,9 @@ pub fn render_doctor(run: &DoctorRun) -> String {
         store.data_dir.display(),
         store.stores
     );
+    if let Some(shared) = &run.shared_store {
+        let _ = write!(out, "\nshared store: {}", shared.line);
+    }
     for problem in &store.problems {
         let _ = write!(out, "\n  error: {problem}");
     }

@@ -1,0 +1,522 @@
+//! One room across machines (issue 29), against a real PostgreSQL server: two "hosts" are
+//! two data homes with a checkout each of one repository (same `origin`), both naming the
+//! server with `ACC_STORE_URL`.
+
+mod hook_support;
+mod pg_support;
+
+use acc_runtime::clock::{ManualClock, parse_iso};
+use acc_runtime::core::presence::SystemPidProbe;
+use acc_runtime::env::Env;
+use acc_runtime::error::ErrorCode;
+use acc_runtime::ids::{IdSource, RandomIds};
+use acc_runtime::store::OpenMode;
+use acc_runtime::{Core, Owner, Ports, workspace};
+use hook_support::{FIXED_CLOCK, HookRun, attach, bound_owner, certified, claim, git, hook};
+use pg_support::PgServer;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+const REMOTE: &str = "https://example.invalid/team/repo.git";
+
+/// One host: its own data home and its own checkout of the repository.
+struct Host {
+    root: PathBuf,
+    url: String,
+    clock: Arc<ManualClock>,
+    ids: Arc<dyn IdSource>,
+}
+
+impl Host {
+    fn new(tmp: &Path, name: &str, url: &str, remote: &str) -> Host {
+        let root = tmp.join(name);
+        let ws = root.join("checkout");
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        git(&ws, &["init", "-q", "-b", "main"]);
+        git(&ws, &["remote", "add", "origin", remote]);
+        Host {
+            root: root.canonicalize().unwrap(),
+            url: url.to_string(),
+            clock: Arc::new(ManualClock::at(parse_iso(FIXED_CLOCK).unwrap())),
+            ids: Arc::new(RandomIds),
+        }
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.root.join("checkout")
+    }
+
+    fn data(&self) -> PathBuf {
+        self.root.join("data")
+    }
+
+    fn env(&self) -> Env {
+        Env::new().with("ACC_STORE_URL", &self.url)
+    }
+
+    fn try_core(&self) -> acc_runtime::error::Result<Core> {
+        let ws = workspace::discover(&self.ws(), &self.env())?;
+        Core::open(
+            ws,
+            &self.data(),
+            OpenMode::ReadWrite,
+            Ports {
+                clock: self.clock.clone(),
+                ids: self.ids.clone(),
+                pids: Arc::new(SystemPidProbe),
+            },
+        )
+    }
+
+    fn core(&self) -> Core {
+        self.try_core().unwrap()
+    }
+
+    fn settings(&self) -> acc_runtime::hook::HookSettings {
+        use acc_runtime::hook::hook_env::HookEnv;
+        use acc_runtime::hook::{HookSettings, ProcessSource};
+        let env = HookEnv::default()
+            .with("ACC_DATA_HOME", &self.data().display().to_string())
+            .with("ACC_STORE_URL", &self.url);
+        let mut s = HookSettings::with_adapter(env, certified);
+        s.ports = Ports {
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+            pids: Arc::new(SystemPidProbe),
+        };
+        s.processes = ProcessSource::Fixed {
+            table: Arc::new(acc_sdk::identity::StaticTable::default()),
+            hook_pid: 1_000_000,
+        };
+        s
+    }
+
+    fn hook(&self, event: &str, conv: &str, extra: Option<(&str, serde_json::Value)>) -> HookRun {
+        let mut p = hook_support::payload(event, conv, &self.ws());
+        if let Some((k, v)) = extra {
+            p[k] = v;
+        }
+        hook(self.settings(), &p)
+    }
+
+    fn write(&self, conv: &str, paths: &[&str]) -> HookRun {
+        hook(
+            self.settings(),
+            &hook_support::write_payload(conv, &self.ws(), paths),
+        )
+    }
+
+    /// Starts conversation `conv` through the hook and returns its owner.
+    fn start(&self, conv: &str) -> Owner {
+        let run = self.hook("sessionStart", conv, None);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        bound_owner(&mut self.core(), conv)
+    }
+
+    fn acc(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_acc"));
+        c.env_clear()
+            .env("ACC_DATA_HOME", self.data())
+            .env("ACC_STORE_URL", &self.url)
+            .arg("--cwd")
+            .arg(self.ws())
+            .args(args);
+        c
+    }
+}
+
+fn server() -> Option<(PgServer, tempfile::TempDir)> {
+    Some((PgServer::start()?, tempfile::tempdir().unwrap()))
+}
+
+#[test]
+fn two_checkouts_of_one_repository_are_one_room_and_another_repository_is_not() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(
+        tmp.path(),
+        "b",
+        &pg.url(),
+        "git@example.invalid:team/repo.git",
+    );
+    let other = Host::new(
+        tmp.path(),
+        "c",
+        &pg.url(),
+        "https://example.invalid/team/other",
+    );
+    let ws_a = workspace::discover(&a.ws(), &a.env()).unwrap();
+    let ws_b = workspace::discover(&b.ws(), &b.env()).unwrap();
+    let ws_c = workspace::discover(&other.ws(), &other.env()).unwrap();
+    assert_eq!(ws_a.id, ws_b.id, "one repository, one room");
+    assert_ne!(ws_a.id, ws_c.id, "another repository, another room");
+
+    let mut core_a = a.core();
+    let owner = attach(&mut core_a, "alice", true);
+    claim(&mut core_a, &owner, "file:src/**", true);
+    let seen: Vec<String> = b
+        .core()
+        .live_claims()
+        .unwrap()
+        .into_iter()
+        .map(|c| c.resource.to_string())
+        .collect();
+    assert_eq!(seen, ["file:src/**"]);
+    assert!(
+        other.core().live_claims().unwrap().is_empty(),
+        "another repository sees nothing of it"
+    );
+    // Nothing was stored on either host's disk but the guard's copy of the claims.
+    assert!(
+        !a.data()
+            .join("acc/workspaces")
+            .join(ws_a.id.as_str())
+            .join("acc.db")
+            .exists()
+    );
+
+    // A checkout of another repository that names the same workspaceId is refused.
+    for host in [&a, &other] {
+        std::fs::write(
+            host.ws().join("acc.workspace.json"),
+            r#"{"schemaVersion":1,"workspaceId":"team-room"}"#,
+        )
+        .unwrap();
+    }
+    drop(a.core());
+    let err = other.try_core().err().expect("refused");
+    assert_eq!(err.code, ErrorCode::StoreForeign, "{}", err.message);
+    assert!(
+        err.message
+            .contains("a different repository is never the same room"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn a_write_on_host_b_into_a_claim_held_on_host_a_is_refused_and_a_message_crosses_at_the_next_turn()
+{
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    let alice = a.start("conv-a");
+    b.start("conv-b");
+    let mut core_a = a.core();
+    claim(&mut core_a, &alice, "file:src/**", true);
+    std::fs::write(b.ws().join("src/lib.rs"), "kept").unwrap();
+    let status = b.acc(&["status", "--json"]).output().unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(
+        status["data"]["sessions"][0]["host"],
+        acc_runtime::store::engine::config::host_id(),
+        "status says which host each session runs on"
+    );
+
+    let run = b.write("conv-b", &["src/lib.rs"]);
+    assert_eq!(run.code, 2, "refused: {run:?}");
+    assert!(
+        run.stderr.contains("file:src/lib.rs is claimed by"),
+        "{}",
+        run.stderr
+    );
+    assert!(b.write("conv-b", &["docs/notes.md"]).code == 0);
+
+    // A message from host A reaches host B's conversation at its next turn.
+    let to = {
+        let mut core_b = b.core();
+        let owner = bound_owner(&mut core_b, "conv-b");
+        core_b
+            .session(&owner.session)
+            .unwrap()
+            .unwrap()
+            .participant_id
+    };
+    hook_support::send(&mut core_a, &alice, to.as_str(), "crossing", "from host a");
+    let turn = b.hook("beforeTurn", "conv-b", None);
+    assert_eq!(turn.code, 0, "{}", turn.stderr);
+    assert!(
+        turn.stdout.contains("from host a"),
+        "{turn:?} {}",
+        std::fs::read_to_string(b.data().join("acc/hook-failures.jsonl")).unwrap_or_default()
+    );
+    // Exactly once: the next turn does not repeat it.
+    let again = b.hook("beforeTurn", "conv-b", None);
+    assert!(!again.stdout.contains("from host a"), "{}", again.stdout);
+}
+
+#[test]
+fn eight_processes_per_host_race_for_each_claim_and_exactly_one_wins() {
+    let Some((pg, tmp)) = server() else { return };
+    let hosts = [
+        Host::new(tmp.path(), "a", &pg.url(), REMOTE),
+        Host::new(tmp.path(), "b", &pg.url(), REMOTE),
+    ];
+    let mut racers = Vec::new();
+    for (h, host) in hosts.iter().enumerate() {
+        for i in 0..8 {
+            let out = host
+                .acc(&["attach", "--participant", &format!("racer-{h}-{i}")])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let mut parts = text.split_whitespace();
+            racers.push((
+                host,
+                parts.next().unwrap().to_string(),
+                parts.next().unwrap().to_string(),
+            ));
+        }
+    }
+    for round in 0..5 {
+        let resource = format!("file:race/{round}.rs");
+        let children: Vec<_> = racers
+            .iter()
+            .map(|(host, s, g)| {
+                host.acc(&["claim", "--resource", &resource])
+                    .env("ACC_SESSION", s)
+                    .env("ACC_GENERATION", g)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let mut winners = 0;
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            match out.status.code() {
+                Some(0) => winners += 1,
+                Some(5) => assert!(stderr.contains("conflicts with"), "round {round}: {stderr}"),
+                other => panic!("round {round}: unexpected exit {other:?}: {stderr}"),
+            }
+        }
+        assert_eq!(winners, 1, "round {round}: 0 double grants");
+    }
+    let claims = hosts[1].core().live_claims().unwrap();
+    assert_eq!(claims.len(), 5);
+}
+
+#[test]
+fn with_the_server_away_covered_writes_are_refused_and_everything_resumes_when_it_returns() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    let alice = a.start("conv-a");
+    b.start("conv-b");
+    claim(&mut a.core(), &alice, "file:src/**", true);
+    // Host B learns of the claim at its next call (its copy of the guarded claims).
+    assert_eq!(b.write("conv-b", &["src/x.rs"]).code, 2);
+
+    pg.stop();
+    let refused = b.write("conv-b", &["src/x.rs"]);
+    assert_eq!(
+        refused.code, 2,
+        "refused while the server is away: {refused:?}"
+    );
+    assert!(
+        refused.stderr.contains("file:src/x.rs"),
+        "{}",
+        refused.stderr
+    );
+    let err = b.try_core().err().expect("unreachable");
+    assert_eq!(err.code, ErrorCode::StoreUnreachable, "{}", err.message);
+    assert!(err.message.contains("unreachable"), "{}", err.message);
+
+    // `acc doctor` says what is wrong in one line.
+    let doctor = b
+        .acc(&["doctor"])
+        .env("HOME", b.root.join("home"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    let line: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("shared store: "))
+        .collect();
+    assert_eq!(
+        line.len(),
+        1,
+        "{text}{}",
+        String::from_utf8_lossy(&doctor.stderr)
+    );
+    assert!(
+        line[0].starts_with(&format!(
+            "shared store: the acc store server is unreachable: cannot reach postgres://127.0.0.1:{}/postgres",
+            pg.port
+        )),
+        "{text}"
+    );
+
+    pg.start_again();
+    let doctor = b
+        .acc(&["doctor"])
+        .env("HOME", b.root.join("home"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&doctor.stdout).contains(&format!(
+            "shared store: postgres://127.0.0.1:{}/postgres answers; workspace repo_",
+            pg.port
+        )),
+        "{}",
+        String::from_utf8_lossy(&doctor.stdout)
+    );
+    // Nothing was lost, and both hosts go on.
+    let claims = b.core().live_claims().unwrap();
+    assert_eq!(claims.len(), 1);
+    assert_eq!(b.write("conv-b", &["src/x.rs"]).code, 2);
+    assert_eq!(b.write("conv-b", &["docs/y.md"]).code, 0);
+    let mut core_a = a.core();
+    core_a.release_claim(&alice, &claims[0].claim_id).unwrap();
+    let free = b.write("conv-b", &["src/x.rs"]);
+    assert_eq!(free.code, 0, "released on host A, free on host B: {free:?}");
+}
+
+#[test]
+fn a_connection_closed_under_an_open_core_fails_its_next_call_as_unreachable() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let mut core = a.core();
+    let owner = attach(&mut core, "alice", true);
+    // The partition: the server drops every other connection of this database.
+    let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = 'acc' AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .unwrap();
+    let err = core
+        .claim(
+            &owner,
+            acc_runtime::core::claims::ClaimRequest::new(
+                acc_runtime::core::resources::Resource::parse("file:src/a.rs").unwrap(),
+            ),
+        )
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::StoreUnreachable, "{}", err.message);
+    // Nothing half-done: a new connection claims it once.
+    let mut fresh = a.core();
+    fresh
+        .claim(
+            &owner,
+            acc_runtime::core::claims::ClaimRequest::new(
+                acc_runtime::core::resources::Resource::parse("file:src/a.rs").unwrap(),
+            ),
+        )
+        .unwrap();
+    assert_eq!(fresh.live_claims().unwrap().len(), 1);
+}
+
+#[test]
+fn only_the_host_a_session_runs_on_judges_its_process() {
+    use acc_runtime::core::model::{Presence, SessionState};
+    use acc_runtime::core::sessions::OpenSession;
+    use acc_runtime::ids::ParticipantId;
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    let mut req = OpenSession::new(ParticipantId::parse("alice").unwrap(), "cli", 30_000);
+    // A pid no process has here.
+    req.pid = Some(4_000_000);
+    let opened = a.core().open_session(req).unwrap();
+    let schema = format!("acc_{}", workspace::discover(&a.ws(), &a.env()).unwrap().id);
+    let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+    let host_of = |admin: &mut postgres::Client| -> String {
+        admin
+            .query_one(
+                &format!("SELECT extensions FROM \"{schema}\".sessions WHERE session_id = $1"),
+                &[&opened.session_id.as_str()],
+            )
+            .unwrap()
+            .get(0)
+    };
+    assert!(
+        host_of(&mut admin).contains("\"host\""),
+        "the host is recorded"
+    );
+    // As if it had been opened on another machine: host B never judges that pid.
+    admin
+        .execute(
+            &format!(
+                "UPDATE \"{schema}\".sessions SET extensions = '{{\"host\":\"elsewhere.invalid\"}}'"
+            ),
+            &[],
+        )
+        .unwrap();
+    let seen = b.core().session(&opened.session_id).unwrap().unwrap();
+    assert_eq!(seen.state, SessionState::Open);
+    assert_eq!(seen.presence, Presence::Online);
+    // Its own host does: the same row with this host's name is gone.
+    admin
+        .execute(
+            &format!("UPDATE \"{schema}\".sessions SET extensions = $1"),
+            &[&format!(
+                "{{\"host\":\"{}\"}}",
+                acc_runtime::store::engine::config::host_id()
+            )],
+        )
+        .unwrap();
+    let seen = b.core().session(&opened.session_id).unwrap().unwrap();
+    assert_eq!(seen.presence, Presence::Offline);
+}
+
+#[test]
+fn a_room_dropped_from_the_server_is_never_recreated_over_what_this_host_saw() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    let alice = a.start("conv-a");
+    b.start("conv-b");
+    claim(&mut a.core(), &alice, "file:src/**", true);
+    assert_eq!(b.write("conv-b", &["src/x.rs"]).code, 2);
+    let schema = format!("acc_{}", workspace::discover(&b.ws(), &b.env()).unwrap().id);
+    let files: Vec<_> = walkdir(&b.data());
+    assert!(
+        files.iter().any(|f| f.ends_with("shared-claims-version")),
+        "{files:?}"
+    );
+    let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+        .unwrap();
+    let err = b.try_core().err().expect("refused");
+    assert_eq!(err.code, ErrorCode::StoreCorrupt, "{}", err.message);
+    assert!(
+        err.message.contains("acc will not recreate it"),
+        "{}",
+        err.message
+    );
+    let exists: bool = admin
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
+            &[&schema],
+        )
+        .unwrap()
+        .get(0);
+    assert!(!exists, "nothing was recreated");
+    // The guard still refuses the claim this host last saw.
+    let refused = b.write("conv-b", &["src/x.rs"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.path().is_dir() {
+            out.extend(walkdir(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}
