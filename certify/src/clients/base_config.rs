@@ -115,6 +115,33 @@ max_context_size = 200000
     text.parse().expect("the Kimi base config is valid TOML")
 }
 
+/// OpenCode's custom provider id and model, as `opencode.json` names them.
+pub const OPENCODE_MODEL: &str = "acc-double/chat-double";
+
+/// OpenCode: one custom provider through `@ai-sdk/openai-compatible` (bundled in the
+/// binary, so nothing is installed at start) at the double, its model the default, no
+/// update check and no sharing.
+pub fn opencode_config(double_port: u16) -> Value {
+    json!({
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            "acc-double": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "acc-certify model double",
+                "options": {
+                    "baseURL": format!("http://127.0.0.1:{double_port}/v1"),
+                    "apiKey": super::environment::DUMMY_KEY,
+                },
+                "models": {"chat-double": {"name": "chat-double", "tool_call": true}},
+            }
+        },
+        "model": OPENCODE_MODEL,
+        "small_model": OPENCODE_MODEL,
+        "autoupdate": false,
+        "share": "disabled",
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,6 +89,16 @@ pub fn headless_env(
             ("KIMI_DISABLE_TELEMETRY", "1"),
             ("KIMI_CODE_NO_AUTO_UPDATE", "1"),
         ],
+        // Provider and base URL are in $XDG_CONFIG_HOME/opencode/opencode.json. These keep
+        // 1.18.33 from fetching the models.dev catalog (it has a bundled copy), checking for
+        // updates, installing its default plugins from npm and downloading LSP servers.
+        Client::OpenCode => &[
+            ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+            ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
+            ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+            ("OPENCODE_DISABLE_SHARE", "1"),
+        ],
     };
     for (key, value) in client_vars {
         env.insert((*key).to_owned(), (*value).to_owned());
@@ -123,6 +133,9 @@ pub fn headless_args(client: Client, prompt: &str, unasked: bool) -> Vec<String>
         Client::Grok => vec!["-p", prompt, "--always-approve"],
         // `--auto` cannot be combined with `-p`; tools run without asking in `-p` anyway.
         Client::KimiCode => vec!["-p", prompt],
+        // A title given keeps `run` from asking the model for one in a side request that
+        // races the conversation's first; `--auto` approves what is not denied.
+        Client::OpenCode => vec!["run", "--auto", "--title", "acc-certify", prompt],
     };
     args.into_iter().map(str::to_owned).collect()
 }

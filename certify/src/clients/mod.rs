@@ -52,15 +52,18 @@ pub enum Client {
     Grok,
     /// Moonshot's Kimi Code, from npm `@moonshot-ai/kimi-code`, run with its own Node.
     KimiCode,
+    /// OpenCode, from npm `opencode-ai` (a native binary per platform).
+    OpenCode,
 }
 
 impl Client {
-    pub const ALL: [Client; 5] = [
+    pub const ALL: [Client; 6] = [
         Client::ClaudeCode,
         Client::Codex,
         Client::GeminiCli,
         Client::Grok,
         Client::KimiCode,
+        Client::OpenCode,
     ];
 
     /// The adapter id (`claude-code`, `codex`, `gemini-cli`, `grok`, `kimi-code`).
@@ -71,6 +74,7 @@ impl Client {
             Client::GeminiCli => "gemini-cli",
             Client::Grok => "grok",
             Client::KimiCode => "kimi-code",
+            Client::OpenCode => "opencode",
         }
     }
 
@@ -83,6 +87,8 @@ impl Client {
             Client::Grok => Protocol::OpenAiChatCompletions,
             // Kimi's provider type `anthropic` speaks Anthropic Messages to the double.
             Client::KimiCode => Protocol::AnthropicMessages,
+            // A custom provider through `@ai-sdk/openai-compatible`, which OpenCode bundles.
+            Client::OpenCode => Protocol::OpenAiChatCompletions,
         }
     }
 

@@ -57,7 +57,7 @@ pub struct Pin {
     pub bin: &'static str,
 }
 
-pub const PINS: [Pin; 5] = [
+pub const PINS: [Pin; 6] = [
     Pin {
         client: Client::ClaudeCode,
         source: Source::Npm {
@@ -101,6 +101,14 @@ pub const PINS: [Pin; 5] = [
         },
         version: "2.1.0",
         bin: "kimi",
+    },
+    Pin {
+        client: Client::OpenCode,
+        source: Source::Npm {
+            package: "opencode-ai",
+        },
+        version: "1.18.33",
+        bin: "opencode",
     },
 ];
 

@@ -23,7 +23,9 @@ use std::time::Duration;
 use tempfile::TempDir;
 
 use super::Client;
-use super::base_config::{codex_config, gemini_settings, grok_config, kimi_config};
+use super::base_config::{
+    codex_config, gemini_settings, grok_config, kimi_config, opencode_config,
+};
 use super::config_files::{merge_json_file, merge_toml_file};
 use super::environment::{SYSTEM_PATH, client_path};
 use super::error::ClientError;
@@ -137,7 +139,14 @@ impl Sandbox {
             Client::GeminiCli => self.home().join(".gemini/settings.json"),
             Client::Grok => self.home().join(".grok/hooks/acc-certify.json"),
             Client::KimiCode => self.kimi_config_path(),
+            // OpenCode reads no hook file; acc's plugin is the file that wires it.
+            Client::OpenCode => self.opencode_config_dir().join("plugin"),
         }
+    }
+
+    /// `$XDG_CONFIG_HOME/opencode`: OpenCode's global config and plugin directory.
+    fn opencode_config_dir(&self) -> PathBuf {
+        self.xdg_config_home().join("opencode")
     }
 
     /// `$HOME/.kimi-code/config.toml`: Kimi's provider settings and its `[[hooks]]` tables.
@@ -188,6 +197,11 @@ impl Sandbox {
             Client::KimiCode => {
                 let path = self.kimi_config_path();
                 merge_toml_file(&path, &kimi_config(double_port))?;
+                Ok(vec![path])
+            }
+            Client::OpenCode => {
+                let path = self.opencode_config_dir().join("opencode.json");
+                merge_json_file(&path, &opencode_config(double_port))?;
                 Ok(vec![path])
             }
         }

@@ -182,6 +182,7 @@ pub fn client_limitations(client: Client) -> Vec<String> {
         Client::GeminiCli => "`gemini -p` with `--yolo`",
         Client::Grok => "`grok -p` with `--always-approve`",
         Client::KimiCode => "`kimi -p`",
+        Client::OpenCode => "`opencode run` with `--auto`",
     };
     let mut out = vec![format!(
         "Captured headless ({how}) against a local model double; interactive sessions were not driven."

@@ -58,7 +58,8 @@ pub fn matcher_widening(client: Client) -> Option<(&'static str, &'static str)> 
             "write|search_replace|hashline_edit|run_terminal_command",
             "read_file",
         )),
-        Client::Codex => None,
+        // acc's OpenCode plugin has no matcher: it hands every tool call to acc-hook.
+        Client::Codex | Client::OpenCode => None,
     }
 }
 

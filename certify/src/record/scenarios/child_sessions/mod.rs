@@ -68,7 +68,8 @@ pub fn subagent_events(client: Client) -> Option<[&'static str; 2]> {
         Client::ClaudeCode | Client::Codex | Client::KimiCode | Client::Grok => {
             Some(["SubagentStart", "SubagentStop"])
         }
-        Client::GeminiCli => None,
+        // acc's OpenCode plugin reports a subagent's session as a session of its own.
+        Client::GeminiCli | Client::OpenCode => None,
     }
 }
 

@@ -13,10 +13,10 @@ pub struct Pair {
     pub asker: Client,
 }
 
-/// The pairs `record` runs: Claude Code with Codex and with Gemini CLI, each client in
-/// both roles. Both clients share one sandbox home, which is made for the client that needs
+/// The pairs `record` runs: Claude Code with Codex, with Gemini CLI and with OpenCode,
+/// each client in both roles. Both clients share one sandbox home, which is made for the client that needs
 /// a base config ([`Pair::home_client`]); Claude Code, which needs none, is in every pair.
-pub const PAIRS: [Pair; 4] = [
+pub const PAIRS: [Pair; 6] = [
     Pair {
         owner: Client::ClaudeCode,
         asker: Client::Codex,
@@ -31,6 +31,14 @@ pub const PAIRS: [Pair; 4] = [
     },
     Pair {
         owner: Client::GeminiCli,
+        asker: Client::ClaudeCode,
+    },
+    Pair {
+        owner: Client::ClaudeCode,
+        asker: Client::OpenCode,
+    },
+    Pair {
+        owner: Client::OpenCode,
         asker: Client::ClaudeCode,
     },
 ];

@@ -67,6 +67,7 @@ pub fn resume_args(client: Client, prompt: &str) -> Vec<String> {
         Client::GeminiCli => vec!["-p", prompt, "--yolo", "--resume", "latest"],
         Client::Grok => vec!["-p", prompt, "--always-approve", "--continue"],
         Client::KimiCode => vec!["-p", prompt, "--continue"],
+        Client::OpenCode => vec!["run", "--auto", "--continue", prompt],
     };
     args.into_iter().map(str::to_owned).collect()
 }
