@@ -26,6 +26,11 @@ pub fn driver(client: Client) -> Option<Driver> {
             quit: "/quit",
             ready: "Type your message",
         }),
+        // 1.18.33's prompt reads `Ask anything… "<a suggestion>"`; `/exit` leaves.
+        Client::OpenCode => Some(Driver {
+            quit: "/exit",
+            ready: "Ask anything",
+        }),
         _ => None,
     }
 }
