@@ -8,23 +8,13 @@
 //! terminal interface (`record::scenarios::interactive_quit::prepare_codex`,
 //! `record::scenarios::live_wake::codex`).
 
-/// `(adapter id, recorder.toml text)`, in the order `--client all` records them.
+/// `(adapter id, recorder.toml text)`, in the order `--client all` records them. One line
+/// each (unformatted) so that adding a client is one line.
+#[rustfmt::skip]
 pub const RECORDER_FILES: &[(&str, &str)] = &[
-    (
-        "claude-code",
-        include_str!("../../../adapters/claude-code/recorder.toml"),
-    ),
-    (
-        "codex",
-        include_str!("../../../adapters/codex/recorder.toml"),
-    ),
-    (
-        "gemini-cli",
-        include_str!("../../../adapters/gemini-cli/recorder.toml"),
-    ),
+    ("claude-code", include_str!("../../../adapters/claude-code/recorder.toml")),
+    ("codex", include_str!("../../../adapters/codex/recorder.toml")),
+    ("gemini-cli", include_str!("../../../adapters/gemini-cli/recorder.toml")),
     ("grok", include_str!("../../../adapters/grok/recorder.toml")),
-    (
-        "kimi-code",
-        include_str!("../../../adapters/kimi-code/recorder.toml"),
-    ),
+    ("kimi-code", include_str!("../../../adapters/kimi-code/recorder.toml")),
 ];
