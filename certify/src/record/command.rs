@@ -77,7 +77,7 @@ impl ClientChoice {
         match self {
             ClientChoice::One(client) => vec![client],
             ClientChoice::Two(first, second) => vec![first, second],
-            ClientChoice::All => Client::ALL.to_vec(),
+            ClientChoice::All => Client::all().to_vec(),
         }
     }
 }
@@ -96,7 +96,7 @@ fn parse_choice(text: &str) -> Result<ClientChoice, String> {
         };
     }
     text.parse::<Client>().map(ClientChoice::One).map_err(|_| {
-        let names: Vec<&str> = Client::ALL.iter().map(|c| c.id()).collect();
+        let names: Vec<&str> = Client::all().iter().map(|c| c.id()).collect();
         format!("unknown client {text:?}; use {} or all", names.join(", "))
     })
 }
@@ -604,15 +604,16 @@ mod tests {
     fn client_choices_name_one_client_or_all() {
         assert_eq!(parse_choice("all"), Ok(ClientChoice::All));
         assert_eq!(parse_choice("grok"), Ok(ClientChoice::One(Client::Grok)));
+        let opencode: Client = "opencode".parse().unwrap();
         assert_eq!(
             parse_choice("claude-code+opencode"),
-            Ok(ClientChoice::Two(Client::ClaudeCode, Client::OpenCode))
+            Ok(ClientChoice::Two(Client::ClaudeCode, opencode))
         );
         assert!(parse_choice("opencode+opencode").is_err());
         assert!(parse_choice("all+opencode").is_err());
         assert!(parse_choice("opencode+nope").is_err());
-        assert_eq!(ClientChoice::All.clients(), Client::ALL.to_vec());
+        assert_eq!(ClientChoice::All.clients(), Client::all().to_vec());
         let err = parse_choice("antigravity").unwrap_err();
-        assert!(err.contains("kimi-code or all"), "{err}");
+        assert!(err.contains("opencode or all"), "{err}");
     }
 }
