@@ -68,8 +68,23 @@ fn read_document(file: &Path) -> Option<Value> {
     if let Ok(value) = serde_json::from_str::<Value>(&text) {
         return Some(value);
     }
+    if file.extension().is_some_and(|e| e == "js" || e == "mjs") {
+        return Some(script_constants(&text));
+    }
     let is_toml = file.extension().is_some_and(|e| e == "toml");
     is_toml.then(|| parse_toml(&text, file).ok()).flatten()
+}
+
+/// A plugin that is code (a client with no hook file, such as OpenCode, loads acc's
+/// plugin instead) keeps its commands as data: every `const NAME = <JSON>;` line, read as
+/// JSON, so its commands are found and run like a hook file's.
+fn script_constants(text: &str) -> Value {
+    let values = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("const ")?.split_once(" = "))
+        .filter_map(|(_, rest)| serde_json::from_str(rest.strip_suffix(';')?).ok())
+        .collect();
+    Value::Array(values)
 }
 
 fn collect_strings(value: &Value, out: &mut Vec<String>) {
@@ -84,6 +99,21 @@ fn collect_strings(value: &Value, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plugins_json_constants_are_read_and_its_code_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let plugin = dir.path().join("acc.js");
+        std::fs::write(
+            &plugin,
+            "// \"/x/acc-hook\" a B in a comment\nconst HOOKS = {\"B\":\"\\\"/opt/acc-hook\\\" opencode B\"};\nconst T = 10;\nrun(\"acc-hook opencode C\");\n",
+        )
+        .unwrap();
+        let found = installed_commands(&[plugin]);
+        let commands: Vec<&str> = found.iter().map(|c| c.command.as_str()).collect();
+        assert_eq!(commands, ["\"/opt/acc-hook\" opencode B"]);
+        assert_eq!(found[0].event(), Some("B"));
+    }
 
     #[test]
     fn finds_commands_in_json_and_toml_whatever_the_layout() {

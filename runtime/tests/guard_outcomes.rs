@@ -68,6 +68,14 @@ const GEMINI_CLI: Client = Client {
     tool: "BeforeTool",
 };
 
+const OPENCODE: Client = Client {
+    id: "opencode",
+    adapter: acc_adapter_opencode::adapter,
+    dir: "opencode/write",
+    start: "SessionStart",
+    tool: "ToolExecuteBefore",
+};
+
 /// What the client would do with an allowed call.
 #[derive(Debug, Clone)]
 enum Act {
@@ -189,6 +197,11 @@ impl Room {
     fn payload(&self, c: Client, event: &str) -> Value {
         let mut p = fixture(&format!("{}/{event}.jsonl", c.dir));
         p["cwd"] = json!(self.ws().display().to_string());
+        if c.id == "opencode" {
+            // As with a person's shell permission rule: no call is rewritten to run confined,
+            // so each is judged by its targets (the rewrite has a test of its own).
+            p["shell_rules"] = json!(true);
+        }
         p
     }
 
@@ -782,4 +795,145 @@ fn in_bypass_permissions_every_writing_form_is_refused_or_runs_confined() {
         assert!(!ws.join("src/brand-new.rs").exists(), "{form:?}");
     }
     assert!(rewritten >= opaque.len(), "{rewritten} rewritten");
+}
+
+/// OpenCode's file tools name their file in `filePath`.
+fn opencode_write(ws: &Path, rel: &str) -> Call {
+    let path = ws.join(rel).display().to_string();
+    Call {
+        tool: "write",
+        input: json!({ "filePath": path, "content": "overwritten\n" }),
+        act: Act::Write(path, "overwritten\n"),
+    }
+}
+
+fn opencode_edit(ws: &Path, rel: &str) -> Call {
+    let path = ws.join(rel).display().to_string();
+    Call {
+        tool: "edit",
+        input: json!({ "filePath": path, "oldString": "claimed", "newString": "edited" }),
+        act: Act::Edit(path, "claimed", "edited"),
+    }
+}
+
+/// OpenCode's `apply_patch` carries Codex's grammar in `patchText`.
+fn opencode_patch(body: &str) -> Call {
+    let patch = format!("*** Begin Patch\n{body}*** End Patch\n");
+    Call {
+        tool: "apply_patch",
+        input: json!({ "patchText": patch }),
+        act: Act::Patch(patch),
+    }
+}
+
+/// A `bash` call run in `workdir` (relative to the workspace).
+fn opencode_bash_in(workdir: &str, command: &str) -> Call {
+    Call {
+        tool: "bash",
+        input: json!({ "command": command, "workdir": workdir }),
+        act: Act::Shell(format!("cd {} && {command}", quote(workdir))),
+    }
+}
+
+#[test]
+fn opencode_file_tools_patches_and_shell_cannot_touch_claimed_files() {
+    hold(OPENCODE, |room| {
+        let ws = room.ws();
+        let mut calls = Vec::new();
+        for rel in AWKWARD {
+            calls.push(opencode_write(&ws, rel));
+            calls.push(opencode_edit(&ws, rel));
+            calls.push(shell("bash", &format!("rm -f {}", quote(rel))));
+            calls.push(opencode_patch(&format!("*** Delete File: {rel}\n")));
+        }
+        calls.extend([
+            opencode_write(&ws, &room.long),
+            shell("bash", "mv src old-src"),
+            shell("bash", "echo x > ../wt2/src/lib.rs"),
+            opencode_edit(&ws, "docs/lib-twin.rs"),
+            opencode_patch("*** Add File: src/brand-new.rs\n+x\n"),
+            opencode_patch(
+                "*** Update File: docs/notes.md\n*** Move to: src/lib.rs\n@@\n-free\n+x\n",
+            ),
+            // The same write, spelt from another directory: `workdir` moves the relative path.
+            opencode_bash_in("src", "echo x > lib.rs"),
+            opencode_bash_in("docs", "rm -f ../src/lib.rs"),
+            opencode_bash_in(&ws.join("src").display().to_string(), "echo x > lib.rs"),
+        ]);
+        calls
+    });
+}
+
+#[test]
+fn opencode_programs_acc_cannot_bound_cannot_touch_claimed_files() {
+    hold(OPENCODE, |room| {
+        seed_unbounded(room);
+        UNBOUNDED.iter().map(|form| shell("bash", form)).collect()
+    });
+}
+
+/// OpenCode's plugin may rewrite a `bash` call's command where the person set no shell
+/// permission rule (`shell_rules: false`): every writing form is refused, or rewritten to run
+/// under the real runner and run, and no claimed file changes. With a rule (or no word on
+/// rules) nothing is rewritten.
+#[test]
+fn opencode_without_shell_rules_every_writing_form_is_refused_or_runs_confined() {
+    let room = Room::new();
+    seed_unbounded(&room);
+    room.start(OPENCODE);
+    let ws = room.ws();
+    let before = room.claimed_bytes();
+    let probe = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+        .args(["guard-exec", "--", "true"])
+        .output()
+        .unwrap();
+    if probe.status.code() == Some(125) {
+        eprintln!("skipped: the kernel refuses the namespace here: {probe:?}");
+        return;
+    }
+    let opaque = [
+        "python3 -c \"open('src/lib.rs','w').write('x')\"",
+        "python3 -c \"import os; os.rename('src', 'old')\"",
+        "bash -c 'echo x > src/lib.rs'",
+        "eval 'rm -rf src'",
+        "find src -type f -delete",
+    ];
+    let runner = format!(
+        "'{}' 'guard-exec'",
+        std::env::current_exe().unwrap().display()
+    );
+    let mut rewritten = 0;
+    for form in UNBOUNDED.iter().chain(&opaque) {
+        let mut p = room.payload(OPENCODE, "ToolExecuteBefore");
+        p["tool_name"] = json!("bash");
+        p["tool_input"] = json!({ "command": form, "description": "x" });
+        for rules in [json!(true), Value::Null] {
+            p["shell_rules"] = rules;
+            let run = room.run(OPENCODE, "ToolExecuteBefore", &p);
+            assert!(
+                !run.stdout.contains("guard-exec"),
+                "{form:?} was rewritten although rules may apply: {run:?}"
+            );
+        }
+        p["shell_rules"] = json!(false);
+        let run = room.run(OPENCODE, "ToolExecuteBefore", &p);
+        if !is_deny(&run) {
+            let answer: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+            assert_eq!(answer["decision"], "allow", "{form:?}: {run:?}");
+            let line = answer["args"]["command"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{form:?} was allowed unconfined: {run:?}"));
+            let rest = line.strip_prefix(&runner).expect(line);
+            let real = format!("'{}' 'guard-exec'{rest}", env!("CARGO_BIN_EXE_acc-hook"));
+            room.carry_out(&Act::Shell(real));
+            rewritten += 1;
+        }
+        assert_eq!(
+            room.claimed_bytes(),
+            before,
+            "{form:?} changed a claimed file"
+        );
+    }
+    assert!(rewritten >= opaque.len(), "{rewritten} rewritten");
+    assert!(!ws.join("old").exists());
 }

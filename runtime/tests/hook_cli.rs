@@ -1,5 +1,5 @@
 //! `acc-hook` as a client runs it: real captured payloads (fixtures/payloads) piped through
-//! the binary for Claude Code, Codex and Gemini CLI, with the client-shaped answers pinned:
+//! the binary for Claude Code, Codex, Gemini CLI and OpenCode, with the client-shaped answers pinned:
 //! allow (silent), deny, and inject (bodies shown or withheld as each adapter's evidence
 //! decides; shown under a recorder's candidate).
 
@@ -207,6 +207,18 @@ fn gemini_cli_answers() {
         start: "SessionStart",
         tool: "BeforeTool",
         turn: "BeforeAgent",
+    }));
+}
+
+/// OpenCode, through acc's plugin: its payloads as the plugin sent them in a recording.
+#[test]
+fn opencode_answers() {
+    insta::assert_snapshot!(scenario(Client {
+        adapter: "opencode",
+        dir: "write",
+        start: "SessionStart",
+        tool: "ToolExecuteBefore",
+        turn: "ChatMessage",
     }));
 }
 

@@ -691,7 +691,9 @@ fn strings_in(path: &Path) -> Vec<String> {
 /// left it: exactly acc's entries gone. Doctor names the look-alikes for what they are.
 #[test]
 fn entries_that_only_look_like_accs_survive_install_an_edit_and_uninstall() {
-    for adapter in ADAPTERS {
+    // OpenCode's wiring is a plugin file of acc's own per data home, which holds no entry of
+    // anyone else's: `another_installs_and_the_users_opencode_plugins_stay` covers it.
+    for adapter in ADAPTERS.into_iter().filter(|a| *a != "opencode") {
         let sandbox = Sandbox::with_homes(&[adapter]);
         let (files, edited) = seed_strangers(&sandbox.home, adapter);
         let seeded: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
@@ -797,9 +799,17 @@ fn forget_recorded_hooks(sandbox: &Sandbox) {
 
 /// Strings in the adapter's hook file that run the `acc-hook` beside `acc`.
 fn commands_of(sandbox: &Sandbox, adapter: &str, acc: &Path) -> usize {
-    let file = merge_file(adapter).unwrap_or(".grok/hooks/acc.json");
     let hook = acc.with_file_name("acc-hook");
-    strings_in(&sandbox.home.join(file))
+    let strings = if adapter == "opencode" {
+        support::opencode_plugin_hooks(&support::opencode_plugin(&sandbox.home, &sandbox.data))
+            .into_iter()
+            .map(|(_, command)| command)
+            .collect()
+    } else {
+        let file = merge_file(adapter).unwrap_or(".grok/hooks/acc.json");
+        strings_in(&sandbox.home.join(file))
+    };
+    strings
         .iter()
         .filter(|s| s.starts_with(&format!("\"{}\" ", hook.display())))
         .count()
@@ -891,4 +901,37 @@ fn entries_of_a_moved_acc_no_record_names_stay_and_doctor_names_them() {
         })
         .count();
     assert_eq!(named, old);
+}
+
+/// OpenCode runs every plugin in its plugin directory, so each acc install writes a plugin
+/// of its own there and never edits another: the user's own plugin, another acc install's
+/// (a second data home) and the user's `opencode.jsonc` keep their bytes through install,
+/// a second install and uninstall, and the other install's plugin still runs its own hook.
+#[test]
+fn another_installs_and_the_users_opencode_plugins_stay() {
+    let sandbox = Sandbox::with_homes(&["opencode"]);
+    let dir = sandbox.home.join(".config/opencode/plugin");
+    let other = dir.join("acc-0123456789abcdef.js");
+    let other_text = acc_adapter_opencode::PLUGIN
+        .replacen(
+            "__ACC_HOOKS__",
+            r#"{"SessionStart":"\"/usr/local/bin/acc-hook\" --data-home \"/other/data\" opencode SessionStart"}"#,
+            1,
+        )
+        .replacen("__ACC_TIMEOUT_MS__", "10000", 1);
+    std::fs::write(&other, &other_text).unwrap();
+    let before = sandbox.home_tree().contents();
+    install(&sandbox, "opencode");
+    install(&sandbox, "opencode");
+    let mine = support::opencode_plugin(&sandbox.home, &sandbox.data);
+    assert_ne!(mine, other);
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), other_text);
+    let ours = support::opencode_plugin_hooks(&mine);
+    assert_eq!(ours.len(), 7, "{ours:?}");
+    assert!(
+        ours.iter()
+            .all(|(_, c)| c.contains(&sandbox.data.display().to_string()))
+    );
+    uninstall(&sandbox, "opencode");
+    assert_eq!(sandbox.home_tree().contents(), before);
 }

@@ -35,6 +35,9 @@ fn written_hooks(sandbox: &Sandbox, adapter: &str) -> Vec<(String, String)> {
         "codex" => claude_shaped(".codex/hooks.json"),
         "gemini-cli" => claude_shaped(".gemini/settings.json"),
         "grok" => claude_shaped(".grok/hooks/acc.json"),
+        "opencode" => {
+            support::opencode_plugin_hooks(&support::opencode_plugin(home, &sandbox.data))
+        }
         "antigravity" => json(".gemini/config/hooks.json")["acc"]
             .as_object()
             .unwrap()
@@ -84,6 +87,7 @@ fn session_start_payload(sandbox: &Sandbox, adapter: &str) -> String {
         "codex" => captured("codex/run2-allow-exec_command/SessionStart.jsonl"),
         "gemini-cli" => captured("gemini-cli/run1-allow/SessionStart.jsonl"),
         "grok" => captured("grok/write/SessionStart.jsonl"),
+        "opencode" => captured("opencode/write/SessionStart.jsonl"),
         "kimi-code" => serde_json::json!({
             "hook_event_name": "SessionStart",
             "session_id": "session_6f1c2a9e-0d4b-4c1e-9a57-3b2f8c7d1e00",

@@ -79,11 +79,15 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
         Turn::Step { index, step } => match &step {
             Step::Text(text) => (Planned::Text(text.clone()), format!("text step={index}")),
             Step::WriteFile { path, content } => match (offered(body, &WRITE_TOOLS), shell_tool) {
-                (Some(tool), _) => call(
-                    index,
-                    tool,
-                    json!({"file_path": path.to_string_lossy(), "content": content}),
-                ),
+                (Some(tool), _) => {
+                    let mut arguments = serde_json::Map::new();
+                    arguments.insert(
+                        path_key(body, tool, "file_path").to_owned(),
+                        json!(path.to_string_lossy()),
+                    );
+                    arguments.insert("content".to_owned(), json!(content));
+                    call(index, tool, Value::Object(arguments))
+                }
                 (None, Some(tool)) => call(
                     index,
                     tool,
@@ -119,15 +123,23 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
 }
 
 /// The path argument of the offered read tool `name`: `target_file` where its schema has
-/// one (Grok), else `file_path`.
+/// one (Grok), else [`path_key`]'s.
 fn read_path_key(body: &Value, name: &str) -> &'static str {
-    let has_target = array_field(body, "tools")
+    path_key(body, name, "target_file")
+}
+
+/// The path argument of the offered tool `name`: `preferred` where its schema has one,
+/// `filePath` where that is its key (OpenCode), else `file_path`.
+fn path_key(body: &Value, name: &str, preferred: &'static str) -> &'static str {
+    let properties = array_field(body, "tools")
         .iter()
         .find(|tool| str_field(&tool["function"], "name") == name)
-        .and_then(|tool| tool["function"]["parameters"]["properties"].as_object())
-        .is_some_and(|properties| properties.contains_key("target_file"));
-    if has_target {
-        "target_file"
+        .and_then(|tool| tool["function"]["parameters"]["properties"].as_object());
+    let has = |key: &str| properties.is_some_and(|p| p.contains_key(key));
+    if has(preferred) {
+        preferred
+    } else if has("filePath") {
+        "filePath"
     } else {
         "file_path"
     }

@@ -29,7 +29,9 @@ use crate::record::summary::{self, ClientOutcome};
 
 #[derive(Debug, Args)]
 pub struct RecordArgs {
-    /// The client to record: claude-code, codex, gemini-cli, grok, kimi-code, or all.
+    /// The client to record: claude-code, codex, gemini-cli, grok, kimi-code, opencode,
+    /// two of them joined by `+` (`claude-code+opencode`: both, and the coordinate pairs of
+    /// the two), or all.
     #[arg(long, value_name = "CLIENT", value_parser = parse_choice)]
     pub client: ClientChoice,
     /// Record this exact version instead of the pinned one (one client only).
@@ -65,6 +67,8 @@ pub struct RecordArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientChoice {
     One(Client),
+    /// Two clients, so their coordinate pairs can be recorded without every other pair.
+    Two(Client, Client),
     All,
 }
 
@@ -72,7 +76,8 @@ impl ClientChoice {
     pub fn clients(self) -> Vec<Client> {
         match self {
             ClientChoice::One(client) => vec![client],
-            ClientChoice::All => Client::ALL.to_vec(),
+            ClientChoice::Two(first, second) => vec![first, second],
+            ClientChoice::All => Client::all().to_vec(),
         }
     }
 }
@@ -81,8 +86,17 @@ fn parse_choice(text: &str) -> Result<ClientChoice, String> {
     if text == "all" {
         return Ok(ClientChoice::All);
     }
+    if let Some((first, second)) = text.split_once('+') {
+        let (first, second) = (parse_choice(first)?, parse_choice(second)?);
+        return match (first, second) {
+            (ClientChoice::One(a), ClientChoice::One(b)) if a != b => Ok(ClientChoice::Two(a, b)),
+            _ => Err(format!(
+                "{text:?} names two clients joined by `+`, each once, never all"
+            )),
+        };
+    }
     text.parse::<Client>().map(ClientChoice::One).map_err(|_| {
-        let names: Vec<&str> = Client::ALL.iter().map(|c| c.id()).collect();
+        let names: Vec<&str> = Client::all().iter().map(|c| c.id()).collect();
         format!("unknown client {text:?}; use {} or all", names.join(", "))
     })
 }
@@ -590,8 +604,16 @@ mod tests {
     fn client_choices_name_one_client_or_all() {
         assert_eq!(parse_choice("all"), Ok(ClientChoice::All));
         assert_eq!(parse_choice("grok"), Ok(ClientChoice::One(Client::Grok)));
-        assert_eq!(ClientChoice::All.clients(), Client::ALL.to_vec());
+        let opencode: Client = "opencode".parse().unwrap();
+        assert_eq!(
+            parse_choice("claude-code+opencode"),
+            Ok(ClientChoice::Two(Client::ClaudeCode, opencode))
+        );
+        assert!(parse_choice("opencode+opencode").is_err());
+        assert!(parse_choice("all+opencode").is_err());
+        assert!(parse_choice("opencode+nope").is_err());
+        assert_eq!(ClientChoice::All.clients(), Client::all().to_vec());
         let err = parse_choice("antigravity").unwrap_err();
-        assert!(err.contains("kimi-code or all"), "{err}");
+        assert!(err.contains("opencode or all"), "{err}");
     }
 }

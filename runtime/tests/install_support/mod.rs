@@ -17,13 +17,14 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 /// Every shipped adapter, with the fixture home that holds its client's files.
-pub const ADAPTERS: [&str; 6] = [
+pub const ADAPTERS: [&str; 7] = [
     "antigravity",
     "claude-code",
     "codex",
     "gemini-cli",
     "grok",
     "kimi-code",
+    "opencode",
 ];
 
 pub fn fixtures() -> PathBuf {
@@ -228,6 +229,41 @@ pub fn merge_file(adapter: &str) -> Option<&'static str> {
     }
 }
 
+/// The OpenCode plugin the install with data home `data` wrote under `home`: the one file
+/// of OpenCode's global plugin directory named `acc…` whose commands pin `data`.
+pub fn opencode_plugin(home: &Path, data: &Path) -> PathBuf {
+    let dir = home.join(".config/opencode/plugin");
+    let pinned = format!("--data-home \"{}\"", data.display());
+    let mine: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("acc"))
+        .filter(|p| {
+            opencode_plugin_hooks(p)
+                .iter()
+                .any(|(_, command)| command.contains(&pinned))
+        })
+        .collect();
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    mine[0].clone()
+}
+
+/// The `(event, command)` pairs in an OpenCode plugin acc wrote, from its `ACC_HOOKS` line.
+pub fn opencode_plugin_hooks(plugin: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(plugin).unwrap();
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("const ACC_HOOKS = "))
+        .and_then(|l| l.strip_suffix(';'))
+        .unwrap_or_else(|| panic!("{}: no ACC_HOOKS line", plugin.display()));
+    let hooks: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).unwrap();
+    hooks
+        .into_iter()
+        .map(|(event, command)| (event, command.as_str().unwrap().to_owned()))
+        .collect()
+}
+
 /// The skill tree each adapter owns, relative to the home.
 pub fn skill_dir(adapter: &str) -> &'static str {
     match adapter {
@@ -237,6 +273,7 @@ pub fn skill_dir(adapter: &str) -> &'static str {
         "gemini-cli" => ".gemini/skills/acc",
         "grok" => ".grok/skills/acc",
         "kimi-code" => ".kimi-code/skills/acc",
+        "opencode" => ".config/opencode/skills/acc",
         other => panic!("unknown adapter {other}"),
     }
 }
