@@ -10,7 +10,7 @@ type Constructor = fn() -> Adapter;
 /// Each shipped adapter's id and constructor. Construction refusing is a bug in that
 /// adapter's own embedded files, so the constructor panics with the adapter's problem rather
 /// than the adapter quietly going missing.
-const SHIPPED: [(&str, Constructor); 6] = [
+const SHIPPED: [(&str, Constructor); 7] = [
     (
         acc_adapter_antigravity::ID,
         acc_adapter_antigravity::adapter,
@@ -23,19 +23,21 @@ const SHIPPED: [(&str, Constructor); 6] = [
     (acc_adapter_gemini_cli::ID, acc_adapter_gemini_cli::adapter),
     (acc_adapter_grok::ID, acc_adapter_grok::adapter),
     (acc_adapter_kimi_code::ID, acc_adapter_kimi_code::adapter),
+    (acc_adapter_copilot::ID, acc_adapter_copilot::adapter),
 ];
 
 /// Every shipped client's hook-control files ([`acc_adapter_claude_code::HOOK_CONTROL_FILES`]
 /// and the like): path endings whose files can switch a client's hooks off. The guard keeps
 /// every agent's tools out of all of them, whichever client the agent runs in, since an agent
 /// of one client can unwire another.
-pub const HOOK_CONTROL_FILES: [&[&str]; 6] = [
+pub const HOOK_CONTROL_FILES: [&[&str]; 7] = [
     acc_adapter_antigravity::HOOK_CONTROL_FILES,
     acc_adapter_claude_code::HOOK_CONTROL_FILES,
     acc_adapter_codex::HOOK_CONTROL_FILES,
     acc_adapter_gemini_cli::HOOK_CONTROL_FILES,
     acc_adapter_grok::HOOK_CONTROL_FILES,
     acc_adapter_kimi_code::HOOK_CONTROL_FILES,
+    acc_adapter_copilot::HOOK_CONTROL_FILES,
 ];
 
 /// Every shipped adapter, sorted by id.
@@ -58,17 +60,18 @@ pub fn find(id: &str) -> Option<Adapter> {
 mod tests {
     use super::*;
 
-    const IDS: [&str; 6] = [
+    const IDS: [&str; 7] = [
         "antigravity",
         "claude-code",
         "codex",
+        "copilot",
         "gemini-cli",
         "grok",
         "kimi-code",
     ];
 
     #[test]
-    fn all_six_adapters_construct_sorted_and_unique() {
+    fn every_shipped_adapter_constructs_sorted_and_unique() {
         let ids: Vec<String> = all().iter().map(|a| a.id().to_owned()).collect();
         assert_eq!(ids, IDS);
     }

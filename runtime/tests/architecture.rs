@@ -54,13 +54,14 @@ fn hits(files: &[PathBuf], needles: &[&str]) -> Vec<String> {
 }
 
 /// Every client acc has an adapter for, and the model vendors behind them.
-const VENDORS: [&str; 9] = [
+const VENDORS: [&str; 10] = [
     "claude",
     "codex",
     "gemini",
     "kimi",
     "antigravity",
     "grok",
+    "copilot",
     "anthropic",
     "openai",
     "google",

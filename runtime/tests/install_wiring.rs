@@ -35,6 +35,18 @@ fn written_hooks(sandbox: &Sandbox, adapter: &str) -> Vec<(String, String)> {
         "codex" => claude_shaped(".codex/hooks.json"),
         "gemini-cli" => claude_shaped(".gemini/settings.json"),
         "grok" => claude_shaped(".grok/hooks/acc.json"),
+        "copilot" => json(".copilot/hooks/acc.json")["hooks"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .flat_map(|(event, entries)| {
+                entries
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(move |e| (event.clone(), e["bash"].as_str().unwrap().to_owned()))
+            })
+            .collect(),
         "antigravity" => json(".gemini/config/hooks.json")["acc"]
             .as_object()
             .unwrap()
@@ -84,6 +96,7 @@ fn session_start_payload(sandbox: &Sandbox, adapter: &str) -> String {
         "codex" => captured("codex/run2-allow-exec_command/SessionStart.jsonl"),
         "gemini-cli" => captured("gemini-cli/run1-allow/SessionStart.jsonl"),
         "grok" => captured("grok/write/SessionStart.jsonl"),
+        "copilot" => captured("copilot/write/sessionStart.jsonl"),
         "kimi-code" => serde_json::json!({
             "hook_event_name": "SessionStart",
             "session_id": "session_6f1c2a9e-0d4b-4c1e-9a57-3b2f8c7d1e00",

@@ -17,10 +17,11 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 /// Every shipped adapter, with the fixture home that holds its client's files.
-pub const ADAPTERS: [&str; 6] = [
+pub const ADAPTERS: [&str; 7] = [
     "antigravity",
     "claude-code",
     "codex",
+    "copilot",
     "gemini-cli",
     "grok",
     "kimi-code",
@@ -234,6 +235,7 @@ pub fn skill_dir(adapter: &str) -> &'static str {
         "antigravity" => ".gemini/config/skills/acc",
         "claude-code" => ".claude/skills/acc",
         "codex" => ".codex/skills/acc",
+        "copilot" => ".copilot/skills/acc",
         "gemini-cli" => ".gemini/skills/acc",
         "grok" => ".grok/skills/acc",
         "kimi-code" => ".kimi-code/skills/acc",
