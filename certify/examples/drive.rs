@@ -113,7 +113,7 @@ fn events(client: Client) -> (&'static str, &'static str, &'static [&'static str
             ],
         ),
         // Kimi reads `[[hooks]]` tables from TOML; `main` refuses it before this is reached.
-        Client::Grok | Client::KimiCode => (
+        _ => (
             "UserPromptSubmit",
             "PreToolUse",
             &[

@@ -39,7 +39,7 @@ pub struct OutdatedArgs {
 
 fn parse_client(text: &str) -> Result<Client, String> {
     text.parse().map_err(|_| {
-        let names: Vec<&str> = Client::ALL.iter().map(|c| c.id()).collect();
+        let names: Vec<&str> = Client::all().iter().map(|c| c.id()).collect();
         format!("unknown client {text:?}; use one of {}", names.join(", "))
     })
 }
@@ -183,10 +183,11 @@ fn is_newer(published: &str, evidence: Option<&str>) -> bool {
         .is_none_or(|e| published > e)
 }
 
-/// Every asked client's state, in `Client::ALL` order.
+/// Every asked client's state, in `Client::all()` order.
 pub fn states(repo: &Path, clients: &[Client], registry: &dyn Registry) -> Vec<ClientState> {
-    Client::ALL
-        .into_iter()
+    Client::all()
+        .iter()
+        .copied()
         .filter(|c| clients.is_empty() || clients.contains(c))
         .map(|client| {
             let pin = pin(client);

@@ -10,7 +10,7 @@ type Constructor = fn() -> Adapter;
 /// Each shipped adapter's id and constructor. Construction refusing is a bug in that
 /// adapter's own embedded files, so the constructor panics with the adapter's problem rather
 /// than the adapter quietly going missing.
-const SHIPPED: [(&str, Constructor); 7] = [
+const SHIPPED: &[(&str, Constructor)] = &[
     (
         acc_adapter_antigravity::ID,
         acc_adapter_antigravity::adapter,
@@ -30,7 +30,7 @@ const SHIPPED: [(&str, Constructor); 7] = [
 /// and the like): path endings whose files can switch a client's hooks off. The guard keeps
 /// every agent's tools out of all of them, whichever client the agent runs in, since an agent
 /// of one client can unwire another.
-pub const HOOK_CONTROL_FILES: [&[&str]; 7] = [
+pub const HOOK_CONTROL_FILES: &[&[&str]] = &[
     acc_adapter_antigravity::HOOK_CONTROL_FILES,
     acc_adapter_claude_code::HOOK_CONTROL_FILES,
     acc_adapter_codex::HOOK_CONTROL_FILES,

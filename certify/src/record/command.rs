@@ -72,7 +72,7 @@ impl ClientChoice {
     pub fn clients(self) -> Vec<Client> {
         match self {
             ClientChoice::One(client) => vec![client],
-            ClientChoice::All => Client::ALL.to_vec(),
+            ClientChoice::All => Client::all().to_vec(),
         }
     }
 }
@@ -82,7 +82,7 @@ fn parse_choice(text: &str) -> Result<ClientChoice, String> {
         return Ok(ClientChoice::All);
     }
     text.parse::<Client>().map(ClientChoice::One).map_err(|_| {
-        let names: Vec<&str> = Client::ALL.iter().map(|c| c.id()).collect();
+        let names: Vec<&str> = Client::all().iter().map(|c| c.id()).collect();
         format!("unknown client {text:?}; use {} or all", names.join(", "))
     })
 }
@@ -590,7 +590,7 @@ mod tests {
     fn client_choices_name_one_client_or_all() {
         assert_eq!(parse_choice("all"), Ok(ClientChoice::All));
         assert_eq!(parse_choice("grok"), Ok(ClientChoice::One(Client::Grok)));
-        assert_eq!(ClientChoice::All.clients(), Client::ALL.to_vec());
+        assert_eq!(ClientChoice::All.clients(), Client::all().to_vec());
         let err = parse_choice("antigravity").unwrap_err();
         assert!(err.contains("kimi-code or all"), "{err}");
     }

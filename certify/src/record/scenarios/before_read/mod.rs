@@ -50,16 +50,8 @@ pub fn steps(workspace: &Path) -> Vec<Step> {
 /// The pre-tool matcher acc installs for `client` and the read tool it is widened to, or
 /// `None` where the client offers no file-reading tool (Codex reads through its shell).
 pub fn matcher_widening(client: Client) -> Option<(&'static str, &'static str)> {
-    match client {
-        Client::ClaudeCode => Some(("Write|Edit|MultiEdit|NotebookEdit|Bash", "Read")),
-        Client::KimiCode => Some(("Write|Edit|Bash", "Read")),
-        Client::GeminiCli => Some(("write_file|replace|run_shell_command", "read_file")),
-        Client::Grok => Some((
-            "write|search_replace|hashline_edit|run_terminal_command",
-            "read_file",
-        )),
-        Client::Codex => None,
-    }
+    let widening = client.recorder().scenarios.before_read.as_ref()?;
+    Some((widening.matcher.as_str(), widening.read_tool.as_str()))
 }
 
 /// Why the matcher could not be widened.

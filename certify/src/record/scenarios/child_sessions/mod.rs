@@ -64,12 +64,8 @@ pub fn script(workspace: &Path) -> Script {
 /// The client's hook events for a subagent's start and end, or `None` where it has none
 /// that acc's adapter reads (Gemini CLI runs subagents as a tool, with no hook of their own).
 pub fn subagent_events(client: Client) -> Option<[&'static str; 2]> {
-    match client {
-        Client::ClaudeCode | Client::Codex | Client::KimiCode | Client::Grok => {
-            Some(["SubagentStart", "SubagentStop"])
-        }
-        Client::GeminiCli => None,
-    }
+    let [start, end] = client.recorder().scenarios.subagent_events.as_ref()?;
+    Some([start.as_str(), end.as_str()])
 }
 
 /// Why the subagent hooks could not be added.

@@ -1,6 +1,7 @@
 //! Which clients coordinate, in which roles, and where their recording lives.
 
 use std::fmt;
+use std::sync::LazyLock;
 
 use crate::clients::Client;
 use crate::record::kit::tuple::Tuple;
@@ -13,33 +14,34 @@ pub struct Pair {
     pub asker: Client,
 }
 
-/// The pairs `record` runs: Claude Code with Codex and with Gemini CLI, each client in
-/// both roles. Both clients share one sandbox home, which is made for the client that needs
-/// a base config ([`Pair::home_client`]); Claude Code, which needs none, is in every pair.
-pub const PAIRS: [Pair; 4] = [
-    Pair {
+/// The pairs `record` runs: Claude Code with every client whose recorder file says
+/// `coordinate-with-claude-code` (Codex, Gemini CLI), Claude Code as owner first, then each
+/// client as owner. Both clients share one sandbox home, which is made for the client that
+/// needs a base config ([`Pair::home_client`]); Claude Code, which needs none, is in every
+/// pair.
+pub static PAIRS: LazyLock<Vec<Pair>> = LazyLock::new(|| {
+    let partners: Vec<Client> = Client::all()
+        .iter()
+        .copied()
+        .filter(|client| client.recorder().scenarios.coordinate_with_claude_code)
+        .collect();
+    let owned_by_claude = partners.iter().map(|&asker| Pair {
         owner: Client::ClaudeCode,
-        asker: Client::Codex,
-    },
-    Pair {
-        owner: Client::ClaudeCode,
-        asker: Client::GeminiCli,
-    },
-    Pair {
-        owner: Client::Codex,
+        asker,
+    });
+    let asked_by_claude = partners.iter().map(|&owner| Pair {
+        owner,
         asker: Client::ClaudeCode,
-    },
-    Pair {
-        owner: Client::GeminiCli,
-        asker: Client::ClaudeCode,
-    },
-];
+    });
+    owned_by_claude.chain(asked_by_claude).collect()
+});
 
 impl Pair {
     /// The pairs whose two clients are both among `clients`.
     pub fn among(clients: &[Client]) -> Vec<Pair> {
         PAIRS
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|pair| clients.contains(&pair.owner) && clients.contains(&pair.asker))
             .collect()
     }
@@ -81,7 +83,17 @@ mod tests {
 
     #[test]
     fn pairs_run_only_when_both_clients_are_recorded() {
-        assert_eq!(Pair::among(&Client::ALL), PAIRS);
+        assert_eq!(Pair::among(Client::all()), *PAIRS);
+        let named: Vec<String> = PAIRS.iter().map(Pair::to_string).collect();
+        assert_eq!(
+            named,
+            [
+                "claude-code+codex",
+                "claude-code+gemini-cli",
+                "codex+claude-code",
+                "gemini-cli+claude-code"
+            ]
+        );
         assert_eq!(Pair::among(&[Client::ClaudeCode]), []);
         assert_eq!(
             Pair::among(&[Client::GeminiCli, Client::ClaudeCode]),
@@ -91,7 +103,7 @@ mod tests {
         assert_eq!(PAIRS[0].home_client(), Client::Codex);
         assert_eq!(PAIRS[2].home_client(), Client::Codex);
         assert_eq!(PAIRS[3].home_client(), Client::GeminiCli);
-        for pair in PAIRS {
+        for pair in PAIRS.iter() {
             assert_ne!(pair.owner, pair.asker);
         }
     }

@@ -46,7 +46,7 @@ const KIND: &str = "heartbeat";
 /// The clients whose heartbeat is their idle prompt's notification, so the scenario runs
 /// their terminal interface instead of a headless run.
 pub fn drives(client: Client) -> bool {
-    client == Client::ClaudeCode
+    client.recorder().scenarios.heartbeat_idle_prompt
 }
 
 /// Did the idle prompt's hook reach acc and refresh the session's presence?

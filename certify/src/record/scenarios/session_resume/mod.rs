@@ -46,29 +46,7 @@ pub const ANSWER: &str = "Noted: the scripted task is complete.";
 
 /// The client's own way to resume its most recent conversation in the workspace, headless.
 pub fn resume_args(client: Client, prompt: &str) -> Vec<String> {
-    let args: Vec<&str> = match client {
-        Client::ClaudeCode => vec![
-            "-p",
-            prompt,
-            "--continue",
-            "--permission-mode",
-            "acceptEdits",
-        ],
-        Client::Codex => vec![
-            "exec",
-            "--skip-git-repo-check",
-            "-s",
-            "danger-full-access",
-            "--dangerously-bypass-hook-trust",
-            "resume",
-            "--last",
-            prompt,
-        ],
-        Client::GeminiCli => vec!["-p", prompt, "--yolo", "--resume", "latest"],
-        Client::Grok => vec!["-p", prompt, "--always-approve", "--continue"],
-        Client::KimiCode => vec!["-p", prompt, "--continue"],
-    };
-    args.into_iter().map(str::to_owned).collect()
+    crate::clients::RecorderFile::with_prompt(&client.recorder().resume.args, prompt)
 }
 
 /// Stable labels for ids that must not reach a fixture.
