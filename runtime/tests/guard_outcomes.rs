@@ -80,7 +80,7 @@ const COPILOT: Client = Client {
     id: "copilot",
     adapter: acc_adapter_copilot::adapter,
     dir: "copilot/shell",
-    start: "sessionStart",
+    start: "userPromptSubmitted",
     tool: "preToolUse",
     keys: ("toolName", "toolArgs"),
 };

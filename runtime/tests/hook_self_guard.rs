@@ -77,7 +77,7 @@ const CLIENTS: [Client; 6] = [
     Client {
         id: "copilot",
         dir: "copilot/shell",
-        start: "sessionStart",
+        start: "userPromptSubmitted",
         tool: "preToolUse",
         shell: "bash",
         write: "create",

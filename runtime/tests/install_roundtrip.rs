@@ -663,13 +663,13 @@ fn seed_strangers(home: &Path, adapter: &str) -> (Vec<PathBuf>, PathBuf) {
         "copilot" => {
             // `hooks/acc.json` is every acc install's own file; the user's hooks are theirs,
             // in a hook file of their own and inline in their JSONC `settings.json`.
-            let [other, mine @ ..] = strangers(adapter, "sessionStart");
+            let [other, mine @ ..] = strangers(adapter, "userPromptSubmitted");
             let entry = |c: &str| json!({"type": "command", "bash": c, "timeoutSec": 5});
             let shared = home.join(".copilot/hooks/acc.json");
             std::fs::write(
                 &shared,
                 render_json_document(
-                    &json!({"version": 1, "hooks": {"sessionStart": [entry(&other)]}}),
+                    &json!({"version": 1, "hooks": {"userPromptSubmitted": [entry(&other)]}}),
                     &acc_sdk::json_style::JsonStyle::default(),
                 ),
             )
@@ -678,7 +678,7 @@ fn seed_strangers(home: &Path, adapter: &str) -> (Vec<PathBuf>, PathBuf) {
             let mine: Vec<Value> = mine.iter().map(|c| entry(c)).collect();
             edit_json(&own, |doc| {
                 doc.insert("version".into(), json!(1));
-                doc.insert("hooks".into(), json!({"sessionStart": mine}));
+                doc.insert("hooks".into(), json!({"userPromptSubmitted": mine}));
             });
             (vec![shared, own.clone()], own)
         }
@@ -722,7 +722,7 @@ fn entries_that_only_look_like_accs_survive_install_an_edit_and_uninstall() {
         let event = match adapter {
             "gemini-cli" => "BeforeTool",
             "antigravity" | "grok" => "SessionStart",
-            "copilot" => "sessionStart",
+            "copilot" => "userPromptSubmitted",
             _ => "PreToolUse",
         };
         for stranger in strangers(adapter, event) {

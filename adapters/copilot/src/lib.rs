@@ -11,7 +11,7 @@ pub mod outcomes;
 pub mod permissions;
 pub mod tools;
 
-use acc_sdk::adapter::AdapterBehaviour;
+use acc_sdk::adapter::{AdapterBehaviour, ReplyRoute};
 use acc_sdk::event::NormalizedEvent;
 use acc_sdk::outcome::HookOutcome;
 use serde_json::Value;
@@ -49,6 +49,12 @@ impl AdapterBehaviour for Behaviour {
         inject: outcomes::inject,
         guard_write: tools::WRITE,
         guard_shell: tools::SHELL,
+    }
+
+    /// Answers reach the asking participant's current session at its next turn (recorded
+    /// by the `reply-route` scenario).
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        Some(&acc_sdk::reply_route::NextTurnReplies)
     }
 
     /// `agentStop` answers `{"decision":"block","reason"}` with another model request of

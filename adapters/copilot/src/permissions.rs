@@ -4,16 +4,22 @@
 //! Copilot CLI judges its permission rules against the arguments a `preToolUse` hook hands
 //! back in `modifiedArgs`, not the model's: a call rewritten to run under acc's runner no
 //! longer matches a `--deny-tool=shell(git push)` rule, and an `allow` decision from the
-//! hook runs the call even against a deny rule. So acc never answers `allow` when it
-//! rewrites, and rewrites only where the client runs every tool call unasked (`--allow-all-tools`,
-//! `--allow-all`, `--yolo` or `COPILOT_ALLOW_ALL`) and no deny rule is in force
+//! hook runs the call even against a deny rule. The runner's line also names paths outside
+//! the workspace, which the client asks about unless every path is allowed (with
+//! `--allow-all-tools` alone a rewritten call was refused: no one to approve). So acc never
+//! answers `allow` when it rewrites, and rewrites only where the client runs every call and
+//! names every path unasked (`--allow-all-tools` or `COPILOT_ALLOW_ALL` with
+//! `--allow-all-paths`, or `--allow-all`, or `--yolo`) and no deny rule is in force
 //! (`--deny-tool`, `--deny-url`, or `deniedUrls` in the user's settings). Anywhere else the
 //! call is judged by the target rules alone.
 
 use std::path::{Path, PathBuf};
 
 /// The flags that make every tool call run without a prompt.
-const ALLOW_ALL_FLAGS: [&str; 3] = ["--allow-all-tools", "--allow-all", "--yolo"];
+const ALLOW_TOOLS_FLAGS: [&str; 3] = ["--allow-all-tools", "--allow-all", "--yolo"];
+/// The flags that let a command name any path without a prompt: acc's runner line names
+/// the data home, the hook runtime and the client's hook file, outside the workspace.
+const ALLOW_PATHS_FLAGS: [&str; 3] = ["--allow-all-paths", "--allow-all", "--yolo"];
 /// Flags that carry deny rules, alone or as `--flag=value`.
 const DENY_FLAGS: [&str; 2] = ["--deny-tool", "--deny-url"];
 /// How far up from the hook the client process may be (the hook may run under a shell).
@@ -47,8 +53,9 @@ impl ClientFlags {
                 .iter()
                 .any(|n| a == *n || a.strip_prefix(n).is_some_and(|r| r.starts_with('=')))
         };
-        let runs_unasked = args.iter().any(|a| ALLOW_ALL_FLAGS.contains(&a.as_str()))
-            || env_allow_all.is_some_and(truthy);
+        let has = |names: &[&str]| args.iter().any(|a| names.contains(&a.as_str()));
+        let tools = has(&ALLOW_TOOLS_FLAGS) || env_allow_all.is_some_and(truthy);
+        let runs_unasked = tools && has(&ALLOW_PATHS_FLAGS);
         let deny_rules = args.iter().any(|a| flag(a, &DENY_FLAGS))
             || settings.is_some_and(|s| s.contains("deniedUrls"));
         ClientFlags {
@@ -119,13 +126,22 @@ mod tests {
     #[test]
     fn only_an_unasked_client_without_deny_rules_is_rewritten() {
         for unasked in [
-            args(&["copilot", "-p", "x", "--allow-all-tools"]),
+            args(&[
+                "copilot",
+                "-p",
+                "x",
+                "--allow-all-tools",
+                "--allow-all-paths",
+            ]),
             args(&["copilot", "--yolo"]),
             args(&["copilot", "--allow-all"]),
         ] {
             assert!(ClientFlags::from_parts(&unasked, None, None).rewrite_allowed());
         }
-        let asks = args(&["copilot", "-p", "x"]);
+        // Tools alone: the runner's paths would still be asked about.
+        let tools_only = args(&["copilot", "-p", "x", "--allow-all-tools"]);
+        assert!(!ClientFlags::from_parts(&tools_only, None, None).rewrite_allowed());
+        let asks = args(&["copilot", "-p", "x", "--allow-all-paths"]);
         assert!(!ClientFlags::from_parts(&asks, None, None).rewrite_allowed());
         assert!(ClientFlags::from_parts(&asks, Some(" Yes "), None).rewrite_allowed());
         assert!(!ClientFlags::from_parts(&asks, Some("false"), None).rewrite_allowed());
