@@ -89,7 +89,7 @@ mod tests {
     #[test]
     fn each_listed_id_is_the_id_its_adapter_declares() {
         for (id, make) in SHIPPED {
-            assert_eq!(make().id(), id);
+            assert_eq!(make().id(), *id);
         }
     }
 
@@ -172,6 +172,7 @@ mod tests {
                 ("antigravity", "antigravity-cli"),
                 ("claude-code", "claude-code"),
                 ("codex", "codex-cli"),
+                ("copilot", "copilot"),
                 ("gemini-cli", "gemini-cli"),
                 ("grok", "grok"),
                 ("kimi-code", "kimi-code"),
