@@ -83,6 +83,11 @@ pub enum Command {
     /// client's newest version has evidence, 1 when a newer one is published (record it
     /// with `record --client X --version V`), 2 when a registry could not be asked.
     Outdated(crate::outdated::OutdatedArgs),
+    /// Write a new adapter's folder, adapters/<ID>/, from the template (docs/ADAPTERS.md).
+    ///
+    /// It declares nothing. Exit 0 when written (the lines to add outside the folder are
+    /// printed), 2 when the id is not valid, the folder exists, or it could not be written.
+    NewAdapter(crate::new_adapter::NewAdapterArgs),
 }
 
 #[derive(Debug, Args)]
@@ -348,6 +353,7 @@ pub fn run(
         }
         Command::Matrix(a) => return crate::matrix::command::execute(a, out, err),
         Command::Outdated(a) => return crate::outdated::execute(a, out, err),
+        Command::NewAdapter(a) => return crate::new_adapter::execute(a, out, err),
     };
     if json {
         let _ = writeln!(out, "{}", outcome.json);

@@ -11,6 +11,7 @@ pub mod explain;
 pub mod gate;
 pub mod matrix;
 pub mod native_cmd;
+pub mod new_adapter;
 pub mod outdated;
 pub mod output;
 pub mod record;

@@ -33,6 +33,10 @@ pub enum SetupError {
     Sandbox { message: String },
     /// An adapter directory does not load, so its evidence cannot be read.
     InvalidAdapter { message: String },
+    /// `new-adapter` was given an id no adapter can have.
+    BadAdapterId { id: String, problem: &'static str },
+    /// `new-adapter` would overwrite an existing folder.
+    AdapterExists { dir: PathBuf },
 }
 
 impl SetupError {
@@ -48,6 +52,8 @@ impl SetupError {
             SetupError::Io { .. } => "certify.io",
             SetupError::Sandbox { .. } => "certify.sandbox",
             SetupError::InvalidAdapter { .. } => "certify.invalid-adapter",
+            SetupError::BadAdapterId { .. } => "certify.bad-adapter-id",
+            SetupError::AdapterExists { .. } => "certify.adapter-exists",
         }
     }
 }
@@ -98,6 +104,15 @@ impl fmt::Display for SetupError {
                 "{} holds the adapter {id:?}, which this build does not ship, and this command installs and runs a shipped adapter's code: pass one of {}",
                 dir.display(),
                 shipped_ids().join(", ")
+            ),
+            SetupError::BadAdapterId { id, problem } => write!(
+                f,
+                "{id:?} cannot be an adapter id: {problem}; use lowercase letters, digits and single hyphens, such as my-client"
+            ),
+            SetupError::AdapterExists { dir } => write!(
+                f,
+                "{} already exists; new-adapter never overwrites a folder: pick another id or move it aside",
+                dir.display()
             ),
             SetupError::HookMissing { message }
             | SetupError::Baseline { message }

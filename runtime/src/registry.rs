@@ -24,6 +24,7 @@ const SHIPPED: &[(&str, Constructor)] = &[
     (acc_adapter_grok::ID, acc_adapter_grok::adapter),
     (acc_adapter_kimi_code::ID, acc_adapter_kimi_code::adapter),
     (acc_adapter_opencode::ID, acc_adapter_opencode::adapter),
+    (acc_adapter_copilot::ID, acc_adapter_copilot::adapter),
 ];
 
 /// Every shipped client's hook-control files ([`acc_adapter_claude_code::HOOK_CONTROL_FILES`]
@@ -38,6 +39,7 @@ pub const HOOK_CONTROL_FILES: &[&[&str]] = &[
     acc_adapter_grok::HOOK_CONTROL_FILES,
     acc_adapter_kimi_code::HOOK_CONTROL_FILES,
     acc_adapter_opencode::HOOK_CONTROL_FILES,
+    acc_adapter_copilot::HOOK_CONTROL_FILES,
 ];
 
 /// Every shipped adapter, sorted by id.
@@ -60,10 +62,11 @@ pub fn find(id: &str) -> Option<Adapter> {
 mod tests {
     use super::*;
 
-    const IDS: [&str; 7] = [
+    const IDS: [&str; 8] = [
         "antigravity",
         "claude-code",
         "codex",
+        "copilot",
         "gemini-cli",
         "grok",
         "kimi-code",
@@ -71,7 +74,7 @@ mod tests {
     ];
 
     #[test]
-    fn all_seven_adapters_construct_sorted_and_unique() {
+    fn every_shipped_adapter_constructs_sorted_and_unique() {
         let ids: Vec<String> = all().iter().map(|a| a.id().to_owned()).collect();
         assert_eq!(ids, IDS);
     }
@@ -89,7 +92,7 @@ mod tests {
     #[test]
     fn each_listed_id_is_the_id_its_adapter_declares() {
         for (id, make) in SHIPPED {
-            assert_eq!(make().id(), id);
+            assert_eq!(make().id(), *id);
         }
     }
 
@@ -172,9 +175,11 @@ mod tests {
                 ("antigravity", "antigravity-cli"),
                 ("claude-code", "claude-code"),
                 ("codex", "codex-cli"),
+                ("copilot", "copilot"),
                 ("gemini-cli", "gemini-cli"),
                 ("grok", "grok"),
                 ("kimi-code", "kimi-code"),
+                ("opencode", "opencode"),
             ]
             .map(|(a, b)| (a.to_owned(), b.to_owned()))
         );

@@ -42,7 +42,11 @@ struct Client {
     dir: &'static str,
     start: &'static str,
     tool: &'static str,
+    /// The payload's keys for the tool's name and its input.
+    keys: (&'static str, &'static str),
 }
+
+const SNAKE: (&str, &str) = ("tool_name", "tool_input");
 
 const CLAUDE_CODE: Client = Client {
     id: "claude-code",
@@ -50,6 +54,7 @@ const CLAUDE_CODE: Client = Client {
     dir: "claude-code/deny",
     start: "SessionStart",
     tool: "PreToolUse",
+    keys: SNAKE,
 };
 
 const CODEX: Client = Client {
@@ -58,6 +63,7 @@ const CODEX: Client = Client {
     dir: "codex/run5-deny-exit2-exec_command",
     start: "SessionStart",
     tool: "PreToolUse",
+    keys: SNAKE,
 };
 
 const GEMINI_CLI: Client = Client {
@@ -66,6 +72,17 @@ const GEMINI_CLI: Client = Client {
     dir: "gemini-cli/run2-deny-json-block",
     start: "SessionStart",
     tool: "BeforeTool",
+    keys: SNAKE,
+};
+
+/// Copilot CLI's camelCase payloads name no event: the event is the hook's argument.
+const COPILOT: Client = Client {
+    id: "copilot",
+    adapter: acc_adapter_copilot::adapter,
+    dir: "copilot/shell",
+    start: "userPromptSubmitted",
+    tool: "preToolUse",
+    keys: ("toolName", "toolArgs"),
 };
 
 const OPENCODE: Client = Client {
@@ -221,8 +238,8 @@ impl Room {
     /// Asks the hook about `call`; runs it when allowed. True when it was denied.
     fn attempt(&self, c: Client, call: &Call) -> bool {
         let mut p = self.payload(c, c.tool);
-        p["tool_name"] = json!(call.tool);
-        p["tool_input"] = call.input.clone();
+        p[c.keys.0] = json!(call.tool);
+        p[c.keys.1] = call.input.clone();
         let run = self.run(c, c.tool, &p);
         let denied = is_deny(&run);
         self.store_path_agrees(c, call, &p, denied);
@@ -405,6 +422,77 @@ fn gemini_cli_file_tools_and_shell_cannot_touch_claimed_files() {
         ]);
         calls
     });
+}
+
+/// Copilot CLI's `create` and `edit` (`path`, `file_text`, `old_str`), its `bash`, and
+/// `write_bash`, which types a command into a shell started earlier.
+#[test]
+fn copilot_file_tools_shell_and_typed_input_cannot_touch_claimed_files() {
+    let create = |ws: &Path, rel: &str| {
+        let path = ws.join(rel).display().to_string();
+        Call {
+            tool: "create",
+            input: json!({"path": path, "file_text": "overwritten\n"}),
+            act: Act::Write(path, "overwritten\n"),
+        }
+    };
+    let edit = |ws: &Path, rel: &str| {
+        let path = ws.join(rel).display().to_string();
+        Call {
+            tool: "edit",
+            input: json!({"path": path, "old_str": "claimed", "new_str": "edited"}),
+            act: Act::Edit(path, "claimed", "edited"),
+        }
+    };
+    let typed = |command: &str| Call {
+        tool: "write_bash",
+        input: json!({"shellId": "0", "input": command}),
+        act: Act::Shell(command.to_owned()),
+    };
+    hold(COPILOT, |room| {
+        let ws = room.ws();
+        let mut calls = Vec::new();
+        for rel in AWKWARD {
+            calls.push(create(&ws, rel));
+            calls.push(edit(&ws, rel));
+            calls.push(shell("bash", &format!("rm -f {}", quote(rel))));
+            calls.push(typed(&format!("echo x > {}", quote(rel))));
+        }
+        calls.extend([
+            create(&ws, &room.long),
+            create(&room.wt2, "src/lib.rs"),
+            edit(&ws, "docs/lib-twin.rs"),
+            shell("bash", "mv src old-src"),
+            shell("bash", "echo x > ../wt2/src/lib.rs"),
+            // What acc cannot read is refused while the claim is guarded.
+            shell("bash", "echo x > \"$(echo src)/lib.rs\""),
+            Call {
+                tool: "apply_patch",
+                input: json!("*** Begin Patch\n*** Update File: src/lib.rs\n*** End Patch\n"),
+                act: Act::Patch("*** Update File: src/lib.rs\n".to_owned()),
+            },
+        ]);
+        calls
+    });
+    // Outside the claim the same tools still write.
+    let room = Room::new();
+    room.start(COPILOT);
+    let ws = room.ws();
+    for (call, rel, expected) in [
+        (
+            create(&ws, "docs/new file.md"),
+            "docs/new file.md",
+            "overwritten\n",
+        ),
+        (
+            shell("bash", "printf 'c\\n' > docs/notes.md"),
+            "docs/notes.md",
+            "c\n",
+        ),
+    ] {
+        assert!(!room.attempt(COPILOT, &call), "{call:?} was denied");
+        assert_eq!(std::fs::read_to_string(ws.join(rel)).unwrap(), expected);
+    }
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! acc defends itself, judged by outcomes: an agent (Claude Code, Codex, Gemini CLI, Kimi
-//! Code and Grok payloads) whose write into a peer's guarded `src/**` is refused tries to undo the guard
+//! Code, Grok and Copilot CLI payloads) whose write into a peer's guarded `src/**` is refused tries to undo the guard
 //! through its own tools: removing, moving or editing acc's store and snapshot, switching
 //! its client's hooks off, writing `acc.workspace.json`, running `acc uninstall` or
 //! `acc-hook` by hand. Each call goes through the in-process hook and is carried out when
@@ -28,7 +28,7 @@ struct Client {
 
 const SNAKE: (&str, &str, &str) = ("tool_name", "tool_input", "file_path");
 
-const CLIENTS: [Client; 5] = [
+const CLIENTS: [Client; 6] = [
     Client {
         id: "claude-code",
         dir: "claude-code/deny",
@@ -73,6 +73,15 @@ const CLIENTS: [Client; 5] = [
         shell: "run_terminal_command",
         write: "write",
         keys: ("toolName", "toolInput", "file_path"),
+    },
+    Client {
+        id: "copilot",
+        dir: "copilot/shell",
+        start: "userPromptSubmitted",
+        tool: "preToolUse",
+        shell: "bash",
+        write: "create",
+        keys: ("toolName", "toolArgs", "path"),
     },
 ];
 

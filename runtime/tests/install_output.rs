@@ -79,7 +79,10 @@ fn without_adapter_only_detected_clients_are_wired_and_the_rest_are_named() {
         .iter()
         .map(|s| s["adapterId"].as_str().unwrap())
         .collect();
-    assert_eq!(skipped, ["antigravity", "grok", "kimi-code", "opencode"]);
+    assert_eq!(
+        skipped,
+        ["antigravity", "copilot", "grok", "kimi-code", "opencode"]
+    );
     assert!(!sandbox.home.join(".grok/hooks/acc.json").exists());
     assert_eq!(
         json["data"]["undo"],

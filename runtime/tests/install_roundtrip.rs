@@ -660,6 +660,28 @@ fn seed_strangers(home: &Path, adapter: &str) -> (Vec<PathBuf>, PathBuf) {
             edit_json(&own, |doc| add_groups(doc, "SessionStart", &mine));
             (vec![shared, own.clone()], own)
         }
+        "copilot" => {
+            // `hooks/acc.json` is every acc install's own file; the user's hooks are theirs,
+            // in a hook file of their own and inline in their JSONC `settings.json`.
+            let [other, mine @ ..] = strangers(adapter, "userPromptSubmitted");
+            let entry = |c: &str| json!({"type": "command", "bash": c, "timeoutSec": 5});
+            let shared = home.join(".copilot/hooks/acc.json");
+            std::fs::write(
+                &shared,
+                render_json_document(
+                    &json!({"version": 1, "hooks": {"userPromptSubmitted": [entry(&other)]}}),
+                    &acc_sdk::json_style::JsonStyle::default(),
+                ),
+            )
+            .unwrap();
+            let own = home.join(".copilot/hooks/mine.json");
+            let mine: Vec<Value> = mine.iter().map(|c| entry(c)).collect();
+            edit_json(&own, |doc| {
+                doc.insert("version".into(), json!(1));
+                doc.insert("hooks".into(), json!({"userPromptSubmitted": mine}));
+            });
+            (vec![shared, own.clone()], own)
+        }
         other => panic!("unknown adapter {other}"),
     }
 }
@@ -702,6 +724,7 @@ fn entries_that_only_look_like_accs_survive_install_an_edit_and_uninstall() {
         let event = match adapter {
             "gemini-cli" => "BeforeTool",
             "antigravity" | "grok" => "SessionStart",
+            "copilot" => "userPromptSubmitted",
             _ => "PreToolUse",
         };
         for stranger in strangers(adapter, event) {
@@ -741,7 +764,9 @@ fn entries_that_only_look_like_accs_survive_install_an_edit_and_uninstall() {
                 .any(|m| m.contains("another acc install's, with the data home /other/data")),
             "{adapter}: {strangers_named:?}"
         );
-        if adapter != "grok" {
+        // Grok's and Copilot CLI's hook files are acc's own; the user's are not acc's to read.
+        let own_file = matches!(adapter, "grok" | "copilot");
+        if !own_file {
             assert!(
                 strangers_named
                     .iter()
@@ -751,7 +776,7 @@ fn entries_that_only_look_like_accs_survive_install_an_edit_and_uninstall() {
         }
         assert_eq!(
             strangers_named.len(),
-            if adapter == "grok" { 1 } else { 2 },
+            if own_file { 1 } else { 2 },
             "{adapter}: only the two that run an acc-hook look like acc's: {strangers_named:?}"
         );
 
@@ -806,7 +831,10 @@ fn commands_of(sandbox: &Sandbox, adapter: &str, acc: &Path) -> usize {
             .map(|(_, command)| command)
             .collect()
     } else {
-        let file = merge_file(adapter).unwrap_or(".grok/hooks/acc.json");
+        let file = merge_file(adapter).unwrap_or(match adapter {
+            "copilot" => ".copilot/hooks/acc.json",
+            _ => ".grok/hooks/acc.json",
+        });
         strings_in(&sandbox.home.join(file))
     };
     strings

@@ -38,6 +38,18 @@ fn written_hooks(sandbox: &Sandbox, adapter: &str) -> Vec<(String, String)> {
         "opencode" => {
             support::opencode_plugin_hooks(&support::opencode_plugin(home, &sandbox.data))
         }
+        "copilot" => json(".copilot/hooks/acc.json")["hooks"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .flat_map(|(event, entries)| {
+                entries
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(move |e| (event.clone(), e["bash"].as_str().unwrap().to_owned()))
+            })
+            .collect(),
         "antigravity" => json(".gemini/config/hooks.json")["acc"]
             .as_object()
             .unwrap()
@@ -88,6 +100,7 @@ fn session_start_payload(sandbox: &Sandbox, adapter: &str) -> String {
         "gemini-cli" => captured("gemini-cli/run1-allow/SessionStart.jsonl"),
         "grok" => captured("grok/write/SessionStart.jsonl"),
         "opencode" => captured("opencode/write/SessionStart.jsonl"),
+        "copilot" => captured("copilot/write/userPromptSubmitted.jsonl"),
         "kimi-code" => serde_json::json!({
             "hook_event_name": "SessionStart",
             "session_id": "session_6f1c2a9e-0d4b-4c1e-9a57-3b2f8c7d1e00",
@@ -111,6 +124,16 @@ fn session_start_payload(sandbox: &Sandbox, adapter: &str) -> String {
         .replace("/sandbox/home", &sandbox.home.display().to_string())
 }
 
+/// The event whose hook opens a session: `SessionStart`, but for Copilot CLI, which runs its
+/// `sessionStart` hook alongside the first prompt's, so acc opens the session on
+/// `userPromptSubmitted` (adapters/copilot/src/install.rs).
+fn opening_event(adapter: &str) -> &'static str {
+    match adapter {
+        "copilot" => "userPromptSubmitted",
+        _ => "SessionStart",
+    }
+}
+
 fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
@@ -122,10 +145,8 @@ fn every_installed_hook_command_is_absolute_and_the_session_start_one_runs() {
         sandbox.acc(&["install", "--adapter", adapter]).ok();
         let hooks = written_hooks(&sandbox, adapter);
         assert!(hooks.len() >= 3, "{adapter}: {hooks:?}");
-        assert!(
-            hooks.iter().any(|(event, _)| event == "SessionStart"),
-            "{adapter}"
-        );
+        let opening = opening_event(adapter);
+        assert!(hooks.iter().any(|(event, _)| event == opening), "{adapter}");
         for (event, command) in &hooks {
             let parsed = HookCommand::parse(command)
                 .unwrap_or_else(|| panic!("{adapter}: `{command}` is not acc's shape"));
@@ -143,10 +164,7 @@ fn every_installed_hook_command_is_absolute_and_the_session_start_one_runs() {
                 "{adapter}: ACC_DATA_HOME was set, so the data home is pinned"
             );
         }
-        let (_, command) = hooks
-            .iter()
-            .find(|(event, _)| event == "SessionStart")
-            .unwrap();
+        let (_, command) = hooks.iter().find(|(event, _)| event == opening).unwrap();
         let payload = session_start_payload(&sandbox, adapter);
         // A decoy ACC_DATA_HOME: the pinned `--data-home` must win, so the hook opens the
         // same store as the CLI whatever the client's environment says.

@@ -18,4 +18,5 @@ pub const RECORDER_FILES: &[(&str, &str)] = &[
     ("grok", include_str!("../../../adapters/grok/recorder.toml")),
     ("kimi-code", include_str!("../../../adapters/kimi-code/recorder.toml")),
     ("opencode", include_str!("../../../adapters/opencode/recorder.toml")),
+    ("copilot", include_str!("../../../adapters/copilot/recorder.toml")),
 ];

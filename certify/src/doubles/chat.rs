@@ -14,13 +14,13 @@ use super::script::{RequestView, Script, Step, Turn};
 use super::{openai, shell};
 
 /// Tool names a chat client may offer for writing a file, in preference order; each takes
-/// `{file_path, content}`.
-const WRITE_TOOLS: [&str; 2] = ["write", "write_file"];
+/// `{file_path, content}` but Copilot CLI's `create`, which takes `{path, file_text}`.
+const WRITE_TOOLS: [&str; 3] = ["write", "write_file", "create"];
 /// Tool names for running a shell command, in preference order; each takes `{command}`.
 const SHELL_TOOLS: [&str; 2] = ["run_terminal_command", "bash"];
-/// Tool names for reading a file; Grok's `read_file` takes `{target_file}`, others
-/// `{file_path}` (see [`read_path_key`]).
-const READ_TOOLS: [&str; 2] = ["read_file", "read"];
+/// Tool names for reading a file; Grok's `read_file` takes `{target_file}`, Copilot CLI's
+/// `view` `{path}`, others `{file_path}` (see [`read_path_key`]).
+const READ_TOOLS: [&str; 3] = ["read_file", "read", "view"];
 
 /// Grok's subagent tool; `background` defaults to true, which would hand back an id
 /// instead of the subagent's answer.
@@ -79,6 +79,11 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
         Turn::Step { index, step } => match &step {
             Step::Text(text) => (Planned::Text(text.clone()), format!("text step={index}")),
             Step::WriteFile { path, content } => match (offered(body, &WRITE_TOOLS), shell_tool) {
+                (Some("create"), _) => call(
+                    index,
+                    "create",
+                    json!({"path": path.to_string_lossy(), "file_text": content}),
+                ),
                 (Some(tool), _) => {
                     let mut arguments = serde_json::Map::new();
                     arguments.insert(
@@ -129,7 +134,8 @@ fn read_path_key(body: &Value, name: &str) -> &'static str {
 }
 
 /// The path argument of the offered tool `name`: `preferred` where its schema has one,
-/// `filePath` where that is its key (OpenCode), else `file_path`.
+/// `filePath` where that is its key (OpenCode), `path` where it has no `file_path`
+/// (Copilot CLI), else `file_path`.
 fn path_key(body: &Value, name: &str, preferred: &'static str) -> &'static str {
     let properties = array_field(body, "tools")
         .iter()
@@ -140,6 +146,8 @@ fn path_key(body: &Value, name: &str, preferred: &'static str) -> &'static str {
         preferred
     } else if has("filePath") {
         "filePath"
+    } else if has("path") && !has("file_path") {
+        "path"
     } else {
         "file_path"
     }
@@ -302,6 +310,42 @@ mod tests {
         assert_eq!(arguments, json!({"file_path": "/ws/a", "content": "hi\n"}));
         assert_eq!(events[1].data["choices"][0]["finish_reason"], "tool_calls");
         assert_eq!(events[2].data["usage"]["total_tokens"], 15);
+    }
+
+    /// Copilot CLI offers `create` (`{path, file_text}`) and `view` (`{path}`) and no
+    /// `write`; its `bash` is the shell.
+    #[test]
+    fn copilot_s_create_and_view_take_their_own_keys() {
+        let tools = |names: &[&str]| -> Vec<Value> {
+            names
+                .iter()
+                .map(|n| json!({"type": "function", "function": {"name": n, "parameters": {"properties": {"path": {}}}}}))
+                .collect()
+        };
+        let body = |names: &[&str]| json!({"model": "gpt-4.1", "messages": [{"role": "user", "content": "go"}], "tools": tools(names), "stream": false});
+        let arguments = |reply: Reply| -> Value {
+            let body: Value = serde_json::from_slice(&reply.body).unwrap();
+            let call = &body["choices"][0]["message"]["tool_calls"][0]["function"];
+            serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap()
+        };
+        let write = Script::write_file(Path::new("/ws/a"), "hi\n").unwrap();
+        let req = DoubleRequest::post("/v1/chat/completions", body(&["bash", "view", "create"]));
+        let reply = respond(&req, &write);
+        assert_eq!(reply.answered, "tool_call:create step=0");
+        assert_eq!(
+            arguments(reply),
+            json!({"path": "/ws/a", "file_text": "hi\n"})
+        );
+        let read = Script::new(
+            vec![Step::ReadFile {
+                path: "/ws/a".into(),
+            }],
+            "bye",
+        )
+        .unwrap();
+        let reply = respond(&req, &read);
+        assert_eq!(reply.answered, "tool_call:view step=0");
+        assert_eq!(arguments(reply), json!({"path": "/ws/a"}));
     }
 
     #[test]

@@ -451,4 +451,5 @@ pub fn is_deny(run: &HookRun) -> bool {
     v.pointer("/hookSpecificOutput/permissionDecision") == Some(&json!("deny"))
         || v.get("decision") == Some(&json!("block"))
         || v.get("decision") == Some(&json!("deny"))
+        || v.get("permissionDecision") == Some(&json!("deny"))
 }
