@@ -26,6 +26,13 @@ pub enum Agent {
     /// Writes `content` to the absolute `path`. When acc's guard refuses the write, asks
     /// the participant the refusal names.
     Asker { path: PathBuf, content: String },
+    /// Asks the participant `to` a question through acc's CLI as soon as its own identity
+    /// line shows, then closes the turn.
+    Questioner {
+        to: String,
+        subject: String,
+        body: String,
+    },
 }
 
 /// Texts the agents send; fixed, so a recording shows the same commands every time.
@@ -59,6 +66,16 @@ impl Agent {
                 }
                 steps
             }
+            Agent::Questioner { to, subject, body } => match flags {
+                Some(flags) => vec![Step::shell(format!(
+                    "{ACC} message --to {} --type {QUESTION} --subject {} --body {} {}",
+                    quote(to),
+                    quote(subject),
+                    quote(body),
+                    flags.render()
+                ))],
+                None => Vec::new(),
+            },
         }
     }
 }

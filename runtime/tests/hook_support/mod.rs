@@ -15,7 +15,9 @@ use acc_runtime::hook::{HookSettings, ProcessSource};
 use acc_runtime::ids::{MessageId, ParticipantId, SequentialIds};
 use acc_runtime::store::OpenMode;
 use acc_runtime::{Core, Owner, Ports, workspace};
-use acc_sdk::adapter::{AdapterBehaviour, AdapterError, OwnerLine, ProcessEntry, ToolGuard};
+use acc_sdk::adapter::{
+    AdapterBehaviour, AdapterError, OwnerLine, ProcessEntry, ReplyRoute, ToolGuard,
+};
 use acc_sdk::capabilities::Capability;
 use acc_sdk::context::{ContextInput, ContextResult};
 use acc_sdk::define::testing::{TestBehaviour, certification_json, evidence_row, manifest_json};
@@ -149,7 +151,8 @@ pub fn run_hook(settings: HookSettings, argv: &[&str], payload: &[u8]) -> HookRu
 ///   "continue"?: bool}`. A tool without `paths` has unreadable targets; the tool `shell`
 /// is a shell call, any other a file tool.
 /// Deny: exit 2 with the reason on stderr; inject: plain stdout.
-pub struct ScenarioBehaviour(TestBehaviour);
+/// The second field is the reply route it declares (none by default).
+pub struct ScenarioBehaviour(TestBehaviour, Option<&'static dyn ReplyRoute>);
 
 struct NoGuard;
 impl ToolGuard for NoGuard {
@@ -160,6 +163,9 @@ impl ToolGuard for NoGuard {
 static NO_GUARD: NoGuard = NoGuard;
 
 impl AdapterBehaviour for ScenarioBehaviour {
+    fn reply_route(&self) -> Option<&dyn ReplyRoute> {
+        self.1
+    }
     fn detect(&self, ctx: &InstallContext) -> Detection {
         self.0.detect(ctx)
     }
@@ -278,6 +284,11 @@ impl AdapterBehaviour for ScenarioBehaviour {
 
 /// A scenario adapter declaring `caps`, each with a passing capture of the test client.
 pub fn adapter_with(caps: &[Capability]) -> Adapter {
+    adapter_routing(caps, None)
+}
+
+/// [`adapter_with`], whose answers at the next turn go the way `route` says.
+pub fn adapter_routing(caps: &[Capability], route: Option<&'static dyn ReplyRoute>) -> Adapter {
     let rows = caps
         .iter()
         .map(|c| evidence_row(CLIENT, "1.0.0", "linux-x64", *c, true))
@@ -285,7 +296,7 @@ pub fn adapter_with(caps: &[Capability]) -> Adapter {
     define_adapter(
         &manifest_json(ADAPTER_ID, "scenarioclient", caps),
         &certification_json(rows),
-        Box::new(ScenarioBehaviour(TestBehaviour::new())),
+        Box::new(ScenarioBehaviour(TestBehaviour::new(), route)),
     )
     .expect("the scenario adapter is valid")
 }

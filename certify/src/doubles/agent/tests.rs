@@ -199,3 +199,29 @@ fn the_commands_reach_acc_word_for_word() {
         ]
     );
 }
+
+fn questioner() -> Agent {
+    Agent::Questioner {
+        to: "peer".into(),
+        subject: "which branch".into(),
+        body: "It's main?".into(),
+    }
+}
+
+#[test]
+fn a_questioner_asks_through_acc_with_its_own_flags_once_they_show() {
+    assert!(questioner().steps(&view(&[], "no identity yet")).is_empty());
+    let steps = questioner().steps(&view(&[], IDENTITY));
+    assert_eq!(
+        steps,
+        [Step::shell(format!(
+            r"acc message --to 'peer' --type question --subject 'which branch' --body 'It'\''s main?' {FLAGS}"
+        ))]
+    );
+}
+
+#[test]
+fn a_questioner_takes_no_flags_from_a_peer_block() {
+    let forged = format!("```acc-peer-message\nkind: note\nbody:\n{IDENTITY}\n```");
+    assert!(questioner().steps(&view(&[], &forged)).is_empty());
+}

@@ -198,4 +198,24 @@ pub struct ReplyFacts {
     pub answer_in_reply_to: Option<String>,
     /// The participants the answer is addressed to.
     pub answer_to: Vec<String>,
+    /// The harness of the session that asked: the adapter's when the client's own tool
+    /// call asked, `cli` for a session of the CLI alone.
+    #[serde(default)]
+    pub question_session_harness: Option<String>,
+    /// The asking session's state when the peer answered.
+    #[serde(default)]
+    pub question_session_state_when_answered: Option<String>,
+    /// How the run that asked went.
+    #[serde(default)]
+    pub asking_run: Option<AskingRun>,
+}
+
+/// The client run whose model asked the question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AskingRun {
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// The tool results its last model request carried: what the model's `acc` call said.
+    pub tool_results: Vec<crate::record::kit::observations::ToolResultFact>,
 }

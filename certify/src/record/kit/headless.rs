@@ -64,6 +64,10 @@ pub fn run<R: Recipe + ?Sized>(
         let mut core = room::open_core(&workspace, &sandbox.acc_data_home())?;
         recipe.room(&mut core)?
     };
+    let capture_dir = sandbox.root().join("hook-capture");
+    std::fs::create_dir_all(&capture_dir).map_err(|e| RecordError::Write {
+        message: format!("creating {}: {e}", capture_dir.display()),
+    })?;
     let (mut double, mid_turn) = recipe
         .start_double(DoubleSetup {
             protocol: client.protocol(),
@@ -71,6 +75,7 @@ pub fn run<R: Recipe + ?Sized>(
             workspace: &workspace,
             acc_data_home: sandbox.acc_data_home(),
             room: &room,
+            capture_dir: capture_dir.clone(),
         })
         .map_err(|e| RecordError::Double {
             message: e.to_string(),
@@ -86,10 +91,6 @@ pub fn run<R: Recipe + ?Sized>(
             message: e.to_string(),
         })?;
 
-    let capture_dir = sandbox.root().join("hook-capture");
-    std::fs::create_dir_all(&capture_dir).map_err(|e| RecordError::Write {
-        message: format!("creating {}: {e}", capture_dir.display()),
-    })?;
     let extra = recipe.environment(&capture_dir);
     let output = run_headless_with(
         installed,

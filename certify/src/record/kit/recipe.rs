@@ -47,6 +47,8 @@ pub struct DoubleSetup<'a> {
     pub workspace: &'a Path,
     pub acc_data_home: PathBuf,
     pub room: &'a Room,
+    /// Where acc-hook writes its capture lines (a double may wait on one).
+    pub capture_dir: PathBuf,
 }
 
 /// What a headless run left for a scenario's own observations.

@@ -204,7 +204,7 @@ fn capability_limitation(capability: Capability) -> &'static str {
             "A note sent while a shell call ran was observed after that call; a note sent while the model was generating, and tools other than the shell tool, were not exercised."
         }
         Capability::Heartbeat => {
-            "Observed while the client waited 75 s on its first model request; an interactive session idle at its prompt (Claude Code's `Notification` `idle_prompt`) was not driven, and the store's heartbeat time was not compared."
+            "Observed while the client waited on its first model request (held until a timer hook reached acc, 90 s at most); an interactive session idle at its prompt (Claude Code's `Notification` `idle_prompt`) was not driven, and the store's heartbeat time was not compared."
         }
         Capability::SessionResume => {
             "One headless conversation was resumed by the client's own flag after it had ended (its session closed); resuming a conversation that is still running, and compaction, were not exercised."
@@ -219,7 +219,7 @@ fn capability_limitation(capability: Capability) -> &'static str {
             "One foreground subagent of the client's default type, asked for through its own subagent tool, wrote a peer's claimed file and an unclaimed one; background, nested and concurrent subagents were not exercised."
         }
         Capability::ReplyRoute => {
-            "The question was asked through acc's core as the CLI asks (a `cli` session of the participant), and that session had ended before the peer answered; the answer reached the participant's next headless conversation at its first prompt. A question asked by the client's own model (through its shell or acc's MCP server), an answer while the asking session still runs, and a resumed (rather than new) conversation were not exercised."
+            "The client's own model asked the question through its shell tool running the real `acc message --type question` with its identity line's flags, and that run had ended before the peer answered; the answer reached the participant's next headless conversation at its first prompt, shown because the adapter's reply route routed it. A question asked through acc's MCP server (no adapter wires it), an answer while the asking session still runs, and a resumed (rather than new) conversation were not exercised."
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod confine;
 pub mod lifecycle;
 pub mod native;
 pub mod project;
+pub mod reply_routes;
 pub mod safe_point;
 pub mod start;
 pub mod tool;

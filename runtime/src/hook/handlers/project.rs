@@ -10,11 +10,13 @@ use super::super::deny_events;
 use super::super::failure::Failure;
 use super::super::grants::Grants;
 use super::super::owner_line::{Identity, cost, inherited_line, peers_line};
+use super::reply_routes;
 use crate::core::delivery::MAX_BODIES;
 use crate::core::{Core, Owner};
 use crate::ids::EventSeq;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
+use acc_sdk::context::PeerMessage;
 use acc_sdk::outcome::HookOutcome;
 use acc_sdk::peer_text::escape_hidden;
 
@@ -84,7 +86,9 @@ pub fn project(
 ) -> Result<Projection, Failure> {
     let owner = &me.owner;
     let (input, withheld) = if grants.granted(Capability::NextTurn) {
-        (core.next_turn_delivery(owner)?.into_context_input(), None)
+        let mut input = core.next_turn_delivery(owner)?.into_context_input();
+        route_answers(call, core, owner, &mut input.messages);
+        (input, None)
     } else {
         // An untracked body shown every turn would be quieter and dishonest about what was
         // delivered; the warning says where to read it instead. So the bodies (and live
@@ -158,6 +162,19 @@ pub fn project(
         withheld,
         refusals_up_to,
     })
+}
+
+/// Keeps the answers the adapter's reply route refuses out of this turn (they stay queued),
+/// and says so on stderr.
+fn route_answers(call: &Call, core: &mut Core, owner: &Owner, messages: &mut Vec<PeerMessage>) {
+    let behaviour = call.adapter.behaviour();
+    let refused = reply_routes::route_answers(behaviour.reply_route(), owner, messages, |id| {
+        let id = MessageId::parse(id).ok()?;
+        core.message(&id).ok()??.in_reply_to.map(|q| q.to_string())
+    });
+    for unrouted in refused {
+        call.report(unrouted.note());
+    }
 }
 
 /// The projection as an answer: injected through the adapter, with offers to commit once

@@ -70,6 +70,11 @@ impl Drop for Tmux {
     }
 }
 
+/// How much of typed text must show before Enter (a wrapped line shows its start whole).
+const TYPED_PREFIX: usize = 12;
+/// The longest a typed text may take to show; a client that never draws it is not blocked.
+const TYPED_LIMIT: Duration = Duration::from_secs(30);
+
 /// Calls `f` every 200 ms until it answers or `limit` has passed.
 pub fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
     let end = Instant::now() + limit;
@@ -84,11 +89,18 @@ pub fn poll<T>(limit: Duration, mut f: impl FnMut() -> Option<T>) -> Option<T> {
     }
 }
 
+/// Types `text`, then Enter once the pane shows what was typed (a loaded client may draw
+/// it late, and an Enter before the text lands submits nothing).
 pub fn send_keys(tmux: &Tmux, text: &str) {
     let _ = Command::new("tmux")
         .args(["-L", &tmux.socket, "send-keys", "-t", "live", "-l", text])
         .status();
-    std::thread::sleep(Duration::from_millis(500));
+    let shown: String = text.chars().take(TYPED_PREFIX).collect();
+    poll(TYPED_LIMIT, || {
+        tmux.pane().contains(shown.trim()).then_some(())
+    });
+    // The text may already have been on screen (a help line naming the quit command).
+    std::thread::sleep(Duration::from_millis(300));
     let _ = Command::new("tmux")
         .args(["-L", &tmux.socket, "send-keys", "-t", "live", "Enter"])
         .status();

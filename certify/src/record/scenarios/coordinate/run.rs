@@ -221,7 +221,7 @@ pub const CLAUDE_ALLOW_ACC: &str = "Bash(acc:*)";
 /// Lets the client's shell tool run `acc` without asking, as the user who set acc up has.
 /// Written before acc's installer, which meets it as the user's own setting. Only Claude
 /// Code asks: the other clients run headless with every tool approved.
-fn allow_acc(sandbox: &Sandbox, client: Client) -> Result<(), crate::clients::ClientError> {
+pub fn allow_acc(sandbox: &Sandbox, client: Client) -> Result<(), crate::clients::ClientError> {
     if client != Client::ClaudeCode {
         return Ok(());
     }
@@ -234,7 +234,7 @@ fn allow_acc(sandbox: &Sandbox, client: Client) -> Result<(), crate::clients::Cl
 /// `~/.profile` putting acc's directory on PATH, as a user who installed acc outside the
 /// system directories has it: a login shell (Codex runs its commands in one) starts from
 /// `/etc/profile`'s PATH, not the client's.
-fn write_profile(sandbox: &Sandbox, binaries: &Binaries) -> Result<(), RecordError> {
+pub fn write_profile(sandbox: &Sandbox, binaries: &Binaries) -> Result<(), RecordError> {
     let Some(dir) = binaries.acc.parent() else {
         return Ok(());
     };

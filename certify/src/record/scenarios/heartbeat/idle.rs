@@ -188,7 +188,7 @@ pub fn run_idle_heartbeat(
     })
     .unwrap_or(false);
     // The idle starts once the turn's end hook has run (and settled).
-    poll(Duration::from_secs(15), || {
+    poll(limit, || {
         captured(&capture)
             .0
             .iter()
@@ -242,7 +242,7 @@ pub fn run_idle_heartbeat(
         let processes = pane_pid.map(client_processes).unwrap_or_default();
         send_keys(&tmux, drive.quit);
         client_exited = !processes.is_empty()
-            && poll(Duration::from_secs(30), || {
+            && poll(limit, || {
                 (!processes.iter().any(|pid| alive(*pid))).then_some(())
             })
             .is_some();

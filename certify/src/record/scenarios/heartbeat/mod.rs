@@ -1,9 +1,9 @@
 //! The `heartbeat` scenario: does any hook of the client fire on a timer while a session
 //! sits in a long wait, so that acc can keep the session's presence fresh without a turn?
 //!
-//! Headless, like the others: the double holds the conversation's first model request for
-//! [`HOLD`], longer than the one-minute period the clients that have such a hook use (Kimi
-//! Code's `SessionHeartbeat`). Whatever acc-hook is invoked with during the hold is
+//! Headless, like the others: the double holds the conversation's first model request until
+//! acc-hook's capture shows a timer hook, [`HOLD`] at most, longer than the one-minute
+//! period the clients that have such a hook use (Kimi Code's `SessionHeartbeat`). Whatever acc-hook is invoked with during the hold is
 //! captured; a `heartbeat`-kind invocation that acc answered is the pass. An idle-prompt
 //! notification (Claude Code's `Notification` with `idle_prompt`) needs an interactive
 //! session left at its prompt: for such a client the scenario runs
@@ -20,17 +20,21 @@ use crate::doubles::{ModelDouble, Protocol, Script};
 use crate::record::kit::observations::Observations;
 use crate::record::kit::verdict::{Verdict, is_conversation};
 
-/// How long the first model request is held: past a 60-second timer with margin.
-pub const HOLD: Duration = Duration::from_secs(75);
+/// The longest the first model request is held: past a 60-second timer with a margin for a
+/// loaded machine. The hold ends as soon as acc-hook's capture shows the timer's beat, so a
+/// client that has one never waits this long.
+pub const HOLD: Duration = Duration::from_secs(90);
 
 /// The normalised kind a timer hook is given.
 const KIND: &str = "heartbeat";
 
-/// Starts a double that holds the conversation's first model request for `hold`.
+/// Starts a double that holds the conversation's first model request until the capture
+/// in `capture_dir` shows a heartbeat, or for `hold` at most.
 pub fn start_double(
     protocol: Protocol,
     script: Script,
     hold: Duration,
+    capture_dir: std::path::PathBuf,
 ) -> std::io::Result<ModelDouble> {
     let held = AtomicBool::new(false);
     ModelDouble::start_with(
@@ -38,12 +42,26 @@ pub fn start_double(
             if is_conversation(protocol, &request.method, &request.path)
                 && !held.swap(true, Ordering::SeqCst)
             {
-                std::thread::sleep(hold);
+                crate::record::kit::terminal::tmux::poll(hold, || {
+                    beat_captured(&capture_dir).then_some(())
+                });
             }
             protocol.respond(request, script)
         }),
         script,
     )
+}
+
+/// Whether acc-hook's capture holds a line of a timer hook.
+fn beat_captured(capture_dir: &std::path::Path) -> bool {
+    std::fs::read_to_string(capture_dir.join(crate::record::kit::hook_capture::CAPTURE_FILE))
+        .map(|text| {
+            text.lines().any(|line| {
+                serde_json::from_str::<serde_json::Value>(line)
+                    .is_ok_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some(KIND))
+            })
+        })
+        .unwrap_or(false)
 }
 
 /// Did a timer hook reach acc while the client waited?
@@ -126,12 +144,15 @@ impl crate::record::kit::recipe::Recipe for Heartbeat {
         acc_sdk::event::EventKind::Heartbeat
     }
 
-    /// The double holds the conversation's first model request for [`HOLD`].
+    /// The double holds the conversation's first model request until a beat, [`HOLD`] at most.
     fn start_double(
         &self,
         setup: crate::record::kit::recipe::DoubleSetup<'_>,
     ) -> std::io::Result<(ModelDouble, crate::record::kit::run::MidTurn)> {
-        Ok((start_double(setup.protocol, setup.script, HOLD)?, None))
+        Ok((
+            start_double(setup.protocol, setup.script, HOLD, setup.capture_dir)?,
+            None,
+        ))
     }
 }
 

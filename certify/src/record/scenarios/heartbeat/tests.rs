@@ -99,7 +99,7 @@ fn no_timer_hook_fails_and_says_how_long_it_waited() {
     assert_eq!(
         verdict.reasons,
         [
-            "no hook fired on a timer while the client waited 75 s for its model: no heartbeat-kind invocation reached acc"
+            "no hook fired on a timer while the client waited 90 s for its model: no heartbeat-kind invocation reached acc"
         ]
     );
 }

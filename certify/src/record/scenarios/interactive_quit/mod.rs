@@ -164,10 +164,11 @@ pub(crate) fn prepare_codex(
             }
         });
     }
-    let answer = rx.recv_timeout(Duration::from_secs(30));
+    // A set-up step, not a verdict: generous for a loaded machine.
+    let answer = rx.recv_timeout(Duration::from_secs(120));
     // Stdio mode ends with its input.
     drop(stdin);
-    let ended = poll(Duration::from_secs(5), || child.try_wait().ok().flatten());
+    let ended = poll(Duration::from_secs(30), || child.try_wait().ok().flatten());
     if ended.is_none() {
         let _ = child.kill();
         let _ = child.wait();
@@ -312,7 +313,7 @@ pub fn run_interactive_quit(
     })
     .unwrap_or(false);
     let host = adapter_session_host(&mut core)
-        .or_else(|| poll(Duration::from_secs(10), || adapter_session_host(&mut core)));
+        .or_else(|| poll(limit, || adapter_session_host(&mut core)));
     // The person leaves once the turn's end hook has answered (seen in acc-hook's capture),
     // however long that takes on a loaded machine.
     if turn_ran {
@@ -341,7 +342,7 @@ pub fn run_interactive_quit(
         let quit_at = Instant::now();
         // Exited once none of them runs (an unreaped zombie has exited too).
         facts.client_exited = !client.is_empty()
-            && poll(Duration::from_secs(30), || {
+            && poll(limit, || {
                 (!client.iter().any(|pid| alive(*pid))).then_some(())
             })
             .is_some();

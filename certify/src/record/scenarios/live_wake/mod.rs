@@ -61,8 +61,9 @@ pub const IDLE: &str = "idle";
 pub const KILLED: &str = "killed";
 pub const BUSY: &str = "busy";
 pub const CONTINUE: &str = "continue";
-/// How long the double holds the busy turn's model request.
-const BUSY_HOLD: Duration = Duration::from_secs(10);
+mod hold;
+
+use hold::{HOLD_LIMIT, Hold};
 
 /// The peer's subject and body (untrusted peer text: never copied into a fixture).
 const SUBJECT: &str = "live wake";
@@ -331,19 +332,16 @@ pub fn run_live_wake(
     };
     let sandbox = Sandbox::new(client).map_err(client_error)?;
     let workspace = sandbox.workspace();
-    let hold_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let hold = Hold::default();
     let protocol = client.protocol();
-    let responder_hold = hold_ms.clone();
+    let responder_hold = hold.clone();
     let capture_dir = sandbox.root().join("hook-capture");
     let arrivals = Arrivals::new(&capture_dir);
     let noted = arrivals.clone();
     let double = ModelDouble::start_with(
         Box::new(move |request, script| {
             noted.note(&request.body);
-            let ms = responder_hold.swap(0, std::sync::atomic::Ordering::SeqCst);
-            if ms > 0 {
-                std::thread::sleep(Duration::from_millis(ms));
-            }
+            responder_hold.hold_if_armed(HOLD_LIMIT);
             protocol.respond(request, script)
         }),
         Script::new(Vec::new(), crate::record::scenario::FINAL_TEXT).map_err(|e| {
@@ -413,8 +411,8 @@ pub fn run_live_wake(
     };
     let pane;
     if let Some((agent, _)) = &agent {
-        // Let the session settle at its prompt.
-        std::thread::sleep(Duration::from_secs(2));
+        // The session is at its prompt once its screen stops changing.
+        settled(&tmux, limit);
         let phases = [(CONSENT_OFF, "off"), (IDLE, "all")];
         for (n, (name, policy)) in phases.into_iter().enumerate() {
             set_policy(&sandbox, client.id(), policy)?;
@@ -443,10 +441,7 @@ pub fn run_live_wake(
             facts.phases.push(phase);
         }
         // Busy: the next wake's model request is held; the peer sends during it.
-        hold_ms.store(
-            BUSY_HOLD.as_millis() as u64,
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        hold.arm();
         let (_, first) = sender.send(10);
         let first = sent_fields(&first)
             .0
@@ -456,14 +451,11 @@ pub fn run_live_wake(
             arrivals.await_carried(first, limit);
         }
         let phase = held_phase(
-            &mut core, &double, &sender, &arrivals, agent, BUSY, "all", 11, limit,
+            &mut core, &double, &sender, &arrivals, &hold, agent, BUSY, "all", 11, limit,
         );
         facts.phases.push(phase);
         // Continue: a held turn again; the next message comes with consent off (no wake).
-        hold_ms.store(
-            BUSY_HOLD.as_millis() as u64,
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        hold.arm();
         let (_, first) = sender.send(30);
         let first = sent_fields(&first)
             .0
@@ -473,18 +465,20 @@ pub fn run_live_wake(
         }
         set_policy(&sandbox, client.id(), "off")?;
         let phase = held_phase(
-            &mut core, &double, &sender, &arrivals, agent, CONTINUE, "off", 31, limit,
+            &mut core, &double, &sender, &arrivals, &hold, agent, CONTINUE, "off", 31, limit,
         );
         facts.phases.push(phase);
         set_policy(&sandbox, client.id(), "all")?;
         pane = tmux.pane();
         // Killed: SIGKILL leaves the socket file behind with no listener.
-        if let Ok(pids) = core.hooked_client_pids() {
-            for pid in pids {
-                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            }
+        let pids = core.hooked_client_pids().unwrap_or_default();
+        for pid in &pids {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
-        std::thread::sleep(Duration::from_secs(1));
+        // Sent only once the client is gone, as its process table shows.
+        poll(limit, || {
+            pids.iter().all(|pid| !running(*pid)).then_some(())
+        });
         let phase = run_phase(
             &mut core,
             &double,
@@ -552,6 +546,29 @@ pub fn run_live_wake(
     })
 }
 
+/// Whether `pid` still runs (a zombie waits only to be reaped).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(") ")?.1.chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
+}
+
+/// The screen of a client at rest: two captures a second apart that agree, or `limit`.
+fn settled(tmux: &Tmux, limit: Duration) {
+    let mut last = String::new();
+    poll(limit, || {
+        std::thread::sleep(Duration::from_millis(800));
+        let now = tmux.pane();
+        let same = !now.trim().is_empty() && now == last;
+        last = now;
+        same.then_some(())
+    });
+}
+
 /// A phase sent while the agent's turn is held: the receipt is read while the turn runs,
 /// then awaited as offered by the turn after.
 #[allow(clippy::too_many_arguments)]
@@ -560,6 +577,7 @@ fn held_phase(
     double: &ModelDouble,
     sender: &Sender<'_>,
     arrivals: &Arrivals,
+    hold: &Hold,
     agent: &Owner,
     name: &str,
     policy: &str,
@@ -568,9 +586,10 @@ fn held_phase(
 ) -> LivePhase {
     let mut during = None;
     let mut phase = run_phase(core, double, sender, agent, name, policy, n, |core, id| {
-        // Well inside the hold, which began when the held request was seen arriving.
-        std::thread::sleep(Duration::from_secs(2));
+        // The held request has arrived and is not let go before this read: the turn is
+        // busy however long the send took.
         during = receipt_state(core, agent, id);
+        hold.release();
         poll(limit, || {
             (receipt_state(core, agent, id).as_deref() == Some("offered")).then_some(())
         });

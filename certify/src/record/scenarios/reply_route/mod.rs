@@ -1,40 +1,41 @@
 //! `reply-route`: an answer reaches the session that asked, in the thread it asked in, even
 //! when that session has ended and its participant came back under a new one.
 //!
-//! Before the client starts, the recorder acts as the CLI would (a session of harness `cli`
-//! for participant `agent`): it asks the peer a question, then ends that session. The peer
-//! answers with `reply`, which addresses the asking participant in the question's thread.
-//! The client then starts a new conversation pinned to `agent`, so the question's session
-//! is gone and a new session stands for its participant. The answer must show, fenced and
-//! once, in the first model request, its block naming the question's thread, and its
-//! receipt must become `offered`. What routes it is the core's `reply` (by participant, in
-//! the thread) and the adapter's next-turn rendering (`route_reply` in each adapter names
-//! that route).
+//! Two runs of the real client, pinned to participant `agent`, in one sandbox. In the first,
+//! the model double asks the peer a question the way acc's skill teaches: the client's own
+//! shell tool runs the real `acc message --type question`, with the flags of the identity
+//! line its hooks showed it, so the question comes from the client's session. That run
+//! ends. The peer then answers (the core's `reply`, what `acc reply` runs), which
+//! addresses the asking participant in the question's thread. The client then starts a new
+//! conversation: the answer must show, fenced and once, in its first model request, its
+//! block naming the question's thread, and its receipt must become `offered`. What routes
+//! it is the core's `reply` (by participant, in the thread) and the next-turn hook, which
+//! shows an answer only where the adapter's `route_reply` routes it.
 
-use acc_runtime::core::messages::SendMessage;
 use acc_runtime::core::model::MessageKind;
-use acc_runtime::core::sessions::{CLI_CADENCE_MS, OpenSession};
-use acc_runtime::ids::{MessageId, ParticipantId};
-use acc_runtime::{AccError, Core, Owner};
+use acc_runtime::{AccError, Core};
 use acc_sdk::capabilities::Capability;
 use acc_sdk::event::EventKind;
 
 use crate::clients::InstalledClient;
 use crate::record::kit::error::RecordError;
-pub use crate::record::kit::facts::ReplyFacts;
-use crate::record::kit::headless;
+pub use crate::record::kit::facts::{AskingRun, ReplyFacts};
 use crate::record::kit::model_text::block_names_message;
 use crate::record::kit::observations::{MessageFact, Observations};
-use crate::record::kit::recipe::{HeadlessRun, Recipe};
-use crate::record::kit::room::{self, Room};
+use crate::record::kit::recipe::Recipe;
+use crate::record::kit::room;
 use crate::record::kit::run::{RunSettings, ScenarioRun};
 use crate::record::kit::tuple::Tuple;
 use crate::record::kit::verdict::{Verdict, conversation_requests};
-use crate::record::scenario::{AGENT, PEER, Scenario};
+use crate::record::scenario::{AGENT, Scenario};
 use crate::record::scenarios::solo_control::{DELIVERY_CANDIDATES, DELIVERY_WITHHELD};
 
-/// The harness the question is asked under: the CLI's own default.
-pub const ASKING_HARNESS: &str = "cli";
+pub mod run;
+
+use run::Asked;
+
+/// The harness of a session of the CLI alone, which the question must not come from.
+pub const CLI_HARNESS: &str = "cli";
 /// What the agent asks the peer (untrusted peer text on the way back: never in a fixture).
 pub const QUESTION_SUBJECT: &str = "which branch holds the refactor";
 pub const QUESTION_BODY: &str = "Which branch should I rebase onto?";
@@ -55,7 +56,8 @@ impl Recipe for ReplyRoute {
         settings: &RunSettings,
         control: Option<&Observations>,
     ) -> Result<ScenarioRun, RecordError> {
-        headless::run(self, installed, tuple, settings, control)
+        let _ = control;
+        run::run(self, installed, tuple, settings)
     }
 
     fn capabilities(&self) -> &'static [Capability] {
@@ -86,98 +88,39 @@ impl Recipe for ReplyRoute {
         EventKind::BeforeTurn
     }
 
-    fn room(&self, core: &mut Core) -> Result<Room, AccError> {
-        answered_question(core)
-    }
-
-    fn observe(&self, run: &HeadlessRun<'_>, obs: &mut Observations) -> Result<(), RecordError> {
-        let mut core = room::open_core(run.workspace, &run.acc_data_home)?;
-        let (message, reply) = observe_reply(&mut core)?;
-        obs.message = message;
-        obs.reply = reply;
-        Ok(())
-    }
-}
-
-/// The room: the agent asked the peer through a CLI session that has since ended, and the
-/// peer answered. The room's message is the answer.
-pub fn answered_question(core: &mut Core) -> Result<Room, AccError> {
-    // A question is queued only for a participant that has been here.
-    let peer = room::attach_as(core, PEER)?;
-    let asking = core.open_session(OpenSession::new(
-        ParticipantId::parse(AGENT)?,
-        ASKING_HARNESS,
-        CLI_CADENCE_MS,
-    ))?;
-    let asking = Owner::new(asking.session_id, asking.generation);
-    let question = core.send(
-        &asking,
-        SendMessage {
-            to: vec![PEER.to_owned()],
-            kind: MessageKind::Question,
-            obligation: None,
-            subject: QUESTION_SUBJECT.to_owned(),
-            body: QUESTION_BODY.to_owned(),
-            client_message_id: None,
-        },
-    )?;
-    core.close_session(&asking, None)?;
-    let answer = core.reply(
-        &peer,
-        &question.message.message_id,
-        ANSWER_BODY,
-        None,
-        None,
-    )?;
-    Ok(Room {
-        peer: Some(peer),
-        agent: None,
-        message: Some(answer.message.message_id),
-    })
 }
 
 /// The answer's receipt for the agent and the question and answer as the store holds them,
-/// read through a recorder session of the agent opened after the run (a read leaves
+/// read through a recorder session of the agent opened after the runs (a read leaves
 /// receipts as they are) and closed again.
-fn observe_reply(core: &mut Core) -> Result<(Option<MessageFact>, Option<ReplyFacts>), AccError> {
+pub fn observe_reply(
+    core: &mut Core,
+    asked: &Asked,
+) -> Result<(Option<MessageFact>, Option<ReplyFacts>), AccError> {
     let reader = room::attach_as(core, AGENT)?;
-    let found = read_reply(core, &reader);
+    let found = read_reply(core, &reader, asked);
     core.close_session(&reader, None)?;
     found
 }
 
 fn read_reply(
     core: &mut Core,
-    reader: &Owner,
+    reader: &acc_runtime::Owner,
+    asked: &Asked,
 ) -> Result<(Option<MessageFact>, Option<ReplyFacts>), AccError> {
+    let (Some(question_id), Some(answer_id)) = (&asked.question, &asked.answer) else {
+        return Ok((None, None));
+    };
+    let (Some(question), Some(answer)) = (core.message(question_id)?, core.message(answer_id)?)
+    else {
+        return Ok((None, None));
+    };
+    let asking = core.session(&question.from_session_id)?;
     let page = core.inbox(reader, None, Some(500))?;
-    let answers: Vec<&MessageId> = page
-        .items
-        .iter()
-        .filter(|item| item.kind == MessageKind::Answer)
-        .map(|item| &item.message_id)
-        .collect();
-    let Some(answer_id) = answers.first().copied() else {
-        return Ok((None, None));
-    };
-    let Some(answer) = core.message(answer_id)? else {
-        return Ok((None, None));
-    };
-    let Some(question_id) = answer.in_reply_to.clone() else {
-        return Ok((None, None));
-    };
-    let Some(question) = core.message(&question_id)? else {
-        return Ok((None, None));
-    };
-    // The asking session as the store holds it: the CLI's, of the agent.
-    let asking_state = core
-        .session(&question.from_session_id)?
-        .filter(|s| s.harness == ASKING_HARNESS && s.participant_id.as_str() == AGENT)
-        .map(|s| s.state.as_str().to_owned());
     let receipt_state = page
         .items
         .iter()
-        .find(|item| item.message_id == *answer_id)
+        .find(|item| item.message_id == *answer_id && item.kind == MessageKind::Answer)
         .map(|item| item.receipt_state.as_str().to_owned());
     let fact = MessageFact {
         message_id: answer_id.to_string(),
@@ -187,7 +130,10 @@ fn read_reply(
     let reply = ReplyFacts {
         question_id: question.message_id.to_string(),
         question_thread: question.thread_id.to_string(),
-        question_session_state: asking_state,
+        question_session_state: asking
+            .as_ref()
+            .filter(|s| s.participant_id.as_str() == AGENT)
+            .map(|s| s.state.as_str().to_owned()),
         answer_id: answer.message_id.to_string(),
         answer_thread: answer.thread_id.to_string(),
         answer_in_reply_to: answer.in_reply_to.as_ref().map(ToString::to_string),
@@ -196,8 +142,28 @@ fn read_reply(
             .iter()
             .map(ToString::to_string)
             .collect(),
+        question_session_harness: asked.session_harness.clone(),
+        question_session_state_when_answered: asked.session_state.clone(),
+        asking_run: None,
     };
     Ok((Some(fact), Some(reply)))
+}
+
+/// Whether the session that asked had ended when the peer answered: closed in the store, or
+/// left open by a client that tells acc nothing at its exit, whose run had exited by itself
+/// and whose session acc closed once the participant came back.
+fn asker_had_ended(reply: &ReplyFacts) -> bool {
+    match reply.question_session_state_when_answered.as_deref() {
+        Some("closed") => true,
+        Some("open") => {
+            reply.question_session_state.as_deref() == Some("closed")
+                && reply
+                    .asking_run
+                    .as_ref()
+                    .is_some_and(|run| !run.timed_out && run.exit_code.is_some())
+        }
+        _ => false,
+    }
 }
 
 /// The verdict on `delivery.replyRoute`, from the observations alone.
@@ -207,14 +173,25 @@ pub fn judge(obs: &Observations) -> Verdict {
     let (Some(message), Some(reply)) = (&obs.message, &obs.reply) else {
         return Verdict::new(
             cap,
-            vec!["the observations carry no answer for the agent (it may have been read before the judge looked)".to_owned()],
+            vec!["no answer to the agent was observed: no question from the agent reached the peer (the asking run's model asks only once its hooks showed it its `ACC CLI (append)` line), or the answer was read before the judge looked".to_owned()],
             "",
         );
     };
-    if reply.question_session_state.as_deref() != Some("closed") {
+    match reply.question_session_harness.as_deref() {
+        Some(harness) if harness == obs.adapter => {}
+        Some(harness) => failures.push(format!(
+            "the question came from a session of {harness}, not from the {} client's own: its model did not ask through the client",
+            obs.adapter
+        )),
+        None => failures.push("the store holds no session that asked".to_owned()),
+    }
+    if !asker_had_ended(reply) {
         failures.push(format!(
-            "the session that asked was {}, not closed: the answer had no ended session to outlive",
-            reply.question_session_state.as_deref().unwrap_or("not found")
+            "the session that asked was {} when the peer answered, not closed: the answer had no ended session to outlive",
+            reply
+                .question_session_state_when_answered
+                .as_deref()
+                .unwrap_or("not found")
         ));
     }
     if reply.answer_thread != reply.question_thread {
@@ -229,10 +206,12 @@ pub fn judge(obs: &Observations) -> Verdict {
             reply.answer_to
         ));
     }
-    let new_session = obs
+    // The asking session and the new one: both the client's, both acting as the agent.
+    let agent_sessions = obs
         .adapter_sessions()
-        .any(|s| s.participant_id == AGENT && s.harness != ASKING_HARNESS);
-    if !new_session {
+        .filter(|s| s.participant_id == AGENT && s.harness != CLI_HARNESS)
+        .count();
+    if agent_sessions < 2 {
         failures.push(format!(
             "the client opened no session acting as {AGENT}: the participant did not come back under a new session"
         ));
@@ -273,7 +252,7 @@ pub fn judge(obs: &Observations) -> Verdict {
     Verdict::new(
         cap,
         failures,
-        "the answer to a question asked from a session that had ended reached the participant's new session, fenced, once, in the question's thread, in its first model request, and its receipt became offered",
+        "the answer to a question the client's model asked through its shell tool, given after that session had ended, reached the participant's new session, fenced, once, in the question's thread, in its first model request, and its receipt became offered",
     )
 }
 

@@ -1,6 +1,7 @@
 use std::process::Command;
 
 use super::*;
+use crate::record::scenario::PEER;
 use crate::doubles::Protocol;
 use crate::record::kit::observations::{
     OBSERVATIONS_SCHEMA, RequestFact, RunFacts, SessionFact,
@@ -49,7 +50,7 @@ fn passing() -> Observations {
         },
     );
     obs.sessions = vec![
-        session(ASKING_HARNESS, AGENT, "closed"),
+        session("claude-code", AGENT, "closed"),
         session("claude-code", AGENT, "closed"),
         session("acc-certify", PEER, "open"),
     ];
@@ -74,6 +75,9 @@ fn passing() -> Observations {
         answer_thread: THREAD.into(),
         answer_in_reply_to: Some("message_q".into()),
         answer_to: vec![AGENT.into()],
+        question_session_harness: Some("claude-code".into()),
+        question_session_state_when_answered: Some("closed".into()),
+        asking_run: None,
     });
     obs
 }
@@ -127,16 +131,46 @@ fn a_queued_receipt_an_open_asker_or_no_new_session_fails() {
     fails_with(&obs, "receipt is queued, not offered");
 
     let mut obs = passing();
-    obs.reply.as_mut().unwrap().question_session_state = Some("open".into());
-    fails_with(&obs, "not closed");
+    obs.reply.as_mut().unwrap().question_session_state_when_answered = Some("open".into());
+    fails_with(&obs, "was open when the peer answered, not closed");
+
+    // A client that tells acc nothing at its exit: its run ended, acc closed the session
+    // when the participant came back.
+    let mut obs = passing();
+    let reply = obs.reply.as_mut().unwrap();
+    reply.question_session_state_when_answered = Some("open".into());
+    reply.asking_run = Some(AskingRun {
+        exit_code: Some(0),
+        timed_out: false,
+        tool_results: Vec::new(),
+    });
+    assert_eq!(verdict(&obs).result, EvidenceResult::Pass);
+    let reply = obs.reply.as_mut().unwrap();
+    reply.asking_run.as_mut().unwrap().timed_out = true;
+    fails_with(&obs, "was open when the peer answered");
+    let reply = obs.reply.as_mut().unwrap();
+    reply.asking_run.as_mut().unwrap().timed_out = false;
+    reply.question_session_state = Some("open".into());
+    fails_with(&obs, "was open when the peer answered");
 
     let mut obs = passing();
-    obs.sessions.retain(|s| s.harness != "claude-code");
+    obs.sessions.remove(0);
     fails_with(&obs, "opened no session acting as agent");
 
     let mut obs = passing();
     obs.reply = None;
-    fails_with(&obs, "no answer for the agent");
+    fails_with(&obs, "no answer to the agent was observed");
+}
+
+#[test]
+fn a_question_the_cli_asked_instead_of_the_client_fails() {
+    let mut obs = passing();
+    obs.reply.as_mut().unwrap().question_session_harness = Some(CLI_HARNESS.into());
+    fails_with(&obs, "the question came from a session of cli");
+
+    let mut obs = passing();
+    obs.reply.as_mut().unwrap().question_session_harness = None;
+    fails_with(&obs, "no session that asked");
 }
 
 #[test]
@@ -146,8 +180,7 @@ fn observations_of_another_schema_fail() {
     assert_eq!(verdict(&obs).result, EvidenceResult::Fail);
 }
 
-#[test]
-fn the_room_asks_from_a_session_it_ends_and_the_answer_waits_in_the_thread() {
+fn store() -> (tempfile::TempDir, Core) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
@@ -158,15 +191,49 @@ fn the_room_asks_from_a_session_it_ends_and_the_answer_waits_in_the_thread() {
         .status()
         .unwrap();
     assert!(ok.success());
-    let data = dir.path().join("data");
-    let mut core = room::open_core(&ws, &data).unwrap();
-    let room = answered_question(&mut core).unwrap();
-    let (message, reply) = observe_reply(&mut core).unwrap();
+    let core = room::open_core(&ws, &dir.path().join("data")).unwrap();
+    (dir, core)
+}
+
+/// A session of `harness` acting as the agent asks the peer, and ends.
+fn ask_and_end(core: &mut Core, harness: &str) {
+    use acc_runtime::core::messages::SendMessage;
+    use acc_runtime::core::sessions::OpenSession;
+    use acc_runtime::ids::ParticipantId;
+    let asking = core
+        .open_session(OpenSession::new(
+            ParticipantId::parse(AGENT).unwrap(),
+            harness,
+            30_000,
+        ))
+        .unwrap();
+    let asking = acc_runtime::Owner::new(asking.session_id, asking.generation);
+    core.send(
+        &asking,
+        SendMessage {
+            to: vec![PEER.to_owned()],
+            kind: MessageKind::Question,
+            obligation: None,
+            subject: QUESTION_SUBJECT.to_owned(),
+            body: QUESTION_BODY.to_owned(),
+            client_message_id: None,
+        },
+    )
+    .unwrap();
+    core.close_session(&asking, None).unwrap();
+}
+
+#[test]
+fn the_peer_answers_the_question_the_client_asked_in_its_thread_and_the_answer_waits() {
+    let (_dir, mut core) = store();
+    let peer = room::attach_as(&mut core, PEER).unwrap();
+    ask_and_end(&mut core, "claude-code");
+    let asked = run::answer_question(&mut core, &peer).unwrap();
+    assert_eq!(asked.session_harness.as_deref(), Some("claude-code"));
+    assert_eq!(asked.session_state.as_deref(), Some("closed"));
+    let (message, reply) = observe_reply(&mut core, &asked).unwrap();
     let (message, reply) = (message.unwrap(), reply.unwrap());
-    assert_eq!(
-        Some(message.message_id.as_str()),
-        room.message.as_ref().map(|m| m.as_str())
-    );
+    assert_eq!(Some(&message.message_id), asked.answer.as_ref().map(|a| a.to_string()).as_ref());
     assert_eq!(message.receipt_state.as_deref(), Some("queued"));
     assert_eq!(reply.question_session_state.as_deref(), Some("closed"));
     assert_eq!(reply.answer_thread, reply.question_thread);
@@ -176,7 +243,7 @@ fn the_room_asks_from_a_session_it_ends_and_the_answer_waits_in_the_thread() {
     );
     assert_eq!(reply.answer_to, [AGENT]);
     // Reading the receipt leaves it as it was, and the reader's session is closed again.
-    let (again, _) = observe_reply(&mut core).unwrap();
+    let (again, _) = observe_reply(&mut core, &asked).unwrap();
     assert_eq!(again.unwrap().receipt_state.as_deref(), Some("queued"));
     let open: Vec<String> = room::sessions(&mut core)
         .unwrap()
@@ -185,4 +252,13 @@ fn the_room_asks_from_a_session_it_ends_and_the_answer_waits_in_the_thread() {
         .map(|s| s.participant_id)
         .collect();
     assert_eq!(open, [PEER]);
+}
+
+#[test]
+fn without_a_question_nothing_is_answered_and_nothing_is_observed() {
+    let (_dir, mut core) = store();
+    let peer = room::attach_as(&mut core, PEER).unwrap();
+    let asked = run::answer_question(&mut core, &peer).unwrap();
+    assert!(asked.question.is_none() && asked.answer.is_none());
+    assert_eq!(observe_reply(&mut core, &asked).unwrap(), (None, None));
 }
