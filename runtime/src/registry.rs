@@ -23,6 +23,7 @@ const SHIPPED: &[(&str, Constructor)] = &[
     (acc_adapter_gemini_cli::ID, acc_adapter_gemini_cli::adapter),
     (acc_adapter_grok::ID, acc_adapter_grok::adapter),
     (acc_adapter_kimi_code::ID, acc_adapter_kimi_code::adapter),
+    (acc_adapter_qwen_code::ID, acc_adapter_qwen_code::adapter),
 ];
 
 /// Every shipped client's hook-control files ([`acc_adapter_claude_code::HOOK_CONTROL_FILES`]
@@ -36,6 +37,7 @@ pub const HOOK_CONTROL_FILES: &[&[&str]] = &[
     acc_adapter_gemini_cli::HOOK_CONTROL_FILES,
     acc_adapter_grok::HOOK_CONTROL_FILES,
     acc_adapter_kimi_code::HOOK_CONTROL_FILES,
+    acc_adapter_qwen_code::HOOK_CONTROL_FILES,
 ];
 
 /// Every shipped adapter, sorted by id.
@@ -58,17 +60,18 @@ pub fn find(id: &str) -> Option<Adapter> {
 mod tests {
     use super::*;
 
-    const IDS: [&str; 6] = [
+    const IDS: [&str; 7] = [
         "antigravity",
         "claude-code",
         "codex",
         "gemini-cli",
         "grok",
         "kimi-code",
+        "qwen-code",
     ];
 
     #[test]
-    fn all_six_adapters_construct_sorted_and_unique() {
+    fn all_adapters_construct_sorted_and_unique() {
         let ids: Vec<String> = all().iter().map(|a| a.id().to_owned()).collect();
         assert_eq!(ids, IDS);
     }
@@ -86,7 +89,7 @@ mod tests {
     #[test]
     fn each_listed_id_is_the_id_its_adapter_declares() {
         for (id, make) in SHIPPED {
-            assert_eq!(make().id(), id);
+            assert_eq!(make().id(), *id);
         }
     }
 
@@ -172,6 +175,7 @@ mod tests {
                 ("gemini-cli", "gemini-cli"),
                 ("grok", "grok"),
                 ("kimi-code", "kimi-code"),
+                ("qwen-code", "qwen-code"),
             ]
             .map(|(a, b)| (a.to_owned(), b.to_owned()))
         );

@@ -54,13 +54,14 @@ fn hits(files: &[PathBuf], needles: &[&str]) -> Vec<String> {
 }
 
 /// Every client acc has an adapter for, and the model vendors behind them.
-const VENDORS: [&str; 9] = [
+const VENDORS: [&str; 10] = [
     "claude",
     "codex",
     "gemini",
     "kimi",
     "antigravity",
     "grok",
+    "qwen",
     "anthropic",
     "openai",
     "google",
@@ -118,6 +119,7 @@ const LAYERS: [&[&str]; 6] = [
         "acc-adapter-kimi-code",
         "acc-adapter-antigravity",
         "acc-adapter-grok",
+        "acc-adapter-qwen-code",
     ],
     &["acc-runtime"],
     &["acc-conformance"],
@@ -193,7 +195,7 @@ fn manifests() -> Vec<PathBuf> {
 #[test]
 fn dependencies_flow_one_way_and_nothing_in_runtime_imports_certify() {
     let manifests = manifests();
-    assert_eq!(manifests.len(), 11, "every crate is layered: {manifests:?}");
+    assert_eq!(manifests.len(), 12, "every crate is layered: {manifests:?}");
     assert_eq!(upward_dependencies(&manifests), Vec::<String>::new());
     let runtime = rust_files(&workspace().join("runtime/src"));
     assert_eq!(

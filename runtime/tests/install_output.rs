@@ -79,7 +79,7 @@ fn without_adapter_only_detected_clients_are_wired_and_the_rest_are_named() {
         .iter()
         .map(|s| s["adapterId"].as_str().unwrap())
         .collect();
-    assert_eq!(skipped, ["antigravity", "grok", "kimi-code"]);
+    assert_eq!(skipped, ["antigravity", "grok", "kimi-code", "qwen-code"]);
     assert!(!sandbox.home.join(".grok/hooks/acc.json").exists());
     assert_eq!(
         json["data"]["undo"],

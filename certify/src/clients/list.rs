@@ -17,4 +17,5 @@ pub const RECORDER_FILES: &[(&str, &str)] = &[
     ("gemini-cli", include_str!("../../../adapters/gemini-cli/recorder.toml")),
     ("grok", include_str!("../../../adapters/grok/recorder.toml")),
     ("kimi-code", include_str!("../../../adapters/kimi-code/recorder.toml")),
+    ("qwen-code", include_str!("../../../adapters/qwen-code/recorder.toml")),
 ];

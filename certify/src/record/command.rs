@@ -592,6 +592,6 @@ mod tests {
         assert_eq!(parse_choice("grok"), Ok(ClientChoice::One(Client::Grok)));
         assert_eq!(ClientChoice::All.clients(), Client::all().to_vec());
         let err = parse_choice("antigravity").unwrap_err();
-        assert!(err.contains("kimi-code or all"), "{err}");
+        assert!(err.contains("qwen-code or all"), "{err}");
     }
 }

@@ -17,13 +17,14 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 /// Every shipped adapter, with the fixture home that holds its client's files.
-pub const ADAPTERS: [&str; 6] = [
+pub const ADAPTERS: [&str; 7] = [
     "antigravity",
     "claude-code",
     "codex",
     "gemini-cli",
     "grok",
     "kimi-code",
+    "qwen-code",
 ];
 
 pub fn fixtures() -> PathBuf {
@@ -224,6 +225,7 @@ pub fn merge_file(adapter: &str) -> Option<&'static str> {
         "codex" => Some(".codex/hooks.json"),
         "gemini-cli" => Some(".gemini/settings.json"),
         "kimi-code" => Some(".kimi-code/config.toml"),
+        "qwen-code" => Some(".qwen/settings.json"),
         _ => None,
     }
 }
@@ -237,6 +239,7 @@ pub fn skill_dir(adapter: &str) -> &'static str {
         "gemini-cli" => ".gemini/skills/acc",
         "grok" => ".grok/skills/acc",
         "kimi-code" => ".kimi-code/skills/acc",
+        "qwen-code" => ".qwen/skills/acc",
         other => panic!("unknown adapter {other}"),
     }
 }
