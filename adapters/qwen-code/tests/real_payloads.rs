@@ -3,7 +3,6 @@
 //! captured as: the tool and its target, the subagent's own session, nothing else.
 
 use acc_adapter_qwen_code::Behaviour;
-use acc_sdk::adapter::AdapterBehaviour;
 use acc_sdk::event::{EventKind, Targets, ToolClass};
 use acc_sdk::testing::payloads::{PayloadFixtures, assert_nothing_leaks};
 
