@@ -25,6 +25,7 @@ const SHIPPED: &[(&str, Constructor)] = &[
     (acc_adapter_kimi_code::ID, acc_adapter_kimi_code::adapter),
     (acc_adapter_opencode::ID, acc_adapter_opencode::adapter),
     (acc_adapter_copilot::ID, acc_adapter_copilot::adapter),
+    (acc_adapter_qwen_code::ID, acc_adapter_qwen_code::adapter),
 ];
 
 /// Every shipped client's hook-control files ([`acc_adapter_claude_code::HOOK_CONTROL_FILES`]
@@ -40,6 +41,7 @@ pub const HOOK_CONTROL_FILES: &[&[&str]] = &[
     acc_adapter_kimi_code::HOOK_CONTROL_FILES,
     acc_adapter_opencode::HOOK_CONTROL_FILES,
     acc_adapter_copilot::HOOK_CONTROL_FILES,
+    acc_adapter_qwen_code::HOOK_CONTROL_FILES,
 ];
 
 /// Every shipped adapter, sorted by id.
@@ -62,7 +64,7 @@ pub fn find(id: &str) -> Option<Adapter> {
 mod tests {
     use super::*;
 
-    const IDS: [&str; 8] = [
+    const IDS: [&str; 9] = [
         "antigravity",
         "claude-code",
         "codex",
@@ -71,6 +73,7 @@ mod tests {
         "grok",
         "kimi-code",
         "opencode",
+        "qwen-code",
     ];
 
     #[test]
@@ -180,6 +183,7 @@ mod tests {
                 ("grok", "grok"),
                 ("kimi-code", "kimi-code"),
                 ("opencode", "opencode"),
+                ("qwen-code", "qwen-code"),
             ]
             .map(|(a, b)| (a.to_owned(), b.to_owned()))
         );

@@ -93,6 +93,14 @@ const OPENCODE: Client = Client {
     tool: "ToolExecuteBefore",
 };
 
+const QWEN_CODE: Client = Client {
+    id: "qwen-code",
+    adapter: acc_adapter_qwen_code::adapter,
+    dir: "qwen-code/guard-write",
+    start: "SessionStart",
+    tool: "PreToolUse",
+};
+
 /// What the client would do with an allowed call.
 #[derive(Debug, Clone)]
 enum Act {
@@ -496,6 +504,26 @@ fn copilot_file_tools_shell_and_typed_input_cannot_touch_claimed_files() {
 }
 
 #[test]
+fn qwen_code_file_tools_and_shell_cannot_touch_claimed_files() {
+    hold(QWEN_CODE, |room| {
+        let ws = room.ws();
+        let mut calls = Vec::new();
+        for rel in AWKWARD {
+            calls.push(write_tool("write_file", &ws, rel));
+            calls.push(edit_tool("edit", &ws, rel));
+            calls.push(shell("run_shell_command", &format!("rm -f {}", quote(rel))));
+        }
+        calls.extend([
+            write_tool("write_file", &ws, &room.long),
+            shell("run_shell_command", "mv src old-src"),
+            shell("run_shell_command", "echo x > ../wt2/src/lib.rs"),
+            edit_tool("edit", &ws, "docs/lib-twin.rs"),
+        ]);
+        calls
+    });
+}
+
+#[test]
 fn writes_outside_the_claim_still_land_and_reads_are_never_denied() {
     let room = Room::new();
     let ws = room.ws();
@@ -744,8 +772,8 @@ const READS: &[&str] = &[
 
 #[test]
 fn programs_acc_cannot_bound_cannot_touch_claimed_files() {
-    for c in [CLAUDE_CODE, CODEX, GEMINI_CLI] {
-        let tool = if c.id == "gemini-cli" {
+    for c in [CLAUDE_CODE, CODEX, GEMINI_CLI, QWEN_CODE] {
+        let tool = if matches!(c.id, "gemini-cli" | "qwen-code") {
             "run_shell_command"
         } else {
             "Bash"

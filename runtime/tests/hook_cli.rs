@@ -223,6 +223,17 @@ fn opencode_answers() {
 }
 
 #[test]
+fn qwen_code_answers() {
+    insta::assert_snapshot!(scenario(Client {
+        adapter: "qwen-code",
+        dir: "guard-write",
+        start: "SessionStart",
+        tool: "PreToolUse",
+        turn: "UserPromptSubmit",
+    }));
+}
+
+#[test]
 fn help_names_the_command_line_and_the_fail_open_rule() {
     let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
         .arg("--help")

@@ -81,7 +81,14 @@ fn without_adapter_only_detected_clients_are_wired_and_the_rest_are_named() {
         .collect();
     assert_eq!(
         skipped,
-        ["antigravity", "copilot", "grok", "kimi-code", "opencode"]
+        [
+            "antigravity",
+            "copilot",
+            "grok",
+            "kimi-code",
+            "opencode",
+            "qwen-code"
+        ]
     );
     assert!(!sandbox.home.join(".grok/hooks/acc.json").exists());
     assert_eq!(

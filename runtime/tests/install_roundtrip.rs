@@ -620,6 +620,7 @@ fn seed_strangers(home: &Path, adapter: &str) -> (Vec<PathBuf>, PathBuf) {
         "claude-code" => claude_shaped(".claude/settings.json", "PreToolUse"),
         "codex" => claude_shaped(".codex/hooks.json", "PreToolUse"),
         "gemini-cli" => claude_shaped(".gemini/settings.json", "BeforeTool"),
+        "qwen-code" => claude_shaped(".qwen/settings.json", "PreToolUse"),
         "antigravity" => {
             // The `acc` set is shared by every acc install; the user's own go in a set of theirs.
             let path = home.join(".gemini/config/hooks.json");

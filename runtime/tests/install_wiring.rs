@@ -34,6 +34,7 @@ fn written_hooks(sandbox: &Sandbox, adapter: &str) -> Vec<(String, String)> {
         "claude-code" => claude_shaped(".claude/settings.json"),
         "codex" => claude_shaped(".codex/hooks.json"),
         "gemini-cli" => claude_shaped(".gemini/settings.json"),
+        "qwen-code" => claude_shaped(".qwen/settings.json"),
         "grok" => claude_shaped(".grok/hooks/acc.json"),
         "opencode" => {
             support::opencode_plugin_hooks(&support::opencode_plugin(home, &sandbox.data))
@@ -109,6 +110,18 @@ fn session_start_payload(sandbox: &Sandbox, adapter: &str) -> String {
             "source": "startup",
             "model": "kimi-k2",
             "profile": "agent"
+        })
+        .to_string(),
+        // The keys of Qwen Code 0.24.4's recorded SessionStart (captures/qwen-code-*/lifecycle).
+        "qwen-code" => serde_json::json!({
+            "session_id": "0d531fb8-5efd-4715-8ef2-785b9d423101",
+            "transcript_path": "/sandbox/home/.qwen/projects/-sandbox-ws/chats/0d531fb8-5efd-4715-8ef2-785b9d423101.jsonl",
+            "cwd": "/sandbox/ws",
+            "hook_event_name": "SessionStart",
+            "timestamp": "2026-12-06T09:46:43.011Z",
+            "permission_mode": "yolo",
+            "source": "startup",
+            "model": "qwen-double"
         })
         .to_string(),
         "antigravity" => serde_json::json!({

@@ -19,4 +19,5 @@ pub const RECORDER_FILES: &[(&str, &str)] = &[
     ("kimi-code", include_str!("../../../adapters/kimi-code/recorder.toml")),
     ("opencode", include_str!("../../../adapters/opencode/recorder.toml")),
     ("copilot", include_str!("../../../adapters/copilot/recorder.toml")),
+    ("qwen-code", include_str!("../../../adapters/qwen-code/recorder.toml")),
 ];

@@ -16,8 +16,9 @@ use super::{openai, shell};
 /// Tool names a chat client may offer for writing a file, in preference order; each takes
 /// `{file_path, content}` but Copilot CLI's `create`, which takes `{path, file_text}`.
 const WRITE_TOOLS: [&str; 3] = ["write", "write_file", "create"];
-/// Tool names for running a shell command, in preference order; each takes `{command}`.
-const SHELL_TOOLS: [&str; 2] = ["run_terminal_command", "bash"];
+/// Tool names for running a shell command, in preference order; each takes `{command}`
+/// (Qwen Code's is `run_shell_command`).
+const SHELL_TOOLS: [&str; 3] = ["run_terminal_command", "bash", "run_shell_command"];
 /// Tool names for reading a file; Grok's `read_file` takes `{target_file}`, Copilot CLI's
 /// `view` `{path}`, others `{file_path}` (see [`read_path_key`]).
 const READ_TOOLS: [&str; 3] = ["read_file", "read", "view"];
@@ -25,6 +26,8 @@ const READ_TOOLS: [&str; 3] = ["read_file", "read", "view"];
 /// Grok's subagent tool; `background` defaults to true, which would hand back an id
 /// instead of the subagent's answer.
 const SUBAGENT_TOOL: &str = "spawn_subagent";
+/// Qwen Code's subagent tool; `run_in_background` defaults to true, as Grok's does.
+const QWEN_SUBAGENT_TOOL: &str = "agent";
 
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
@@ -115,11 +118,16 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
                 }
                 None => side_call(index),
             },
-            Step::Subagent { task } => match offered(body, &[SUBAGENT_TOOL]) {
+            Step::Subagent { task } => match offered(body, &[SUBAGENT_TOOL, QWEN_SUBAGENT_TOOL]) {
+                Some(SUBAGENT_TOOL) => call(
+                    index,
+                    SUBAGENT_TOOL,
+                    json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "background": false}),
+                ),
                 Some(tool) => call(
                     index,
                     tool,
-                    json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "background": false}),
+                    json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "run_in_background": false}),
                 ),
                 None => side_call(index),
             },

@@ -614,6 +614,9 @@ mod tests {
         assert!(parse_choice("opencode+nope").is_err());
         assert_eq!(ClientChoice::All.clients(), Client::all().to_vec());
         let err = parse_choice("antigravity").unwrap_err();
-        assert!(err.contains("opencode or all"), "{err}");
+        assert!(
+            err.contains("opencode") && err.contains("qwen-code or all"),
+            "{err}"
+        );
     }
 }

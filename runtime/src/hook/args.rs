@@ -16,7 +16,7 @@ Usage: acc-hook [--data-home DIR] <adapter-id> [args...]
                            [--claim RESOURCE PARTICIPANT SESSION]... [--more N] -- COMMAND
 
   --data-home DIR  the acc data home (absolute); else ACC_DATA_HOME, else the default
-  <adapter-id>     claude-code, codex, gemini-cli, kimi-code, antigravity or grok
+  <adapter-id>     claude-code, codex, gemini-cli, kimi-code, antigravity, grok or qwen-code
   [args...]        passed to the adapter (for example the hook event name)
 
 Any error, refusal or timeout (5 s) allows the client's action: exit 0, no output, one

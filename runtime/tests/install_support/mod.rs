@@ -26,6 +26,7 @@ pub const ADAPTERS: [&str; 7] = [
     "grok",
     "kimi-code",
     "opencode",
+    "qwen-code",
 ];
 
 pub fn fixtures() -> PathBuf {
@@ -226,6 +227,7 @@ pub fn merge_file(adapter: &str) -> Option<&'static str> {
         "codex" => Some(".codex/hooks.json"),
         "gemini-cli" => Some(".gemini/settings.json"),
         "kimi-code" => Some(".kimi-code/config.toml"),
+        "qwen-code" => Some(".qwen/settings.json"),
         _ => None,
     }
 }
@@ -276,6 +278,7 @@ pub fn skill_dir(adapter: &str) -> &'static str {
         "grok" => ".grok/skills/acc",
         "kimi-code" => ".kimi-code/skills/acc",
         "opencode" => ".config/opencode/skills/acc",
+        "qwen-code" => ".qwen/skills/acc",
         other => panic!("unknown adapter {other}"),
     }
 }

@@ -32,8 +32,8 @@ pub const DOCTOR_EXAMPLES: &str = "Examples:\n  acc doctor\n  acc doctor --json\
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// Wire only this client (repeatable): antigravity, claude-code, codex, gemini-cli, grok
-    /// or kimi-code.
+    /// Wire only this client (repeatable): antigravity, claude-code, codex, gemini-cli, grok,
+    /// kimi-code or qwen-code.
     #[arg(long = "adapter", value_name = "ID")]
     pub adapters: Vec<String>,
 
