@@ -54,7 +54,7 @@ fn hits(files: &[PathBuf], needles: &[&str]) -> Vec<String> {
 }
 
 /// Every client acc has an adapter for, and the model vendors behind them.
-const VENDORS: [&str; 10] = [
+const VENDORS: [&str; 12] = [
     "claude",
     "codex",
     "gemini",
@@ -63,6 +63,7 @@ const VENDORS: [&str; 10] = [
     "grok",
     "copilot",
     "qwen",
+    "opencode",
     "anthropic",
     "openai",
     "google",

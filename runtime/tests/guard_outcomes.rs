@@ -91,6 +91,7 @@ const OPENCODE: Client = Client {
     dir: "opencode/write",
     start: "SessionStart",
     tool: "ToolExecuteBefore",
+    keys: SNAKE,
 };
 
 const QWEN_CODE: Client = Client {
@@ -99,6 +100,7 @@ const QWEN_CODE: Client = Client {
     dir: "qwen-code/guard-write",
     start: "SessionStart",
     tool: "PreToolUse",
+    keys: SNAKE,
 };
 
 /// What the client would do with an allowed call.

@@ -193,6 +193,9 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
             answer_thread: "thread_1".into(),
             answer_in_reply_to: Some("message_1".into()),
             answer_to: vec!["agent".into()],
+            question_session_harness: Some(obs.adapter.clone()),
+            question_session_state_when_answered: Some("closed".into()),
+            asking_run: None,
         });
         for s in &mut obs.sessions {
             s.participant_id = "agent".into();

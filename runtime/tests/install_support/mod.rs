@@ -17,7 +17,7 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 /// Every shipped adapter, with the fixture home that holds its client's files.
-pub const ADAPTERS: [&str; 7] = [
+pub const ADAPTERS: [&str; 9] = [
     "antigravity",
     "claude-code",
     "codex",
