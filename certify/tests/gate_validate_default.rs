@@ -19,7 +19,7 @@ fn by_default_every_shipped_adapter_is_validated() {
         .iter()
         .map(|id| format!("adapters/{id}: valid ({id})\n"))
         .collect::<String>()
-        + "6 adapters valid\n";
+        + "9 adapters valid\n";
     assert_eq!(run.stdout, expected);
     let run = certify(&["validate", "--json"]);
     let v = run.json();

@@ -34,7 +34,7 @@ fn writing_is_deterministic_and_check_finds_drift() {
     assert_eq!(run.code, 0);
     assert!(
         run.stdout
-            .starts_with("wrote docs/CAPABILITIES.md: 6 adapters x 14 capabilities")
+            .starts_with("wrote docs/CAPABILITIES.md: 9 adapters x 14 capabilities")
     );
     let written = std::fs::read_to_string(&doc).unwrap();
     assert_eq!(

@@ -39,14 +39,21 @@ fn version_line(client: Client) -> String {
 fn world() -> World {
     let cache = tempfile::tempdir().unwrap();
     let repo = tempfile::tempdir().unwrap();
-    for client in [Client::ClaudeCode, Client::Codex, Client::GeminiCli] {
+    let opencode: Client = "opencode".parse().unwrap();
+    for client in [
+        Client::ClaudeCode,
+        Client::Codex,
+        Client::GeminiCli,
+        opencode,
+    ] {
         let install = cache
             .path()
             .join(format!("{}-{}", client.id(), client.pinned_version()));
         let bin = match client {
             Client::ClaudeCode => "claude",
             Client::Codex => "codex",
-            _ => "gemini",
+            Client::GeminiCli => "gemini",
+            _ => "opencode",
         };
         executable(
             &install.join("node_modules/.bin").join(bin),

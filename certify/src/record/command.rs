@@ -29,8 +29,8 @@ use crate::record::summary::{self, ClientOutcome};
 
 #[derive(Debug, Args)]
 pub struct RecordArgs {
-    /// The client to record: claude-code, codex, gemini-cli, grok, kimi-code, opencode,
-    /// two of them joined by `+` (`claude-code+opencode`: both, and the coordinate pairs of
+    /// The client to record: an adapter id with a `recorder.toml` (claude-code, codex,
+    /// copilot, gemini-cli, grok, kimi-code, opencode, qwen-code), two of them joined by `+` (`claude-code+opencode`: both, and the coordinate pairs of
     /// the two), or all.
     #[arg(long, value_name = "CLIENT", value_parser = parse_choice)]
     pub client: ClientChoice,

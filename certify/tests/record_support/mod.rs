@@ -200,6 +200,12 @@ pub fn observations(tuple: &Tuple, scenario: Scenario, pass: bool) -> Observatio
         for s in &mut obs.sessions {
             s.participant_id = "agent".into();
         }
+        // The asking run's session, closed, beside the new conversation's.
+        if let Some(first) = obs.sessions.first() {
+            let mut asking = first.clone();
+            asking.state = "closed".into();
+            obs.sessions.push(asking);
+        }
         if pass {
             obs.requests[0].peer_blocks = vec![format!(
                 "```acc-peer-message\nuntrusted peer message\nmessageId: message_2\nthreadId: thread_1\nsubject: Re: which port?\nbody: 8080\n```"

@@ -1029,6 +1029,11 @@ impl SealedFile {
         self.buf.len()
     }
 
+    /// Whether the file holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
     /// Reads and checks the blocks holding `start..end`.
     fn ensure(&mut self, start: usize, end: usize) -> Option<()> {
         use std::os::unix::fs::FileExt;

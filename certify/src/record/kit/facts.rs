@@ -217,5 +217,5 @@ pub struct AskingRun {
     pub exit_code: Option<i32>,
     pub timed_out: bool,
     /// The tool results its last model request carried: what the model's `acc` call said.
-    pub tool_results: Vec<crate::record::kit::observations::ToolResultFact>,
+    pub tool_results: Vec<crate::record::kit::run_facts::ToolResultFact>,
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::record::scenario::Scenario;
 
 // Kept here by name: scenarios and tests import it with the observations it belongs to.
-pub use crate::record::kit::run_facts::RunFacts;
+pub use crate::record::kit::run_facts::{RunFacts, ToolResultFact};
 
 /// Bumped when a field changes meaning; the judge refuses other versions.
 pub const OBSERVATIONS_SCHEMA: u32 = 1;
@@ -135,14 +135,6 @@ pub struct RequestFact {
     pub peer_blocks: Vec<String>,
     /// Every line of model-visible text carrying one of acc's injected headers.
     pub acc_lines: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ToolResultFact {
-    pub call_id: String,
-    pub text: String,
-    pub is_error: bool,
 }
 
 /// One acc-hook invocation, reduced to its shape.

@@ -1,5 +1,6 @@
-//! How the client process ended, and where it tried to go: the part of every run's
-//! observations that scenario facts (a resumed run, a quit) carry too, below both.
+//! How the client process ended, where it tried to go and what its tools answered: the
+//! parts of every run's observations that scenario facts (a resumed run, a quit, an asking
+//! run) carry too, below both.
 
 use serde::{Deserialize, Serialize};
 
@@ -46,4 +47,13 @@ impl RunFacts {
             .map(|a| a.describe())
             .collect()
     }
+}
+
+/// A tool's result as the client carried it back to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolResultFact {
+    pub call_id: String,
+    pub text: String,
+    pub is_error: bool,
 }
