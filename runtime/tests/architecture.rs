@@ -123,6 +123,7 @@ const LAYERS: [&[&str]; 6] = [
         "acc-adapter-grok",
         "acc-adapter-copilot",
         "acc-adapter-qwen-code",
+        "acc-adapter-opencode",
     ],
     &["acc-runtime"],
     &["acc-conformance"],

@@ -266,7 +266,7 @@ fn unknown_adapters_are_usage_errors() {
         let run = sandbox.acc(args);
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(run.stderr.contains(
-            "the adapters are antigravity, claude-code, codex, gemini-cli, grok, kimi-code"
+            "the adapters are antigravity, claude-code, codex, copilot, gemini-cli, grok, kimi-code, opencode, qwen-code"
         ));
     }
     assert!(!sandbox.data.exists());
