@@ -49,6 +49,7 @@ use crate::record::kit::run::{RunSettings, ScenarioRun};
 use crate::record::kit::terminal::launcher::{
     watch_terminal, write_err, write_interactive_config, write_launcher,
 };
+use crate::record::kit::terminal::processes::alive;
 use crate::record::kit::terminal::stage::{observed, terminal_bundle, terminal_run};
 use crate::record::kit::terminal::tmux::{Tmux, poll};
 use crate::record::kit::tuple::Tuple;
@@ -475,10 +476,9 @@ pub fn run_live_wake(
         for pid in &pids {
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
-        // Sent only once the client is gone, as its process table shows.
-        poll(limit, || {
-            pids.iter().all(|pid| !running(*pid)).then_some(())
-        });
+        // Sent only once the client is gone, every thread of it: a leader that is already
+        // a zombie does not mean its socket is closed.
+        poll(limit, || pids.iter().all(|pid| !alive(*pid)).then_some(()));
         let phase = run_phase(
             &mut core,
             &double,
@@ -544,17 +544,6 @@ pub fn run_live_wake(
         quit: None,
         bundle,
     })
-}
-
-/// Whether `pid` still runs (a zombie waits only to be reaped).
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let state = stat.rsplit_once(") ")?.1.chars().next()?;
-            Some(state != 'Z' && state != 'X')
-        })
-        .unwrap_or(false)
 }
 
 /// The screen of a client at rest: two captures a second apart that agree, or `limit`.
