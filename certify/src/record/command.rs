@@ -16,7 +16,7 @@ use crate::record::kit::error::RecordError;
 use crate::record::kit::install::Binaries;
 use crate::record::kit::run::RunSettings;
 use crate::record::kit::tuple::today_utc;
-use crate::record::output::check::{Mismatch, VerdictKey, compare};
+use crate::record::output::check::{Mismatch, RunRef, VerdictKey, compare};
 use crate::record::output::evidence::decided;
 use crate::record::recording::{
     ClientRecording, certification_name, persist_bundles, persist_evidence, record_client,
@@ -48,6 +48,10 @@ pub struct RecordArgs {
     /// evidence instead of writing: exit 1 naming every difference.
     #[arg(long)]
     pub check: bool,
+    /// With --check: write the check's bundles under DIR/captures/ and keep them, outside
+    /// the repository (default: a temporary directory, kept only when a verdict differs).
+    #[arg(long, value_name = "DIR", requires = "check")]
+    pub keep_bundle: Option<PathBuf>,
     /// The repository to write evidence into (default: the nearest directory at or above
     /// the current one holding adapters/ and Cargo.toml).
     #[arg(long, value_name = "DIR")]
@@ -302,15 +306,20 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
             let _ = writeln!(err, "acc-certify: [{}] {line}", elapsed(started.elapsed()));
         }
     };
-    // `--check` writes nothing into the repository: its bundles go to a directory removed
-    // at the end.
+    // `--check` writes nothing into the repository: its bundles go to `--keep-bundle`, or
+    // to a directory removed at the end unless a verdict differs (then the difference names
+    // the bundle that shows why).
     let scratch = tempfile::tempdir().map_err(|e| RecordError::Write {
         message: format!("creating a scratch directory: {e}"),
     })?;
-    let bundles_root = if args.check {
-        scratch.path()
-    } else {
-        repo.as_path()
+    let kept = match &args.keep_bundle {
+        Some(dir) => Some(keep_dir(dir, &repo)?),
+        None => None,
+    };
+    let bundles_root = match (&kept, args.check) {
+        (Some(dir), _) => dir.as_path(),
+        (None, true) => scratch.path(),
+        (None, false) => repo.as_path(),
     };
 
     // Clients run side by side (each in its own sandboxes); their progress lines reach
@@ -417,7 +426,61 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
     } else {
         Exit::Ok
     };
+    if mismatched && kept.is_none() {
+        // The differences name bundles in it.
+        let _ = scratch.keep();
+    }
     Ok((outcomes, pair_outcomes, exit))
+}
+
+/// `--keep-bundle DIR`, created and made absolute; never the repository or inside it (a
+/// check writes nothing there, and its `captures/` would overwrite the committed ones).
+fn keep_dir(dir: &Path, repo: &Path) -> Result<PathBuf, RecordError> {
+    let repo = repo.canonicalize().unwrap_or_else(|_| repo.to_path_buf());
+    let inside = |dir: &Path| {
+        dir.starts_with(&repo).then(|| {
+            RecordError::Usage(format!(
+                "--keep-bundle {} is inside the repository {}; name a directory outside it (a check writes nothing into the repository)",
+                dir.display(),
+                repo.display()
+            ))
+        })
+    };
+    let absolute = std::env::current_dir()
+        .map(|cwd| lexical(&cwd.join(dir)))
+        .unwrap_or_else(|_| dir.to_path_buf());
+    // Refused before anything is created, and again once symbolic links are resolved.
+    if let Some(e) = inside(&absolute) {
+        return Err(e);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        RecordError::Usage(format!(
+            "--keep-bundle {}: cannot create it ({e}); name a writable directory",
+            dir.display()
+        ))
+    })?;
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| RecordError::Usage(format!("--keep-bundle {}: {e}", dir.display())))?;
+    match inside(&dir) {
+        Some(e) => Err(e),
+        None => Ok(dir),
+    }
+}
+
+/// `path` with `.` and `..` resolved by name alone.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// `m:ss` since the run started.
@@ -466,7 +529,10 @@ impl Job<'_> {
         )?;
         let items = persist_bundles(&recording, self.bundles_root)?;
         if self.check {
-            let mut mismatches = check_against(&adapter_dir, &recording, self.scenarios)?;
+            let mut mismatches = check_against(&adapter_dir, &recording, self.scenarios)?
+                .into_iter()
+                .map(|m| explained(m, &recording, self.bundles_root))
+                .collect::<Vec<_>>();
             mismatches.extend(check_kernel_guard(self.repo, &recording));
             mismatches.extend(check_quit(self.repo, &recording));
             return Ok(ClientOutcome::Recorded {
@@ -481,6 +547,34 @@ impl Job<'_> {
             evidence: Some(format!("{adapter_rel}/{CERTIFICATION_FILE}")),
             mismatches: Vec::new(),
         })
+    }
+}
+
+/// `mismatch` with the scenario run that decided its verdict now: the scenario, its first
+/// failure and where its bundle is kept.
+fn explained(mismatch: Mismatch, recording: &ClientRecording, bundles_root: &Path) -> Mismatch {
+    let Some(capability) = mismatch.capability_now() else {
+        return mismatch;
+    };
+    let found = recording.runs.iter().find_map(|run| {
+        let verdict = run
+            .verdicts
+            .iter()
+            .find(|v| v.capability.key() == capability)?;
+        Some(RunRef {
+            scenario: run.scenario.name().to_owned(),
+            first_failure: (!verdict.passed())
+                .then(|| verdict.reasons.first().cloned())
+                .flatten(),
+            bundle: bundles_root
+                .join(recording.tuple.bundle_path(run.scenario))
+                .display()
+                .to_string(),
+        })
+    });
+    match found {
+        Some(found) => mismatch.with_run(found),
+        None => mismatch,
     }
 }
 

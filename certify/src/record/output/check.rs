@@ -35,13 +35,44 @@ impl VerdictKey {
     }
 }
 
+/// Where a verdict recorded now came from, so that a difference explains itself without a
+/// second run: its scenario, why it failed (the first failed step), and its kept bundle.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRef {
+    pub scenario: String,
+    /// The first reason of a failing verdict; `None` when it passes now.
+    pub first_failure: Option<String>,
+    /// The bundle the check kept (an absolute path outside the repository).
+    pub bundle: String,
+}
+
+impl fmt::Display for RunRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.first_failure {
+            Some(reason) => write!(f, "; {} failed first on: {reason}", self.scenario)?,
+            None => write!(f, "; {} passed", self.scenario)?,
+        }
+        write!(f, "; bundle kept in {}", self.bundle)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Mismatch {
     /// The result recorded now differs from the committed row's.
-    Differs { committed: VerdictKey, now: String },
+    Differs {
+        committed: VerdictKey,
+        now: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<RunRef>,
+    },
     /// A verdict recorded now has no committed row.
-    Missing { now: VerdictKey },
+    Missing {
+        now: VerdictKey,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<RunRef>,
+    },
     /// A committed row that this recording should have reproduced has no verdict now.
     Extra { committed: VerdictKey },
     /// The guard-opaque scenario's outcome (does the kernel guard hold?) differs from the
@@ -65,17 +96,23 @@ impl fmt::Display for Mismatch {
         let name =
             |k: &VerdictKey| format!("{} {} {} {}", k.client, k.version, k.platform, k.capability);
         match self {
-            Mismatch::Differs { committed, now } => write!(
+            Mismatch::Differs {
+                committed,
+                now,
+                run,
+            } => write!(
                 f,
-                "differs: {} is {} in the committed evidence but {now} now",
+                "differs: {} is {} in the committed evidence but {now} now{}",
                 name(committed),
-                committed.result
+                committed.result,
+                run_text(run)
             ),
-            Mismatch::Missing { now } => write!(
+            Mismatch::Missing { now, run } => write!(
                 f,
-                "missing: {} recorded {} now but has no committed row",
+                "missing: {} recorded {} now but has no committed row{}",
                 name(now),
-                now.result
+                now.result,
+                run_text(run)
             ),
             Mismatch::Extra { committed } => write!(
                 f,
@@ -121,6 +158,29 @@ impl fmt::Display for Mismatch {
     }
 }
 
+fn run_text(run: &Option<RunRef>) -> String {
+    run.as_ref().map(RunRef::to_string).unwrap_or_default()
+}
+
+impl Mismatch {
+    /// The capability of a verdict recorded now that this mismatch is about.
+    pub fn capability_now(&self) -> Option<&str> {
+        match self {
+            Mismatch::Differs { committed, .. } => Some(&committed.capability),
+            Mismatch::Missing { now, .. } => Some(&now.capability),
+            _ => None,
+        }
+    }
+
+    /// Names where the verdict recorded now came from.
+    pub fn with_run(mut self, found: RunRef) -> Mismatch {
+        if let Mismatch::Differs { run, .. } | Mismatch::Missing { run, .. } = &mut self {
+            *run = Some(found);
+        }
+        self
+    }
+}
+
 /// Compares the interactive quit's outcome now with the committed capture's.
 pub fn compare_quit(build: &str, committed: Option<bool>, now: bool) -> Option<Mismatch> {
     (committed != Some(now)).then(|| Mismatch::InteractiveQuit {
@@ -162,9 +222,11 @@ pub fn compare(
             Some(row) => out.push(Mismatch::Differs {
                 committed: row.clone(),
                 now: verdict.result.clone(),
+                run: None,
             }),
             None => out.push(Mismatch::Missing {
                 now: verdict.clone(),
+                run: None,
             }),
         }
     }
@@ -262,12 +324,49 @@ mod tests {
             mismatches,
             [Mismatch::Differs {
                 committed: committed[0].clone(),
-                now: "fail".into()
+                now: "fail".into(),
+                run: None,
             }]
         );
         assert_eq!(
             mismatches[0].to_string(),
             "differs: claude-code 1.0.0 linux-x64 guards.beforeWrite is pass in the committed evidence but fail now"
+        );
+    }
+
+    #[test]
+    fn a_difference_names_its_scenario_its_first_failure_and_the_kept_bundle() {
+        let committed = [key("1.0.0", "delivery.livePush", "pass")];
+        let now = [key("1.0.0", "delivery.livePush", "fail")];
+        let found = RunRef {
+            scenario: "live-wake".into(),
+            first_failure: Some("the idle session ran no turn by itself".into()),
+            bundle: "/tmp/kept/captures/claude-code-1.0.0-linux-x64/live-wake".into(),
+        };
+        let mismatch = compare(&committed, &now, &["delivery.livePush"])
+            .remove(0)
+            .with_run(found.clone());
+        assert_eq!(
+            mismatch.to_string(),
+            "differs: claude-code 1.0.0 linux-x64 delivery.livePush is pass in the committed evidence but fail now; live-wake failed first on: the idle session ran no turn by itself; bundle kept in /tmp/kept/captures/claude-code-1.0.0-linux-x64/live-wake"
+        );
+        let json = serde_json::to_value(&mismatch).unwrap();
+        assert_eq!(
+            json["run"]["firstFailure"],
+            "the idle session ran no turn by itself"
+        );
+        // A verdict that passes now where a failure was committed says so, with its bundle.
+        let mismatch = compare(&now, &committed, &["delivery.livePush"])
+            .remove(0)
+            .with_run(RunRef {
+                first_failure: None,
+                ..found
+            });
+        assert!(
+            mismatch
+                .to_string()
+                .ends_with("but pass now; live-wake passed; bundle kept in /tmp/kept/captures/claude-code-1.0.0-linux-x64/live-wake"),
+            "{mismatch}"
         );
     }
 
@@ -285,7 +384,8 @@ mod tests {
             mismatches,
             [
                 Mismatch::Missing {
-                    now: now[0].clone()
+                    now: now[0].clone(),
+                    run: None,
                 },
                 Mismatch::Extra {
                     committed: committed[0].clone()
