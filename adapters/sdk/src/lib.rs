@@ -26,6 +26,7 @@ pub mod install_layout;
 pub mod json_style;
 pub mod manifest;
 pub mod native;
+pub mod node_package;
 pub mod outcome;
 pub mod payload;
 pub mod peer_text;
