@@ -10,6 +10,7 @@ pub mod behaviour;
 pub mod bounded_command;
 pub mod capabilities;
 pub mod certification;
+pub mod claude_hooks;
 pub mod client_events;
 pub mod context;
 pub mod define;
