@@ -6,27 +6,16 @@
 //! `~/.claude/skills` is not read once `CLAUDE_CONFIG_DIR` points elsewhere). Hook timeouts
 //! are in seconds.
 
-use acc_sdk::claude_hooks;
-use acc_sdk::install::InstallContext;
-use acc_sdk::install_layout::{
-    HookFileClient, HookFileLayout, HookSpec, HookWiring, MergedJsonHooks,
-};
-
 /// Every tool that writes a file or runs a shell.
 const WRITE_TOOLS: &str = "Write|Edit|MultiEdit|NotebookEdit|Bash";
 
-/// acc's handlers merged into `settings.json`, and the skill tree beside it.
-pub struct Install;
-
-impl HookFileClient for Install {
-    const ADAPTER_ID: &'static str = crate::ID;
-    const COMMAND: &'static str = "claude";
-    const HOOKS: &'static [HookSpec] = &claude_hooks::hooks(WRITE_TOOLS);
-    const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
-
-    fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
-        let config = ctx.dir_from_env("CLAUDE_CONFIG_DIR", ".claude");
-        HookFileLayout::in_dir(&config, "settings.json")
+acc_sdk::claude_shaped_install! {
+    /// acc's handlers merged into `settings.json`, and the skill tree beside it.
+    pub struct Install {
+        adapter: crate::ID,
+        command: "claude",
+        write_tools: WRITE_TOOLS,
+        dir: ("CLAUDE_CONFIG_DIR", ".claude"),
     }
 }
 
@@ -34,6 +23,7 @@ impl HookFileClient for Install {
 mod tests {
     use super::*;
     use acc_sdk::install::ChangeAction;
+    use acc_sdk::install_layout::HookFileClient;
     use acc_sdk::install_layout::{doctor, install, plan, uninstall};
     use acc_sdk::testing::install::{assert_probe_is_the_manifests, context as ctx, layout_paths};
     use std::path::Path;

@@ -59,6 +59,56 @@ pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
     }
 }
 
+/// The installer of a Claude-shaped client: a unit struct implementing
+/// [`crate::install_layout::HookFileClient`] with [`hooks`] merged into
+/// `<dir>/settings.json` by [`crate::install_layout::MergedJsonHooks`] (the user's bytes
+/// kept, install idempotent, uninstall restoring them) and the skill tree beside it, where
+/// `<dir>` is the absolute directory in `$VAR` when set and `~/<default>` otherwise.
+///
+/// ```ignore
+/// acc_sdk::claude_shaped_install! {
+///     /// acc's handlers merged into `settings.json`, and the skill tree beside it.
+///     pub struct Install {
+///         adapter: crate::ID,
+///         command: "qwen",
+///         write_tools: WRITE_TOOLS,
+///         dir: ("QWEN_HOME", ".qwen"),
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! claude_shaped_install {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            adapter: $id:expr,
+            command: $command:expr,
+            write_tools: $tools:expr,
+            dir: ($var:expr, $default:expr) $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name;
+
+        impl $crate::install_layout::HookFileClient for $name {
+            const ADAPTER_ID: &'static str = $id;
+            const COMMAND: &'static str = $command;
+            const HOOKS: &'static [$crate::install_layout::HookSpec] =
+                &$crate::claude_hooks::hooks($tools);
+            const WIRING: &'static dyn $crate::install_layout::HookWiring =
+                &$crate::install_layout::MergedJsonHooks;
+
+            fn layout(
+                &self,
+                ctx: &$crate::install::InstallContext,
+            ) -> $crate::install_layout::HookFileLayout {
+                let dir = ctx.dir_from_env($var, $default);
+                $crate::install_layout::HookFileLayout::in_dir(&dir, "settings.json")
+            }
+        }
+    };
+}
+
 /// What the shared normaliser needs of a client's event table (`client_events!` gives it).
 pub trait HookEvent: Copy {
     fn name(self) -> &'static str;
