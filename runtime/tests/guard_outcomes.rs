@@ -525,6 +525,54 @@ fn qwen_code_file_tools_and_shell_cannot_touch_claimed_files() {
     });
 }
 
+/// The inner tool's `PreToolUse` payload Qwen Code 0.24.4 sent when the model ran
+/// `write_file` through its `tool_call` bridge (the recorder's `guard-bridge` capture): the
+/// bridge resolves the call before the hook, so acc is asked about `write_file` itself.
+fn qwen_bridged_payload() -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../captures/qwen-code-0.24.4-linux-x64/guard-bridge/hooks.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .map(|entry| entry["payload"].clone())
+        .find(|p| p["hook_event_name"] == "PreToolUse")
+        .expect("the capture holds the bridged write's PreToolUse")
+}
+
+#[test]
+fn qwen_code_writes_through_the_tool_bridge_cannot_touch_claimed_files() {
+    let captured = qwen_bridged_payload();
+    assert_eq!(captured["tool_name"], "write_file");
+    let c = QWEN_CODE;
+    let room = Room::new();
+    room.start(c);
+    let ws = room.ws();
+    let before = room.claimed_bytes();
+    let mut calls: Vec<Call> = AWKWARD
+        .iter()
+        .map(|rel| write_tool("write_file", &ws, rel))
+        .collect();
+    calls.push(write_tool("write_file", &ws, "../wt2/src/lib.rs"));
+    calls.push(edit_tool("edit", &ws, "docs/lib-twin.rs"));
+    for call in calls {
+        let mut p = captured.clone();
+        p["cwd"] = json!(ws.display().to_string());
+        p["tool_name"] = json!(call.tool);
+        p["tool_input"] = call.input.clone();
+        let run = room.run(c, c.tool, &p);
+        let denied = is_deny(&run);
+        if !denied {
+            room.carry_out(&call.act);
+        }
+        assert_eq!(
+            room.claimed_bytes(),
+            before,
+            "bridged {call:?} (denied: {denied}) changed a claimed file"
+        );
+        assert!(denied, "bridged {call:?} was allowed");
+    }
+}
+
 #[test]
 fn writes_outside_the_claim_still_land_and_reads_are_never_denied() {
     let room = Room::new();

@@ -25,22 +25,15 @@ acc_sdk::client_events! {
 /// The `notification_type` Claude Code gives the notification it sends once a prompt has
 /// sat idle past its threshold (`messageIdleNotifThresholdMs`, 60 s by default). Its
 /// `Notification` matcher is matched against this field.
-pub const IDLE_NOTIFICATION: &str = "idle_prompt";
+pub use acc_sdk::claude_hooks::IDLE_NOTIFICATION;
 
-/// The kind of `event` given its payload. An idle-prompt notification is the only hook
-/// Claude Code runs while nothing happens, so it is the session's heartbeat; every other
-/// notification (a permission prompt, an auth result) says nothing about presence.
+/// The kind of `event` given its payload: an idle-prompt notification is the session's
+/// heartbeat ([`acc_sdk::claude_hooks::kind_of`]).
 pub fn kind_of(
     event: ClientEvent,
     payload: &serde_json::Map<String, serde_json::Value>,
 ) -> acc_sdk::event::EventKind {
-    let idle = event == ClientEvent::Notification
-        && payload.get("notification_type").and_then(|t| t.as_str()) == Some(IDLE_NOTIFICATION);
-    if idle {
-        acc_sdk::event::EventKind::Heartbeat
-    } else {
-        event.kind()
-    }
+    acc_sdk::claude_hooks::kind_of(event, payload)
 }
 
 #[cfg(test)]

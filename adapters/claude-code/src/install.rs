@@ -6,41 +6,16 @@
 //! `~/.claude/skills` is not read once `CLAUDE_CONFIG_DIR` points elsewhere). Hook timeouts
 //! are in seconds.
 
-use acc_sdk::install::InstallContext;
-use acc_sdk::install_layout::{
-    HookFileClient, HookFileLayout, HookSpec, HookWiring, MergedJsonHooks,
-};
-
-const TIMEOUT_SECONDS: u64 = 10;
 /// Every tool that writes a file or runs a shell.
 const WRITE_TOOLS: &str = "Write|Edit|MultiEdit|NotebookEdit|Bash";
 
-/// acc's handlers merged into `settings.json`, and the skill tree beside it.
-pub struct Install;
-
-impl HookFileClient for Install {
-    const ADAPTER_ID: &'static str = crate::ID;
-    const COMMAND: &'static str = "claude";
-    const HOOKS: &'static [HookSpec] = &[
-        HookSpec::new("SessionStart", TIMEOUT_SECONDS),
-        HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
-        HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
-        // After a shell call: did it change a peer's claimed files anyway?
-        HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
-        HookSpec::new("Stop", TIMEOUT_SECONDS),
-        HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
-        // A subagent (the Agent tool) as a child session of the conversation that ran it.
-        HookSpec::new("SubagentStart", TIMEOUT_SECONDS),
-        HookSpec::new("SubagentStop", TIMEOUT_SECONDS),
-        // The prompt sat idle: the only hook Claude Code runs between turns, acc's heartbeat.
-        // Limited to that type so a permission prompt never waits on acc.
-        HookSpec::new("Notification", TIMEOUT_SECONDS).matching(crate::events::IDLE_NOTIFICATION),
-    ];
-    const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
-
-    fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
-        let config = ctx.dir_from_env("CLAUDE_CONFIG_DIR", ".claude");
-        HookFileLayout::in_dir(&config, "settings.json")
+acc_sdk::claude_shaped_install! {
+    /// acc's handlers merged into `settings.json`, and the skill tree beside it.
+    pub struct Install {
+        adapter: crate::ID,
+        command: "claude",
+        write_tools: WRITE_TOOLS,
+        dir: ("CLAUDE_CONFIG_DIR", ".claude"),
     }
 }
 
@@ -48,6 +23,7 @@ impl HookFileClient for Install {
 mod tests {
     use super::*;
     use acc_sdk::install::ChangeAction;
+    use acc_sdk::install_layout::HookFileClient;
     use acc_sdk::install_layout::{doctor, install, plan, uninstall};
     use acc_sdk::testing::install::{assert_probe_is_the_manifests, context as ctx, layout_paths};
     use std::path::Path;

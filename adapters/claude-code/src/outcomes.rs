@@ -17,21 +17,9 @@ pub const UNASKED_MODE: &str = "bypassPermissions";
 /// Logged by the client, never shown to the model.
 pub const REWRITE_REASON: &str = "acc: runs with peers' guarded claims read-only";
 
-pub fn deny(reason: &str) -> HookOutcome {
-    payload::permission_deny(reason)
-}
-
-/// Context goes out only on the two events where it was seen reaching the model; anywhere
-/// else the envelope is unmeasured, so nothing is printed.
-pub fn inject(event: &NormalizedEvent, text: &str) -> HookOutcome {
-    match event.kind {
-        EventKind::SessionStart => payload::additional_context("SessionStart", text),
-        EventKind::BeforeTurn => payload::additional_context("UserPromptSubmit", text),
-        // The safe-point candidate: the runtime sends it only where the grant is present.
-        EventKind::AfterTool => payload::additional_context("PostToolUse", text),
-        _ => HookOutcome::silent(),
-    }
-}
+/// Context goes out only on the events where it was seen reaching the model; anywhere else
+/// the envelope is unmeasured, so nothing is printed.
+pub use acc_sdk::claude_hooks::{deny, inject};
 
 /// A `Bash` call rewritten to run `wrap(command)`, through `updatedInput` with `allow`
 /// (PreToolUse). Only in [`UNASKED_MODE`], and only where the person's settings hold no

@@ -17,6 +17,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use acc_sdk::node_package::NodePackage;
+
 /// The package whose version is read.
 pub const PACKAGE: &str = "@moonshot-ai/kimi-code";
 
@@ -74,18 +76,12 @@ pub fn of_launcher(launcher: &Path) -> Option<String> {
 
 /// The version in the nearest `package.json` of [`PACKAGE`] at most [`LEVELS`] above `file`.
 fn above(file: &Path) -> Option<String> {
-    file.ancestors()
-        .skip(1)
-        .take(LEVELS)
-        .find_map(|dir| package_version(&dir.join("package.json")))
-}
-
-fn package_version(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
-    (json["name"] == PACKAGE)
-        .then(|| json["version"].as_str().map(str::to_owned))
-        .flatten()
+    NodePackage {
+        name: PACKAGE,
+        scripts: &[],
+        levels: LEVELS,
+    }
+    .version_above(file)
 }
 
 #[cfg(test)]

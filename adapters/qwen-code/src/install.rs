@@ -6,42 +6,17 @@
 //! `hooks.<Event>` as matcher groups, Claude Code's layout. Command-hook timeouts are in
 //! seconds (0.24.4 still takes a large value as legacy milliseconds, with a warning).
 
-use acc_sdk::install::InstallContext;
-use acc_sdk::install_layout::{
-    HookFileClient, HookFileLayout, HookSpec, HookWiring, MergedJsonHooks,
-};
-
-const TIMEOUT_SECONDS: u64 = 10;
 /// Every tool that writes a file or runs a shell (the matcher is a regular expression over
 /// the tool's runtime id).
 const WRITE_TOOLS: &str = "write_file|edit|notebook_edit|run_shell_command";
 
-/// acc's handlers merged into `settings.json`, and the skill tree beside it.
-pub struct Install;
-
-impl HookFileClient for Install {
-    const ADAPTER_ID: &'static str = crate::ID;
-    const COMMAND: &'static str = "qwen";
-    const HOOKS: &'static [HookSpec] = &[
-        HookSpec::new("SessionStart", TIMEOUT_SECONDS),
-        HookSpec::new("UserPromptSubmit", TIMEOUT_SECONDS),
-        HookSpec::new("PreToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
-        // After a shell call: did it change a peer's claimed files anyway?
-        HookSpec::new("PostToolUse", TIMEOUT_SECONDS).matching(WRITE_TOOLS),
-        HookSpec::new("Stop", TIMEOUT_SECONDS),
-        HookSpec::new("SessionEnd", TIMEOUT_SECONDS),
-        // A subagent (the `agent` tool) as a child session of the conversation that ran it.
-        HookSpec::new("SubagentStart", TIMEOUT_SECONDS),
-        HookSpec::new("SubagentStop", TIMEOUT_SECONDS),
-        // The prompt sat idle: the only hook Qwen Code runs between turns, acc's heartbeat.
-        // Limited to that type so a permission prompt never waits on acc.
-        HookSpec::new("Notification", TIMEOUT_SECONDS).matching(crate::events::IDLE_NOTIFICATION),
-    ];
-    const WIRING: &'static dyn HookWiring = &MergedJsonHooks;
-
-    fn layout(&self, ctx: &InstallContext) -> HookFileLayout {
-        let qwen = ctx.dir_from_env("QWEN_HOME", ".qwen");
-        HookFileLayout::in_dir(&qwen, "settings.json")
+acc_sdk::claude_shaped_install! {
+    /// acc's handlers merged into `settings.json`, and the skill tree beside it.
+    pub struct Install {
+        adapter: crate::ID,
+        command: "qwen",
+        write_tools: WRITE_TOOLS,
+        dir: ("QWEN_HOME", ".qwen"),
     }
 }
 

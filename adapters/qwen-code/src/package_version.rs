@@ -6,63 +6,27 @@
 //! names the exact build the session runs, which a `qwen --version` on `PATH` may not
 //! (another install, or an update since the session started).
 
-use std::path::{Path, PathBuf};
+use acc_sdk::node_package::NodePackage;
 
-use serde_json::Value;
-
-const PACKAGE: &str = "@qwen-code/qwen-code";
-/// The bin link, the entry wrapper and the bundle it relaunches.
-const SCRIPTS: [&str; 3] = ["qwen", "cli-entry", "cli"];
-/// Both scripts sit at the package root; a little slack for layouts.
-const MAX_LEVELS: usize = 3;
-/// A package.json is small; anything larger is not the one we want.
-const MAX_MANIFEST_BYTES: u64 = 256 * 1024;
+/// The bin link, the entry wrapper and the bundle it relaunches, all at the package root.
+pub const PACKAGE: NodePackage = NodePackage {
+    name: "@qwen-code/qwen-code",
+    scripts: &["qwen", "cli-entry", "cli"],
+    levels: 3,
+};
 
 /// The version in the `package.json` of the Qwen Code script among `args` (a node
 /// process's argument vector, `args[0]` being the interpreter). The manifest must name
 /// this package, so another `cli.js` gives nothing.
 pub fn version_from_args(args: &[String]) -> Option<String> {
-    args.iter()
-        .skip(1)
-        .filter(|word| !word.starts_with('-'))
-        .find(|word| script_stem(word).is_some_and(|stem| SCRIPTS.contains(&stem)))
-        .and_then(|script| version_near(Path::new(script)))
-}
-
-fn script_stem(word: &str) -> Option<&str> {
-    let name = Path::new(word).file_name()?.to_str()?;
-    Some(
-        [".js", ".mjs", ".cjs"]
-            .iter()
-            .find_map(|ext| name.strip_suffix(ext))
-            .unwrap_or(name),
-    )
-}
-
-fn version_near(script: &Path) -> Option<String> {
-    let real: PathBuf = std::fs::canonicalize(script).ok()?;
-    real.ancestors()
-        .skip(1)
-        .take(MAX_LEVELS)
-        .find_map(|dir| manifest_version(&dir.join("package.json")))
-}
-
-fn manifest_version(path: &Path) -> Option<String> {
-    if std::fs::metadata(path).ok()?.len() > MAX_MANIFEST_BYTES {
-        return None;
-    }
-    let manifest: Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
-    if manifest.get("name")?.as_str()? != PACKAGE {
-        return None;
-    }
-    let version = manifest.get("version")?.as_str()?;
-    acc_sdk::version::extract_version(version).filter(|v| v == version)
+    PACKAGE.version_from_args(args)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::fs;
+    use std::path::{Path, PathBuf};
 
     /// A package laid out as npm installs 0.24.4; returns (bin link, relaunched bundle).
     fn package(root: &Path, name: &str, version: &str) -> (PathBuf, PathBuf) {
@@ -89,7 +53,7 @@ mod tests {
     #[test]
     fn the_bin_link_and_the_relaunched_bundle_both_name_the_package() {
         let dir = tempfile::tempdir().unwrap();
-        let (link, bundle) = package(dir.path(), PACKAGE, "0.24.4");
+        let (link, bundle) = package(dir.path(), PACKAGE.name, "0.24.4");
         assert_eq!(
             version_from_args(&args(&["node", link.to_str().unwrap(), "-p", "x"])),
             Some("0.24.4".into())
@@ -126,7 +90,7 @@ mod tests {
     #[test]
     fn a_version_that_is_not_exact_is_ignored() {
         let dir = tempfile::tempdir().unwrap();
-        let (link, _) = package(dir.path(), PACKAGE, "latest");
+        let (link, _) = package(dir.path(), PACKAGE.name, "latest");
         assert_eq!(
             version_from_args(&args(&["node", link.to_str().unwrap()])),
             None

@@ -92,6 +92,20 @@ macro_rules! client_events {
                     .find(|e| e.name() == name || e.aliases().contains(&name))
             }
         }
+
+        impl $crate::claude_hooks::HookEvent for $name {
+            fn name(self) -> &'static str {
+                $name::name(self)
+            }
+
+            fn kind(self) -> $crate::event::EventKind {
+                $name::kind(self)
+            }
+
+            fn has_tool(self) -> bool {
+                $name::has_tool(self)
+            }
+        }
     };
 }
 

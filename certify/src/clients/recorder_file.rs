@@ -138,6 +138,26 @@ pub struct Scenarios {
     pub subagent_events: Option<[String; 2]>,
     /// before-read: the pre-tool matcher acc installs and the read tool it is widened to.
     pub before_read: Option<BeforeRead>,
+    /// guard-bridge: the client's tool that runs another tool by name (see
+    /// `record/scenarios/guard_bridge`); absent where the client has none.
+    pub guard_bridge: Option<GuardBridge>,
+}
+
+/// A tool that dispatches another: the model calls `tool` with `{name-key: inner,
+/// arguments-key: {path-key: <file>, content-key: <text>}}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct GuardBridge {
+    pub tool: String,
+    pub name_key: String,
+    pub arguments_key: String,
+    /// The file-writing tool the bridge is asked to run.
+    pub inner: String,
+    pub path_key: String,
+    pub content_key: String,
+    /// JSON merged into the file `[config] hooks` names before the run, where the client
+    /// only bridges to tools it does not offer directly (deep merge: objects by key).
+    pub settings: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -244,6 +264,20 @@ impl RecorderFile {
         if let Some(base) = &file.config.base {
             file.render_base(base, 1)
                 .map_err(|reason| refuse(format!("config.base.text: {reason}")))?;
+        }
+        if let Some(settings) = file
+            .scenarios
+            .guard_bridge
+            .as_ref()
+            .and_then(|b| b.settings.as_deref())
+            && !matches!(
+                serde_json::from_str(settings),
+                Ok(serde_json::Value::Object(_))
+            )
+        {
+            return Err(refuse(
+                "scenarios.guard-bridge.settings is not a JSON object".to_owned(),
+            ));
         }
         Ok(file)
     }

@@ -117,7 +117,8 @@ fn plan(body: &Value, script: &Script) -> Planned {
             Step::WriteFile { .. }
             | Step::Shell { .. }
             | Step::ReadFile { .. }
-            | Step::Subagent { .. } => text("ok", format!("side_call_text step={index}")),
+            | Step::Subagent { .. }
+            | Step::Call { .. } => text("ok", format!("side_call_text step={index}")),
         },
     }
 }

@@ -118,6 +118,10 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
                 }
                 None => side_call(index),
             },
+            Step::Call { name, arguments } => match offered(body, &[name.as_str()]) {
+                Some(_) => call(index, name, arguments.clone()),
+                None => side_call(index),
+            },
             Step::Subagent { task } => match offered(body, &[SUBAGENT_TOOL, QWEN_SUBAGENT_TOOL]) {
                 Some(SUBAGENT_TOOL) => call(
                     index,

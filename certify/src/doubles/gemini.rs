@@ -133,7 +133,8 @@ fn generate(body: &Value, model: &str, script: &Script) -> (Value, String) {
                 Step::WriteFile { .. }
                 | Step::Shell { .. }
                 | Step::ReadFile { .. }
-                | Step::Subagent { .. } => (text("ok"), format!("side_call_text step={index}")),
+                | Step::Subagent { .. }
+                | Step::Call { .. } => (text("ok"), format!("side_call_text step={index}")),
             },
         }
     };

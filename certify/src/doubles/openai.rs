@@ -125,9 +125,10 @@ fn plan(body: &Value, script: &Script) -> (Value, String) {
             },
             // Codex offers no file-reading tool (it reads through its shell, which is
             // `guards.beforeShell`'s): the read step is answered like a side call.
-            Step::WriteFile { .. } | Step::Shell { .. } | Step::ReadFile { .. } => {
-                (message("ok"), format!("side_call_text step={index}"))
-            }
+            Step::WriteFile { .. }
+            | Step::Shell { .. }
+            | Step::ReadFile { .. }
+            | Step::Call { .. } => (message("ok"), format!("side_call_text step={index}")),
         },
     }
 }

@@ -20,6 +20,12 @@ pub enum Step {
     ReadFile { path: PathBuf },
     /// Ask the client's subagent tool to run `task` as a subagent and wait for its answer.
     Subagent { task: String },
+    /// Call the tool `name` with exactly `arguments`, where the client offers it: a tool
+    /// that dispatches another (Qwen Code's `tool_call`) is scripted as the client spells it.
+    Call {
+        name: String,
+        arguments: serde_json::Value,
+    },
 }
 
 impl Step {
@@ -46,6 +52,13 @@ impl Step {
 
     pub fn subagent(task: impl Into<String>) -> Step {
         Step::Subagent { task: task.into() }
+    }
+
+    pub fn call(name: impl Into<String>, arguments: serde_json::Value) -> Step {
+        Step::Call {
+            name: name.into(),
+            arguments,
+        }
     }
 }
 

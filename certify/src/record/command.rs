@@ -39,9 +39,9 @@ pub struct RecordArgs {
     pub version: Option<String>,
     /// Record only this scenario (repeatable): lifecycle, guard-write, guard-shell,
     /// guard-opaque, next-turn, solo-control, coordinate, live-wake, safe-point, heartbeat,
-    /// session-resume, startup-injection, interactive-quit, before-read, child-sessions. The
-    /// solo control runs with next-turn; coordinate runs each pair whose two clients are both
-    /// recorded.
+    /// session-resume, startup-injection, interactive-quit, before-read, child-sessions,
+    /// guard-bridge (clients whose recorder file names a tool bridge). The solo control runs
+    /// with next-turn; coordinate runs each pair whose two clients are both recorded.
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,
     /// Record into a temporary directory and compare the verdicts with the committed

@@ -85,6 +85,12 @@ macro_rules! each_scenario {
             /// answer must reach the participant's new session in the question's thread (see
             /// [`crate::record::scenarios::reply_route`]).
             ReplyRoute = "reply-route" => reply_route::ReplyRoute,
+            /// A peer's guarded claim; the model writes into it through the client's tool that
+            /// runs another tool by name (Qwen Code's `tool_call`): are the claimed file's bytes
+            /// unchanged (see [`crate::record::scenarios::guard_bridge`])? Decides no capability:
+            /// its outcome is reported beside them. Only for clients whose recorder file names
+            /// such a bridge.
+            GuardBridge = "guard-bridge" => guard_bridge::GuardBridge,
         }
     };
 }

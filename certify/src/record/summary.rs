@@ -50,6 +50,20 @@ pub fn progress_line(tuple: &Tuple, run: &ScenarioRun) -> String {
             "kernel guard {}",
             if guard.passed { "held" } else { "did not hold" }
         )],
+        (None, None) if run.bridge_guard.is_some() => run
+            .bridge_guard
+            .iter()
+            .map(|g| {
+                format!(
+                    "bridged write {}",
+                    if g.passed {
+                        "blocked"
+                    } else {
+                        "not shown blocked"
+                    }
+                )
+            })
+            .collect(),
         (None, None) => run
             .verdicts
             .iter()
@@ -173,6 +187,9 @@ pub fn json(outcomes: &[ClientOutcome], check: bool) -> Value {
                         }
                         if let Some(quit) = &run.quit {
                             entry["interactiveQuit"] = json!(quit);
+                        }
+                        if let Some(bridge) = &run.bridge_guard {
+                            entry["bridgeGuard"] = json!(bridge);
                         }
                         entry
                     })

@@ -409,6 +409,7 @@ pub fn run(observations: Observations) -> ScenarioRun {
         verdicts,
         control,
         kernel_guard: None,
+        bridge_guard: None,
         quit: None,
         bundle,
     }

@@ -66,3 +66,61 @@ pub fn assert_inject_silent_outside(behaviour: &dyn AdapterBehaviour, measured: 
         }
     }
 }
+
+/// Asserts the answers of an adapter built on [`crate::claude_hooks`]: a refusal is a
+/// `permissionDecision: "deny"` on stdout with exit 0, context is `additionalContext` under
+/// the client's own event name on `SessionStart`, `UserPromptSubmit` and `PostToolUse`,
+/// and nothing is printed for empty text or anywhere else. Returns each answer by snapshot
+/// name, for the adapter's tests to pin with insta (a snapshot belongs to its crate).
+pub fn claude_shaped_answers(behaviour: &dyn AdapterBehaviour) -> Vec<(&'static str, HookOutcome)> {
+    let deny = behaviour.deny_outcome(
+        &event(EventKind::BeforeTool),
+        "src/a.rs is claimed by codex-x1",
+    );
+    assert_eq!((deny.exit_code, deny.stderr.as_str()), (0, ""));
+    assert_eq!(
+        json_line(&deny)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    let mut answers = vec![("deny", deny)];
+    for (kind, text, name, snapshot) in [
+        (
+            EventKind::BeforeTurn,
+            "ACC: 1 peer\n```acc-peer-message\nx\n```",
+            "UserPromptSubmit",
+            "inject_before_turn",
+        ),
+        (
+            EventKind::SessionStart,
+            "ACC: 2 peer participant(s) present.",
+            "SessionStart",
+            "inject_session_start",
+        ),
+        (
+            EventKind::AfterTool,
+            "```acc-peer-message\nx\n```",
+            "PostToolUse",
+            "inject_after_tool",
+        ),
+    ] {
+        let out = behaviour.inject_outcome(&event(kind), text);
+        assert_eq!(
+            context_envelope(&out),
+            (name.into(), text.into()),
+            "{kind:?}"
+        );
+        answers.push((snapshot, out));
+    }
+    let empty = behaviour.inject_outcome(&event(EventKind::BeforeTurn), "");
+    assert_eq!(empty, HookOutcome::silent());
+    assert_inject_silent_outside(
+        behaviour,
+        &[
+            EventKind::SessionStart,
+            EventKind::BeforeTurn,
+            EventKind::AfterTool,
+        ],
+    );
+    answers.push(("inject_empty", empty));
+    answers
+}

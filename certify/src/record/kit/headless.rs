@@ -182,6 +182,7 @@ pub fn run<R: Recipe + ?Sized>(
         verdicts,
         control: None,
         kernel_guard: None,
+        bridge_guard: None,
         quit: None,
         bundle,
     };

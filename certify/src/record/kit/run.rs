@@ -40,6 +40,9 @@ pub struct ScenarioRun {
     pub kernel_guard: Option<ControlVerdict>,
     /// For `interactive-quit`: did the session stop showing live after the quit?
     pub quit: Option<ControlVerdict>,
+    /// For `guard-bridge`: did a write through the client's tool bridge leave the claimed
+    /// file as it was?
+    pub bridge_guard: Option<ControlVerdict>,
     pub bundle: Bundle,
 }
 

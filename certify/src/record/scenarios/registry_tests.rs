@@ -69,7 +69,8 @@ fn each_capability_is_decided_by_one_scenario() {
             Scenario::GuardOpaque,
             Scenario::SoloControl,
             Scenario::Coordinate,
-            Scenario::InteractiveQuit
+            Scenario::InteractiveQuit,
+            Scenario::GuardBridge
         ]
     );
 }

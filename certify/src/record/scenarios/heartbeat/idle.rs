@@ -305,6 +305,7 @@ pub fn run_idle_heartbeat(
         verdicts,
         control: None,
         kernel_guard: None,
+        bridge_guard: None,
         quit: None,
         bundle,
     })

@@ -418,6 +418,7 @@ pub fn run_interactive_quit(
         verdicts: Vec::new(),
         control: None,
         kernel_guard: None,
+        bridge_guard: None,
         quit: Some(verdict),
         bundle,
     })

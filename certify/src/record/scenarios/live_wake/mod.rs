@@ -541,6 +541,7 @@ pub fn run_live_wake(
         verdicts,
         control: None,
         kernel_guard: None,
+        bridge_guard: None,
         quit: None,
         bundle,
     })

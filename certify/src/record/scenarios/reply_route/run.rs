@@ -215,6 +215,7 @@ pub fn run(
         verdicts,
         control: None,
         kernel_guard: None,
+        bridge_guard: None,
         quit: None,
         bundle,
     })

@@ -328,6 +328,7 @@ pub fn run_session_resume(
         verdicts,
         control: None,
         kernel_guard: None,
+        bridge_guard: None,
         bundle,
         quit: None,
     })
