@@ -745,6 +745,27 @@ pub(crate) fn write(
         text.claim(expires_at, [s(1)?, session, participant, s(3)?]);
     }
     text.end_claims();
+    write_bindings(conn, &mut text, |participant, session| {
+        Ok(latest.others(participant, session))
+    })?;
+    let bytes = text.finish(&header).into_bytes();
+    put(path, &bytes)?;
+    // Best effort: the witness only ever adds claims to refuse when the store is found
+    // tampered with, and one that is behind names claims whose release the store recorded.
+    if let Some(witness) = witness_path(path) {
+        let _ = replace_file(&witness, &bytes);
+    }
+    let _ = std::fs::remove_file(path.with_file_name(LEGACY_FILE));
+    Ok(())
+}
+
+/// Every binding line, sorted by key; `others(participant, session)` is the latest expiry
+/// of a guarded claim held by another session acting as `participant`.
+fn write_bindings(
+    conn: &Connection,
+    text: &mut Text,
+    mut others: impl FnMut(&str, &str) -> Result<i64>,
+) -> Result<()> {
     let mut stmt = conn.prepare_cached(
         "SELECT b.binding_key, b.session_id, b.generation, s.state, s.generation,
                 s.participant_id, coalesce(s.parent_session_id, '')
@@ -758,26 +779,114 @@ pub(crate) fn write(
         let session = match state {
             None => None,
             Some(state) => {
-                let others = latest.others(s(5)?, s(1)?);
+                let others = others(s(5)?, s(1)?)?;
                 Some((state == "open", [s(4)?, s(5)?, s(6)?], others))
             }
         };
         text.binding([s(0)?, s(1)?, s(2)?], session);
     }
-    let bytes = text.finish(&header).into_bytes();
-    if let Err(e) = replace_file(path, &bytes) {
-        return Err(AccError::new(
+    Ok(())
+}
+
+/// `bytes` put at `path` atomically.
+fn put(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(path, bytes).map_err(|e| {
+        AccError::new(
             ErrorCode::StoreIo,
             format!("{}: cannot be written ({e})", path.display()),
-        ));
+        )
+    })
+}
+
+/// Which version of the claim lines the store holds: a counter (schema migration 7) that
+/// every change to a claim row bumps, and every session removed or given another
+/// participant. `None` for a store without it (a shared store's, or one not migrated yet).
+pub(crate) fn claim_rows(conn: &Connection) -> Option<i64> {
+    conn.query_row(
+        "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'claim_rows_version'",
+        [],
+        |r| r.get(0),
+    )
+    .ok()
+}
+
+/// A publication's snapshot file as a write found it vouched for, just before withdrawing
+/// the token: its claim lines are the store's for as long as the claim rows stay at
+/// `claim_rows`, and the file is that publication's for as long as its seal is `seal`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Published {
+    seal: String,
+    tag: String,
+    claim_rows: i64,
+}
+
+impl Published {
+    pub(crate) fn claim_rows(&self) -> i64 {
+        self.claim_rows
     }
-    // Best effort: the witness only ever adds claims to refuse when the store is found
-    // tampered with, and one that is behind names claims whose release the store recorded.
-    if let Some(witness) = witness_path(path) {
-        let _ = replace_file(&witness, &bytes);
+}
+
+/// The publication the token of the store at `store_file` vouches for now (the snapshot
+/// file is the one it sealed), the store's claim rows being at `claim_rows`.
+pub(crate) fn published(store_file: &Path, claim_rows: i64) -> Option<Published> {
+    let token = super::guard_token::read(store_file)?;
+    let meta = std::fs::symlink_metadata(path_for(store_file)).ok()?;
+    (super::guard_token::seal_of(&meta) == token.seal).then_some(Published {
+        seal: token.seal,
+        tag: token.tag,
+        claim_rows,
+    })
+}
+
+/// Writes the snapshot as [`write`] does, copying the claim lines from `prior`'s file when
+/// no claim row changed since it was published (a session start binds a conversation and
+/// changes no claim: at 10,000 claims, rebuilding their lines from the store was most of
+/// its cost). The copied lines are checked against their sums first, so a block damaged
+/// since is never sealed anew. The witness is not rewritten: its claims are these.
+/// `Ok(false)`, having written nothing, when the claims moved or the file is not `prior`'s
+/// (rewritten, replaced, damaged): the caller then writes the snapshot whole.
+pub(crate) fn write_reusing(
+    conn: &Connection,
+    path: &Path,
+    workspace_id: &str,
+    now_ms: i64,
+    tag: &str,
+    prior: &Published,
+) -> Result<bool> {
+    if claim_rows(conn) != Some(prior.claim_rows) {
+        return Ok(false);
     }
-    let _ = std::fs::remove_file(path.with_file_name(LEGACY_FILE));
-    Ok(())
+    let Ok(Some((old, seal))) = read_sealed(path) else {
+        return Ok(false);
+    };
+    let Some(parsed) = SnapshotText::parse(&old) else {
+        return Ok(false);
+    };
+    if seal != prior.seal || parsed.tag != prior.tag || parsed.workspace_id != workspace_id {
+        return Ok(false);
+    }
+    let header = Header {
+        claims_version: fingerprint(conn)?,
+        workspace_id,
+        now_ms,
+        tag,
+    };
+    let mut text = Text::new();
+    text.out.reserve(parsed.body.len() + BLOCK);
+    text.out.push_str(parsed.body);
+    text.end_claims();
+    // Per binding from the claims index, instead of from a pass over every claim.
+    let mut latest = conn.prepare_cached(
+        "SELECT coalesce(max(c.expires_at), 0) FROM sessions s
+         JOIN claims c ON c.owner_session_id = s.session_id
+         WHERE s.participant_id = ?1 AND s.session_id <> ?2 AND c.enforcement = 'guarded'",
+    )?;
+    write_bindings(conn, &mut text, |participant, session| {
+        let at: i64 = latest.query_row([participant, session], |r| r.get(0))?;
+        Ok(at.max(0))
+    })?;
+    put(path, text.finish(&header).as_bytes())?;
+    Ok(true)
 }
 
 /// Reads the snapshot at `path`: `Ok(None)` when there is none.
@@ -1498,6 +1607,182 @@ mod tests {
         std::fs::write(&file, &good[..good.len() - 5]).unwrap();
         super::super::guard_token::publish(&store, &tag, &file).unwrap();
         assert!(SealedFile::open(&store).is_none());
+    }
+
+    /// A store under a data home's `workspaces` directory (so it has a witness) with two
+    /// participants, three sessions, 300 guarded claims (the newest of `p` held by `s2`)
+    /// and one binding, published.
+    fn populated_store() -> (tempfile::TempDir, crate::store::Store) {
+        use crate::store::{Genesis, OpenMode, Store};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc/workspaces/ws1/acc.db");
+        let ws = crate::ids::WorkspaceId::parse("ws1").unwrap();
+        let mut store = Store::open(&path, &ws, OpenMode::ReadWrite, || Genesis {
+            now_ms: 1000,
+            event_id: "event_genesis".into(),
+        })
+        .unwrap();
+        store
+            .write(|c| {
+                c.execute_batch(
+                    "INSERT INTO participants VALUES ('p', 'p', 'agent', 1), ('q', 'q', 'agent', 1);",
+                )?;
+                for (s, p) in [("s1", "p"), ("s2", "p"), ("s3", "q")] {
+                    session(c, s, p)?;
+                }
+                for i in 0..300 {
+                    let owner = ["s1", "s2", "s3"][i % 3];
+                    c.execute(
+                        "INSERT INTO claims VALUES (?1, ?2, ?3, 'file', 'exclusive', 'guarded',
+                         NULL, 1, ?4, 'g')",
+                        rusqlite::params![
+                            format!("claim_{i:03}"),
+                            owner,
+                            format!("file:src/m{i:03}/**"),
+                            5_000_000_000_000_i64 + i as i64
+                        ],
+                    )?;
+                }
+                bind(c, "k1", "s1")
+            })
+            .unwrap();
+        (dir, store)
+    }
+
+    fn session(c: &Connection, id: &str, participant: &str) -> Result<()> {
+        c.execute(
+            "INSERT INTO sessions (session_id, participant_id, generation, harness, state,
+                 enforcement, lifecycle, cadence_ms, started_at, heartbeat_at)
+             VALUES (?1, ?2, 'g', 'h', 'open', 'guarded', 'managed', 1000, 1, 1)",
+            [id, participant],
+        )?;
+        Ok(())
+    }
+
+    fn bind(c: &Connection, key: &str, session: &str) -> Result<()> {
+        c.execute(
+            "INSERT INTO hook_bindings VALUES (?1, ?2, 'g', 'claude-code', NULL, NULL, 1)",
+            [key, session],
+        )?;
+        Ok(())
+    }
+
+    /// The snapshot as a whole publication writes it for the store's present state, with
+    /// the tag and time of `published`.
+    fn written_whole(store: &mut crate::store::Store, published: &str) -> String {
+        let parsed = SnapshotText::parse(published).unwrap();
+        let (tag, at, ws) = (
+            parsed.tag.to_string(),
+            parsed.written_at_ms,
+            parsed.workspace_id.to_string(),
+        );
+        let elsewhere = tempfile::tempdir().unwrap();
+        let file = elsewhere.path().join(SNAPSHOT_FILE);
+        store.read(|c| write(c, &file, &ws, at, &tag)).unwrap();
+        std::fs::read_to_string(file).unwrap()
+    }
+
+    #[test]
+    fn a_binding_alone_copies_the_claim_lines_and_writes_what_a_whole_publication_writes() {
+        let (_dir, mut store) = populated_store();
+        let snapshot = path_for(store.path());
+        let witness = witness_path(store.path()).unwrap();
+        let first = std::fs::read_to_string(&snapshot).unwrap();
+        assert_eq!(SnapshotText::parse(&first).unwrap().claims().count(), 300);
+        let witnessed = std::fs::read(&witness).unwrap();
+        // A new session of `p` bound: the only change is a binding and a session.
+        store
+            .write(|c| {
+                session(c, "s4", "p")?;
+                bind(c, "k4", "s4")
+            })
+            .unwrap();
+        let second = std::fs::read_to_string(&snapshot).unwrap();
+        assert_ne!(second, first);
+        assert_eq!(second, written_whole(&mut store, &second));
+        // Copied, not rebuilt: the witness (whose claims are these) was left as it was.
+        assert_eq!(std::fs::read(&witness).unwrap(), witnessed);
+        let (_, mut sealed) = SealedFile::open(store.path()).unwrap();
+        let s4 = sealed.binding("k4").unwrap().unwrap().session.unwrap();
+        assert_eq!(s4.others_until_ms, 5_000_000_000_000 + 298);
+        let s1 = sealed.binding("k1").unwrap().unwrap().session.unwrap();
+        assert_eq!(s1.others_until_ms, 5_000_000_000_000 + 298);
+
+        // A claim changed in the same deferral as a binding: rebuilt from the store.
+        let began = store.begin_deferral();
+        store.write(|c| bind(c, "k5", "s3")).unwrap();
+        store
+            .write(|c| {
+                c.execute("DELETE FROM claims WHERE claim_id = 'claim_150'", [])?;
+                Ok(())
+            })
+            .unwrap();
+        store.end_deferral(began);
+        let third = std::fs::read_to_string(&snapshot).unwrap();
+        assert_eq!(third, written_whole(&mut store, &third));
+        assert_eq!(SnapshotText::parse(&third).unwrap().claims().count(), 299);
+        assert_ne!(std::fs::read(&witness).unwrap(), witnessed);
+
+        // A session removed drops its claims' lines: rebuilt too.
+        store
+            .write(|c| {
+                c.execute("DELETE FROM hook_bindings WHERE session_id = 's2'", [])?;
+                c.execute(
+                    "UPDATE sessions SET participant_id = 'q' WHERE session_id = 's2'",
+                    [],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let fourth = std::fs::read_to_string(&snapshot).unwrap();
+        assert_eq!(fourth, written_whole(&mut store, &fourth));
+        assert!(fourth.contains("\tclaim_001\ts2\tq\tfile:src/m001/**\n"));
+    }
+
+    #[test]
+    fn a_publication_never_copies_claim_lines_it_cannot_vouch_for() {
+        let (_dir, mut store) = populated_store();
+        let snapshot = path_for(store.path());
+        let good = std::fs::read_to_string(&snapshot).unwrap();
+        let tag = SnapshotText::parse(&good).unwrap().tag.to_string();
+        let every_claim = |text: &str| {
+            let parsed = SnapshotText::parse(text).unwrap();
+            parsed.claims().filter(|c| c.is_some()).count()
+        };
+        let forged = seal_text(content_of(&good).unwrap().replacen(
+            "file:src/m200/**",
+            "file:src/m200/*x",
+            1,
+        ));
+        // Forged in place (its sums recomputed): the token no longer seals it.
+        std::fs::write(&snapshot, &forged).unwrap();
+        store.write(|c| bind(c, "k2", "s2")).unwrap();
+        let after = std::fs::read_to_string(&snapshot).unwrap();
+        assert!(after.contains("file:src/m200/**") && !after.contains("*x"));
+        assert_eq!(after, written_whole(&mut store, &after));
+        assert_eq!(every_claim(&after), 300);
+
+        // Forged and sealed anew by a token (what a crash losing a block after the
+        // publication looks like): its sums fail, nothing of it is copied.
+        let tag_now = SnapshotText::parse(&after).unwrap().tag.to_string();
+        let mut damaged = after.clone().into_bytes();
+        let at = after.find("file:src/m250/**").unwrap();
+        damaged[at + 10] = b'9';
+        std::fs::write(&snapshot, &damaged).unwrap();
+        crate::store::guard_token::publish(store.path(), &tag_now, &snapshot).unwrap();
+        store.write(|c| bind(c, "k3", "s3")).unwrap();
+        let after = std::fs::read_to_string(&snapshot).unwrap();
+        assert!(after.contains("file:src/m250/**"));
+        assert_eq!(after, written_whole(&mut store, &after));
+
+        // Replaced by an earlier publication's file under its old token's tag: its seal
+        // is not the token's.
+        std::fs::write(&snapshot, &good).unwrap();
+        store.write(|c| bind(c, "k6", "s1")).unwrap();
+        let after = std::fs::read_to_string(&snapshot).unwrap();
+        assert_ne!(SnapshotText::parse(&after).unwrap().tag, tag);
+        assert!(after.contains("\nk6\ts1\t"));
+        assert_eq!(after, written_whole(&mut store, &after));
     }
 
     #[test]
