@@ -39,6 +39,12 @@ impl AtomicWrite {
     /// Replaces `path` with `bytes`. On an error the temporary file is removed and `path` is
     /// left as it was.
     pub fn write(self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.write_parts(path, &[bytes])
+    }
+
+    /// Replaces `path` with `parts` one after the other, as [`AtomicWrite::write`] does
+    /// (without joining them first).
+    pub fn write_parts(self, path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
         let temp = temp_path(path);
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
@@ -48,7 +54,9 @@ impl AtomicWrite {
         let written = options
             .open(&temp)
             .and_then(|mut file| {
-                file.write_all(bytes)?;
+                for bytes in parts {
+                    file.write_all(bytes)?;
+                }
                 if self.sync {
                     file.sync_all()?;
                 }

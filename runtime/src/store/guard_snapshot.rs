@@ -481,21 +481,44 @@ impl Text {
 
     /// The header, the lines, and the sums of every block.
     fn finish(self, header: &Header<'_>) -> String {
-        let claims_bytes = self.claims_end.unwrap_or(0);
-        let mut text = format!(
-            "{MAGIC}\t{SCHEMA}\t{}\t{}\t",
-            header.claims_version, header.now_ms
-        );
-        escape(header.workspace_id, &mut text);
-        text.push('\t');
-        text.push_str(header.tag);
-        text.push('\t');
-        text.push_str(&claims_bytes.to_string());
-        text.push('\n');
+        let mut text = header_line(header, self.claims_end.unwrap_or(0));
         text.reserve(self.out.len() + self.out.len() / BLOCK * SUM_LINE + 64);
         text.push_str(&self.out);
         seal_text(text)
     }
+
+    /// The header line, the lines, and the sums, in that order, to be written one after
+    /// the other: the lines are not copied behind the header (at 10,000 claims each copy of
+    /// the snapshot cost a million instructions).
+    fn write_to(self, header: &Header<'_>, path: &Path, witness: Option<&Path>) -> Result<()> {
+        let head = header_line(header, self.claims_end.unwrap_or(0));
+        let seal = seal_of_parts(&[head.as_bytes(), self.out.as_bytes()]);
+        let parts = [head.as_bytes(), self.out.as_bytes(), seal.as_bytes()];
+        put(path, &parts)?;
+        // Best effort: the witness only ever adds claims to refuse when the store is found
+        // tampered with, and one that is behind names claims whose release the store
+        // recorded.
+        if let Some(witness) = witness {
+            let _ = put(witness, &parts);
+        }
+        Ok(())
+    }
+}
+
+/// The header line: the claims version, the time, the workspace, the tag, and the length
+/// of the claim lines that follow.
+fn header_line(header: &Header<'_>, claims_bytes: usize) -> String {
+    let mut text = format!(
+        "{MAGIC}\t{SCHEMA}\t{}\t{}\t",
+        header.claims_version, header.now_ms
+    );
+    escape(header.workspace_id, &mut text);
+    text.push('\t');
+    text.push_str(header.tag);
+    text.push('\t');
+    text.push_str(&claims_bytes.to_string());
+    text.push('\n');
+    text
 }
 
 /// The sums cover the snapshot in blocks of this many bytes: a reader that reads a few
@@ -529,18 +552,46 @@ fn block_sum(index: usize, bytes: &[u8]) -> u64 {
 
 /// `content` followed by the sum of each of its blocks and the footer.
 pub fn seal_text(mut content: String) -> String {
-    let len = content.len();
-    let sums: Vec<u64> = content
-        .as_bytes()
-        .chunks(BLOCK)
-        .enumerate()
-        .map(|(i, b)| block_sum(i, b))
-        .collect();
-    for sum in sums {
-        content.push_str(&format!("{sum:016x}\n"));
-    }
-    content.push_str(&format!("{SUMS_MAGIC}{len:020}\n"));
+    let seal = seal_of_parts(&[content.as_bytes()]);
+    content.push_str(&seal);
     content
+}
+
+/// The sums and the footer of the text `parts` make one after the other, without joining
+/// them: only a block that straddles two parts is gathered.
+fn seal_of_parts(parts: &[&[u8]]) -> String {
+    use std::fmt::Write as _;
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let mut out = String::with_capacity(len.div_ceil(BLOCK) * SUM_LINE + FOOTER_LEN);
+    let mut index = 0;
+    let mut sum = |block: &[u8], out: &mut String| {
+        let _ = writeln!(out, "{:016x}", block_sum(index, block));
+        index += 1;
+    };
+    let mut carry: Vec<u8> = Vec::new();
+    for part in parts {
+        let mut rest: &[u8] = part;
+        if !carry.is_empty() {
+            let take = (BLOCK - carry.len()).min(rest.len());
+            carry.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if carry.len() < BLOCK {
+                continue;
+            }
+            sum(&carry, &mut out);
+            carry.clear();
+        }
+        let whole = rest.len() / BLOCK * BLOCK;
+        for block in rest[..whole].chunks_exact(BLOCK) {
+            sum(block, &mut out);
+        }
+        carry.extend_from_slice(&rest[whole..]);
+    }
+    if !carry.is_empty() {
+        sum(&carry, &mut out);
+    }
+    let _ = writeln!(out, "{SUMS_MAGIC}{len:020}");
+    out
 }
 
 /// Where the sums of a snapshot of `file_len` bytes are, from its footer: the covered
@@ -644,11 +695,6 @@ pub fn witness_path(store_file: &Path) -> Option<PathBuf> {
     Some(workspaces.join(name))
 }
 
-/// `bytes` written to `path` through a temporary file renamed over it.
-fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    crate::atomic_write::AtomicWrite::new().write(path, bytes)
-}
-
 /// Which version of the claims the store holds: a counter every insert, update and delete
 /// of a claim bumps (schema migration 4), read in one row lookup. Equal before and after a
 /// write: the write touched no claim.
@@ -745,6 +791,21 @@ pub(crate) fn write(
         text.claim(expires_at, [s(1)?, session, participant, s(3)?]);
     }
     text.end_claims();
+    write_bindings(conn, &mut text, |participant, session| {
+        Ok(latest.others(participant, session))
+    })?;
+    text.write_to(&header, path, witness_path(path).as_deref())?;
+    let _ = std::fs::remove_file(path.with_file_name(LEGACY_FILE));
+    Ok(())
+}
+
+/// Every binding line, sorted by key; `others(participant, session)` is the latest expiry
+/// of a guarded claim held by another session acting as `participant`.
+fn write_bindings(
+    conn: &Connection,
+    text: &mut Text,
+    mut others: impl FnMut(&str, &str) -> Result<i64>,
+) -> Result<()> {
     let mut stmt = conn.prepare_cached(
         "SELECT b.binding_key, b.session_id, b.generation, s.state, s.generation,
                 s.participant_id, coalesce(s.parent_session_id, '')
@@ -758,26 +819,118 @@ pub(crate) fn write(
         let session = match state {
             None => None,
             Some(state) => {
-                let others = latest.others(s(5)?, s(1)?);
+                let others = others(s(5)?, s(1)?)?;
                 Some((state == "open", [s(4)?, s(5)?, s(6)?], others))
             }
         };
         text.binding([s(0)?, s(1)?, s(2)?], session);
     }
-    let bytes = text.finish(&header).into_bytes();
-    if let Err(e) = replace_file(path, &bytes) {
-        return Err(AccError::new(
-            ErrorCode::StoreIo,
-            format!("{}: cannot be written ({e})", path.display()),
-        ));
-    }
-    // Best effort: the witness only ever adds claims to refuse when the store is found
-    // tampered with, and one that is behind names claims whose release the store recorded.
-    if let Some(witness) = witness_path(path) {
-        let _ = replace_file(&witness, &bytes);
-    }
-    let _ = std::fs::remove_file(path.with_file_name(LEGACY_FILE));
     Ok(())
+}
+
+/// `parts`, one after the other, put at `path` atomically.
+fn put(path: &Path, parts: &[&[u8]]) -> Result<()> {
+    crate::atomic_write::AtomicWrite::new()
+        .write_parts(path, parts)
+        .map_err(|e| {
+            AccError::new(
+                ErrorCode::StoreIo,
+                format!("{}: cannot be written ({e})", path.display()),
+            )
+        })
+}
+
+/// Which version of the claim lines the store holds: a counter (schema migration 7) that
+/// every change to a claim row bumps, and every session removed or given another
+/// participant. `None` for a store without it (a shared store's, or one not migrated yet).
+pub(crate) fn claim_rows(conn: &Connection) -> Option<i64> {
+    conn.query_row(
+        "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'claim_rows_version'",
+        [],
+        |r| r.get(0),
+    )
+    .ok()
+}
+
+/// A publication's snapshot file as a write found it vouched for, just before withdrawing
+/// the token: its claim lines are the store's for as long as the claim rows stay at
+/// `claim_rows`, and the file is that publication's for as long as its seal is `seal`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Published {
+    seal: String,
+    tag: String,
+    claim_rows: i64,
+}
+
+impl Published {
+    pub(crate) fn claim_rows(&self) -> i64 {
+        self.claim_rows
+    }
+}
+
+/// The publication the token of the store at `store_file` vouches for now (the snapshot
+/// file is the one it sealed), the store's claim rows being at `claim_rows`.
+pub(crate) fn published(store_file: &Path, claim_rows: i64) -> Option<Published> {
+    let token = super::guard_token::read(store_file)?;
+    let meta = std::fs::symlink_metadata(path_for(store_file)).ok()?;
+    (super::guard_token::seal_of(&meta) == token.seal).then_some(Published {
+        seal: token.seal,
+        tag: token.tag,
+        claim_rows,
+    })
+}
+
+/// Writes the snapshot as [`write`] does, copying the claim lines from `prior`'s file when
+/// no claim row changed since it was published (a session start binds a conversation and
+/// changes no claim: at 10,000 claims, rebuilding their lines from the store was most of
+/// its cost). The copied lines are checked against their sums first, so a block damaged
+/// since is never sealed anew. The witness is not rewritten: its claims are these.
+/// `Ok(false)`, having written nothing, when the claims moved or the file is not `prior`'s
+/// (rewritten, replaced, damaged): the caller then writes the snapshot whole.
+pub(crate) fn write_reusing(
+    conn: &Connection,
+    path: &Path,
+    workspace_id: &str,
+    now_ms: i64,
+    tag: &str,
+    prior: &Published,
+) -> Result<bool> {
+    if claim_rows(conn) != Some(prior.claim_rows) {
+        return Ok(false);
+    }
+    let Ok(Some((old, seal))) = read_sealed(path) else {
+        return Ok(false);
+    };
+    let Some(parsed) = SnapshotText::parse(&old) else {
+        return Ok(false);
+    };
+    if seal != prior.seal || parsed.tag != prior.tag || parsed.workspace_id != workspace_id {
+        return Ok(false);
+    }
+    let header = Header {
+        claims_version: fingerprint(conn)?,
+        workspace_id,
+        now_ms,
+        tag,
+    };
+    // The blank line and the bindings after the copied lines.
+    let mut text = Text::new();
+    text.end_claims();
+    // Per binding from the claims index, instead of from a pass over every claim.
+    let mut latest = conn.prepare_cached(
+        "SELECT coalesce(max(c.expires_at), 0) FROM sessions s
+         JOIN claims c ON c.owner_session_id = s.session_id
+         WHERE s.participant_id = ?1 AND s.session_id <> ?2 AND c.enforcement = 'guarded'",
+    )?;
+    write_bindings(conn, &mut text, |participant, session| {
+        let at: i64 = latest.query_row([participant, session], |r| r.get(0))?;
+        Ok(at.max(0))
+    })?;
+    let head = header_line(&header, parsed.body.len());
+    let parts = [head.as_bytes(), parsed.body.as_bytes(), text.out.as_bytes()];
+    let seal = seal_of_parts(&parts);
+    put(path, &[parts[0], parts[1], parts[2], seal.as_bytes()])?;
+    Ok(true)
 }
 
 /// Reads the snapshot at `path`: `Ok(None)` when there is none.
@@ -1357,6 +1510,32 @@ mod tests {
         assert_eq!(content_of(&seal_text(content.to_string())), Some(content));
     }
 
+    #[test]
+    fn sums_of_parts_are_the_sums_of_the_parts_joined() {
+        let text: String = (0..3 * BLOCK + 123)
+            .map(|i| (b'a' + (i % 23) as u8) as char)
+            .collect();
+        let whole = seal_text(text.clone());
+        for cuts in [
+            vec![],
+            vec![0],
+            vec![1],
+            vec![BLOCK],
+            vec![BLOCK - 1, BLOCK + 1],
+            vec![10, 20, 2 * BLOCK + 5],
+            vec![text.len()],
+        ] {
+            let mut parts = Vec::new();
+            let mut at = 0;
+            for cut in cuts.iter().chain([&text.len()]) {
+                parts.push(&text.as_bytes()[at..*cut]);
+                at = *cut;
+            }
+            let sealed = format!("{text}{}", seal_of_parts(&parts));
+            assert_eq!(sealed, whole, "{cuts:?}");
+        }
+    }
+
     /// A store file, a snapshot of `claims` and `bindings` beside it and the token that
     /// seals it.
     fn published(
@@ -1498,6 +1677,182 @@ mod tests {
         std::fs::write(&file, &good[..good.len() - 5]).unwrap();
         super::super::guard_token::publish(&store, &tag, &file).unwrap();
         assert!(SealedFile::open(&store).is_none());
+    }
+
+    /// A store under a data home's `workspaces` directory (so it has a witness) with two
+    /// participants, three sessions, 300 guarded claims (the newest of `p` held by `s2`)
+    /// and one binding, published.
+    fn populated_store() -> (tempfile::TempDir, crate::store::Store) {
+        use crate::store::{Genesis, OpenMode, Store};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc/workspaces/ws1/acc.db");
+        let ws = crate::ids::WorkspaceId::parse("ws1").unwrap();
+        let mut store = Store::open(&path, &ws, OpenMode::ReadWrite, || Genesis {
+            now_ms: 1000,
+            event_id: "event_genesis".into(),
+        })
+        .unwrap();
+        store
+            .write(|c| {
+                c.execute_batch(
+                    "INSERT INTO participants VALUES ('p', 'p', 'agent', 1), ('q', 'q', 'agent', 1);",
+                )?;
+                for (s, p) in [("s1", "p"), ("s2", "p"), ("s3", "q")] {
+                    session(c, s, p)?;
+                }
+                for i in 0..300 {
+                    let owner = ["s1", "s2", "s3"][i % 3];
+                    c.execute(
+                        "INSERT INTO claims VALUES (?1, ?2, ?3, 'file', 'exclusive', 'guarded',
+                         NULL, 1, ?4, 'g')",
+                        rusqlite::params![
+                            format!("claim_{i:03}"),
+                            owner,
+                            format!("file:src/m{i:03}/**"),
+                            5_000_000_000_000_i64 + i as i64
+                        ],
+                    )?;
+                }
+                bind(c, "k1", "s1")
+            })
+            .unwrap();
+        (dir, store)
+    }
+
+    fn session(c: &Connection, id: &str, participant: &str) -> Result<()> {
+        c.execute(
+            "INSERT INTO sessions (session_id, participant_id, generation, harness, state,
+                 enforcement, lifecycle, cadence_ms, started_at, heartbeat_at)
+             VALUES (?1, ?2, 'g', 'h', 'open', 'guarded', 'managed', 1000, 1, 1)",
+            [id, participant],
+        )?;
+        Ok(())
+    }
+
+    fn bind(c: &Connection, key: &str, session: &str) -> Result<()> {
+        c.execute(
+            "INSERT INTO hook_bindings VALUES (?1, ?2, 'g', 'claude-code', NULL, NULL, 1)",
+            [key, session],
+        )?;
+        Ok(())
+    }
+
+    /// The snapshot as a whole publication writes it for the store's present state, with
+    /// the tag and time of `published`.
+    fn written_whole(store: &mut crate::store::Store, published: &str) -> String {
+        let parsed = SnapshotText::parse(published).unwrap();
+        let (tag, at, ws) = (
+            parsed.tag.to_string(),
+            parsed.written_at_ms,
+            parsed.workspace_id.to_string(),
+        );
+        let elsewhere = tempfile::tempdir().unwrap();
+        let file = elsewhere.path().join(SNAPSHOT_FILE);
+        store.read(|c| write(c, &file, &ws, at, &tag)).unwrap();
+        std::fs::read_to_string(file).unwrap()
+    }
+
+    #[test]
+    fn a_binding_alone_copies_the_claim_lines_and_writes_what_a_whole_publication_writes() {
+        let (_dir, mut store) = populated_store();
+        let snapshot = path_for(store.path());
+        let witness = witness_path(store.path()).unwrap();
+        let first = std::fs::read_to_string(&snapshot).unwrap();
+        assert_eq!(SnapshotText::parse(&first).unwrap().claims().count(), 300);
+        let witnessed = std::fs::read(&witness).unwrap();
+        // A new session of `p` bound: the only change is a binding and a session.
+        store
+            .write(|c| {
+                session(c, "s4", "p")?;
+                bind(c, "k4", "s4")
+            })
+            .unwrap();
+        let second = std::fs::read_to_string(&snapshot).unwrap();
+        assert_ne!(second, first);
+        assert_eq!(second, written_whole(&mut store, &second));
+        // Copied, not rebuilt: the witness (whose claims are these) was left as it was.
+        assert_eq!(std::fs::read(&witness).unwrap(), witnessed);
+        let (_, mut sealed) = SealedFile::open(store.path()).unwrap();
+        let s4 = sealed.binding("k4").unwrap().unwrap().session.unwrap();
+        assert_eq!(s4.others_until_ms, 5_000_000_000_000 + 298);
+        let s1 = sealed.binding("k1").unwrap().unwrap().session.unwrap();
+        assert_eq!(s1.others_until_ms, 5_000_000_000_000 + 298);
+
+        // A claim changed in the same deferral as a binding: rebuilt from the store.
+        let began = store.begin_deferral();
+        store.write(|c| bind(c, "k5", "s3")).unwrap();
+        store
+            .write(|c| {
+                c.execute("DELETE FROM claims WHERE claim_id = 'claim_150'", [])?;
+                Ok(())
+            })
+            .unwrap();
+        store.end_deferral(began);
+        let third = std::fs::read_to_string(&snapshot).unwrap();
+        assert_eq!(third, written_whole(&mut store, &third));
+        assert_eq!(SnapshotText::parse(&third).unwrap().claims().count(), 299);
+        assert_ne!(std::fs::read(&witness).unwrap(), witnessed);
+
+        // A session removed drops its claims' lines: rebuilt too.
+        store
+            .write(|c| {
+                c.execute("DELETE FROM hook_bindings WHERE session_id = 's2'", [])?;
+                c.execute(
+                    "UPDATE sessions SET participant_id = 'q' WHERE session_id = 's2'",
+                    [],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let fourth = std::fs::read_to_string(&snapshot).unwrap();
+        assert_eq!(fourth, written_whole(&mut store, &fourth));
+        assert!(fourth.contains("\tclaim_001\ts2\tq\tfile:src/m001/**\n"));
+    }
+
+    #[test]
+    fn a_publication_never_copies_claim_lines_it_cannot_vouch_for() {
+        let (_dir, mut store) = populated_store();
+        let snapshot = path_for(store.path());
+        let good = std::fs::read_to_string(&snapshot).unwrap();
+        let tag = SnapshotText::parse(&good).unwrap().tag.to_string();
+        let every_claim = |text: &str| {
+            let parsed = SnapshotText::parse(text).unwrap();
+            parsed.claims().filter(|c| c.is_some()).count()
+        };
+        let forged = seal_text(content_of(&good).unwrap().replacen(
+            "file:src/m200/**",
+            "file:src/m200/*x",
+            1,
+        ));
+        // Forged in place (its sums recomputed): the token no longer seals it.
+        std::fs::write(&snapshot, &forged).unwrap();
+        store.write(|c| bind(c, "k2", "s2")).unwrap();
+        let after = std::fs::read_to_string(&snapshot).unwrap();
+        assert!(after.contains("file:src/m200/**") && !after.contains("*x"));
+        assert_eq!(after, written_whole(&mut store, &after));
+        assert_eq!(every_claim(&after), 300);
+
+        // Forged and sealed anew by a token (what a crash losing a block after the
+        // publication looks like): its sums fail, nothing of it is copied.
+        let tag_now = SnapshotText::parse(&after).unwrap().tag.to_string();
+        let mut damaged = after.clone().into_bytes();
+        let at = after.find("file:src/m250/**").unwrap();
+        damaged[at + 10] = b'9';
+        std::fs::write(&snapshot, &damaged).unwrap();
+        crate::store::guard_token::publish(store.path(), &tag_now, &snapshot).unwrap();
+        store.write(|c| bind(c, "k3", "s3")).unwrap();
+        let after = std::fs::read_to_string(&snapshot).unwrap();
+        assert!(after.contains("file:src/m250/**"));
+        assert_eq!(after, written_whole(&mut store, &after));
+
+        // Replaced by an earlier publication's file under its old token's tag: its seal
+        // is not the token's.
+        std::fs::write(&snapshot, &good).unwrap();
+        store.write(|c| bind(c, "k6", "s1")).unwrap();
+        let after = std::fs::read_to_string(&snapshot).unwrap();
+        assert_ne!(SnapshotText::parse(&after).unwrap().tag, tag);
+        assert!(after.contains("\nk6\ts1\t"));
+        assert_eq!(after, written_whole(&mut store, &after));
     }
 
     #[test]

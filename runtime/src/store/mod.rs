@@ -58,6 +58,9 @@ pub struct Store {
     /// The claims version this connection last committed or saw published: a write that
     /// finds another first checks that it was acc's ([`tamper::check_before_write`]).
     known_version: Option<i64>,
+    /// The publication whose claim lines the next one may copy: taken by the write that
+    /// withdrew its token, kept while no write of this connection changes a claim row.
+    prior: Option<guard_snapshot::Published>,
     /// The clock claims' leases are read by (the system's until the core sets its own).
     clock: std::sync::Arc<dyn crate::clock::Clock>,
 }
@@ -275,6 +278,7 @@ impl Store {
             busy: BUSY_TIMEOUT,
             publication: Publication::AfterEachWrite,
             known_version: None,
+            prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
         })
     }
@@ -382,6 +386,7 @@ impl Store {
             busy: BUSY_TIMEOUT,
             publication: Publication::AfterEachWrite,
             known_version: None,
+            prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
         };
         // Whose store this is, before anything is written: a foreign store is refused
@@ -499,6 +504,9 @@ impl Store {
             Some(_) => Some(guard_snapshot::fingerprint(&tx).map_err(ctx)?),
             None => None,
         };
+        let rows_before = snapshot
+            .as_ref()
+            .and_then(|_| guard_snapshot::claim_rows(&tx));
         // A change since this connection last looked that no publication vouches for was
         // not acc's: what it removed is kept before this write's publication forgets it.
         if let Some(before) = before
@@ -521,6 +529,15 @@ impl Store {
             _ => (false, false),
         };
         if changed {
+            // What the token vouched for until now is the state this write began from:
+            // its claim lines stay the store's if this write moved no claim row.
+            let rows_after = guard_snapshot::claim_rows(&tx);
+            let base = match rows_before {
+                Some(rows) => guard_snapshot::published(&self.path, rows)
+                    .or_else(|| self.prior.take().filter(|p| p.claim_rows() == rows)),
+                None => None,
+            };
+            self.prior = base.filter(|_| rows_after == rows_before);
             // Before the commit: from here on no reader takes the snapshot for the store.
             guard_token::withdraw(&self.path).map_err(ctx)?;
         }
@@ -590,7 +607,15 @@ impl Store {
         )?;
         let schema: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
         let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?, schema)?;
-        guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
+        let reused = match self.prior.take() {
+            Some(prior) => {
+                guard_snapshot::write_reusing(&tx, file, &workspace, now_ms, &tag, &prior)?
+            }
+            None => false,
+        };
+        if !reused {
+            guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
+        }
         guard_token::publish(&self.path, &tag, file)?;
         tx.commit()?;
         Ok(())

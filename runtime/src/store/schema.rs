@@ -228,6 +228,33 @@ CREATE INDEX events_by_type ON events (type, sequence);
 CREATE INDEX messages_owing ON messages (seq) WHERE obligation <> 'none';
 "#,
     },
+    Migration {
+        version: 7,
+        // A counter of the claim lines alone: every change to a claim row, and every session
+        // removed or given another participant (a claim line names its session's
+        // participant, and a claim whose session is gone is not written). A session start
+        // binds a conversation and moves only the counter of migrations 4 and 5, so its
+        // publication can copy the claim lines of the last one instead of rebuilding them.
+        sql: r#"
+INSERT INTO meta (key, value) VALUES ('claim_rows_version', '0');
+CREATE TRIGGER claim_rows_on_insert AFTER INSERT ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claim_rows_version';
+END;
+CREATE TRIGGER claim_rows_on_update AFTER UPDATE ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claim_rows_version';
+END;
+CREATE TRIGGER claim_rows_on_delete AFTER DELETE ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claim_rows_version';
+END;
+CREATE TRIGGER claim_rows_on_session_update AFTER UPDATE OF session_id, participant_id ON sessions
+BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claim_rows_version';
+END;
+CREATE TRIGGER claim_rows_on_session_delete AFTER DELETE ON sessions BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claim_rows_version';
+END;
+"#,
+    },
 ];
 
 /// The schema version this build writes and understands.

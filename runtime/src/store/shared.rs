@@ -65,6 +65,7 @@ impl Store {
             busy: BUSY_TIMEOUT,
             publication: Publication::AfterEachWrite,
             known_version: None,
+            prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
         };
         if mode == OpenMode::ReadWrite || local.parent().is_some_and(Path::exists) {

@@ -210,6 +210,13 @@ CREATE INDEX events_by_type ON events (type, sequence);
 CREATE INDEX messages_owing ON messages (seq) WHERE obligation <> 'none';
 "#,
     },
+    Migration {
+        version: 7,
+        // SQLite's twin keeps a counter of the claim lines so that a local publication can
+        // copy them; a shared store publishes its host copy whole and keeps no such counter
+        // (one that never moved would let a publication copy stale lines).
+        sql: "SELECT 1;",
+    },
 ];
 
 #[cfg(test)]
