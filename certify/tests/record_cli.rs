@@ -202,25 +202,96 @@ fn a_client_whose_hooks_never_fire_is_recorded_as_failing_everywhere_then_checke
     write["result"] = "pass".into();
     rows.retain(|r| r["capability"] != "lifecycle.sessionEnd");
     world.set_certification(&edited);
+    let before = record_support::snapshot_tree(world.repo.path());
     let out = world.record(&["--check"]).code(1);
-    let stdout = text(&out.get_output().stdout);
+    let raw = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    // Each difference names its scenario, its first failure and the bundle kept for it
+    // (the check's temporary directory, kept because a verdict differs).
+    let kept = kept_bundle(&raw, "guard-write");
     assert!(
-        stdout.contains(&format!("differs: claude-code {VERSION} [platform] guards.beforeWrite is pass in the committed evidence but fail now")),
-        "{stdout}"
+        kept.join("observations.json").is_file(),
+        "{}",
+        kept.display()
     );
     assert!(
-        stdout.contains(&format!(
-            "missing: claude-code {VERSION} [platform] lifecycle.sessionEnd recorded fail now"
-        )),
-        "{stdout}"
+        !kept.starts_with(world.repo.path()),
+        "a check writes nothing into the repository"
     );
-    let out = world.record(&["--check", "--json"]).code(1);
+    let scratch = kept.ancestors().nth(3).unwrap().to_path_buf();
+    let differences: String = raw
+        .lines()
+        .filter(|l| l.starts_with("  differs:") || l.starts_with("  missing:"))
+        .map(|l| {
+            text(
+                l.replace(&scratch.display().to_string(), "[kept]")
+                    .as_bytes(),
+            ) + "\n"
+        })
+        .collect();
+    insta::assert_snapshot!("check_differences_explained", differences);
+    fs::remove_dir_all(&scratch).unwrap();
+    assert_eq!(before, record_support::snapshot_tree(world.repo.path()));
+
+    // `--keep-bundle DIR` keeps the bundles there, named the same way.
+    let keep = tempfile::tempdir().unwrap();
+    let mut cmd = Command::cargo_bin("acc-certify").unwrap();
+    let out = cmd
+        .args(["record", "--client", "claude-code", "--version", VERSION])
+        .args([
+            "--timeout",
+            "60",
+            "--check",
+            "--json",
+            "--scenario",
+            "guard-write",
+        ])
+        .arg("--keep-bundle")
+        .arg(keep.path())
+        .arg("--repo")
+        .arg(world.repo.path())
+        .arg("--bin-dir")
+        .arg(&world.bin_dir)
+        .env("ACC_CERTIFY_CACHE", &world.cache_dir)
+        .assert()
+        .code(1);
     let envelope: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(envelope["ok"], false);
     assert_eq!(envelope["error"]["code"], 1);
     let mismatches = &envelope["error"]["details"]["clients"][0]["mismatches"];
-    assert_eq!(mismatches.as_array().unwrap().len(), 2, "{mismatches}");
+    assert_eq!(mismatches.as_array().unwrap().len(), 1, "{mismatches}");
     assert_eq!(mismatches[0]["kind"], "differs");
+    let bundle = keep.path().canonicalize().unwrap().join(format!(
+        "captures/claude-code-{VERSION}-{}/guard-write",
+        current_platform()
+    ));
+    assert_eq!(mismatches[0]["run"]["bundle"], bundle.display().to_string());
+    assert_eq!(mismatches[0]["run"]["scenario"], "guard-write");
+    assert!(bundle.join("observations.json").is_file());
+    assert_eq!(before, record_support::snapshot_tree(world.repo.path()));
+}
+
+/// The bundle a difference line of `scenario` names as kept.
+fn kept_bundle(stdout: &str, scenario: &str) -> PathBuf {
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(&format!("; {scenario} failed first on: ")))
+        .unwrap_or_else(|| panic!("no difference names {scenario}: {stdout}"));
+    PathBuf::from(line.rsplit_once("; bundle kept in ").unwrap().1)
+}
+
+#[test]
+fn a_bundle_is_never_kept_inside_the_repository() {
+    let world = world();
+    let inside = world.repo.path().join("kept");
+    let out = world
+        .record(&["--check", "--keep-bundle", inside.to_str().unwrap()])
+        .code(2);
+    let stderr = text(&out.get_output().stderr);
+    assert!(stderr.contains("is inside the repository"), "{stderr}");
+    assert!(stderr.contains("[record.usage]"), "{stderr}");
+    // Without --check there is nothing to keep apart from what record writes.
+    let out = world.record(&["--keep-bundle", "/tmp/x"]).code(2);
+    assert!(text(&out.get_output().stderr).contains("--check"));
 }
 
 #[test]
