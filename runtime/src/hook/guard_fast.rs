@@ -148,7 +148,9 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         // Every claim can decide, be watched or be kept read-only: scanned, while the
         // snapshot is small enough that the scan costs less than the store's index.
         None => {
-            if sealed.len() > FAST_SNAPSHOT_BYTES {
+            // A rewrite needs every claim on either path: the snapshot's lines cost less
+            // than the store's rows, at any size.
+            if sealed.len() > FAST_SNAPSHOT_BYTES && !rewrites {
                 return None;
             }
             let text = sealed.into_text()?;
@@ -166,14 +168,11 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
                         .iter()
                         .any(|l| spellings_overlap(l.as_str(), &line.resource))
                 });
-                if candidate || rewrites {
-                    let record = guard_fallback::record_of(&line.owned(), now);
-                    if rewrites {
-                        peers.push(record.clone());
-                    }
-                    if candidate {
-                        records.push(record);
-                    }
+                if candidate {
+                    records.push(guard_fallback::record_of(&line.owned(), now));
+                }
+                if rewrites {
+                    peers.push(confine::peer_of(&line));
                 }
                 if watch {
                     watched.extend(Watched::of_line(line));
