@@ -42,8 +42,10 @@ use std::time::Instant;
 pub const FAST_TARGETS: usize = 32;
 
 /// A call that needs every claim (more targets than the index is used for, a shell call
-/// watching every claim, a rewrite) scans the snapshot only below this size (some
-/// thousands of claims); above it the store's claim index answers.
+/// watching every claim) scans the snapshot only below this size (some thousands of
+/// claims); above it the store's claim index answers. A rewrite scans it at any size: it
+/// needs every claim on either path, and the snapshot's lines cost less than the store's
+/// rows.
 pub const FAST_SNAPSHOT_BYTES: usize = 512 * 1024;
 
 /// The answer for this call when the snapshot proves an allow; `None` sends the call to the
