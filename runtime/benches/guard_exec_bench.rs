@@ -5,7 +5,8 @@
 //! - the client's own cost for a trivial command: `bash -c true` (`ACC_BENCH_COMMAND`
 //!   names another, such as `/usr/bin/true`, a program the runner execs without its shell);
 //! - the runner, as the hook wrote it: `bash -c` of the rewritten line (the hook's layout
-//!   of the claims, acc's own paths, the broker for acc's own commands, then `true`);
+//!   of the claims, acc's own paths, the broker for acc's own commands, then `true`), run
+//!   by `acc-guard`; and the same line under `acc-hook guard-exec`, alternated with it;
 //! - the runner with one `--ro` per claim (the layout before issue 25), for comparison;
 //! - the hook: a Claude Code `PreToolUse` `Bash` call in `acceptEdits` (not rewritten) and
 //!   in `bypassPermissions` (rewritten).
@@ -88,6 +89,36 @@ fn time(
     }
     let m = (median(walls), median(cpus));
     println!("{name}: {} wall, {} CPU", ms(m.0), ms(m.1));
+    m
+}
+
+/// CPU medians of `a` and `b`, run alternately (`runs` each), so that a load that comes and
+/// goes on the host weighs on both alike.
+fn time_pair(
+    name: &str,
+    runs: usize,
+    mut a: impl FnMut() -> Command,
+    mut b: impl FnMut() -> Command,
+) -> (Duration, Duration) {
+    let mut cpus = [Vec::with_capacity(runs), Vec::with_capacity(runs)];
+    for _ in 0..runs {
+        for (i, make) in [&mut a as &mut dyn FnMut() -> Command, &mut b]
+            .into_iter()
+            .enumerate()
+        {
+            let mut cmd = make();
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            let cpu = children_cpu();
+            let status = cmd.status().unwrap();
+            assert!(status.success(), "{name}: {status}");
+            cpus[i].push(children_cpu().saturating_sub(cpu));
+        }
+    }
+    let [a, b] = cpus;
+    let m = (median(a), median(b));
+    println!("{name}: {} CPU against {} CPU", ms(m.0), ms(m.1));
     m
 }
 
@@ -210,6 +241,9 @@ struct Row {
     rewritten: (Duration, Duration),
     confined: (Duration, Duration),
     mounts: usize,
+    /// CPU of the confined `true` under `acc-guard` and under `acc-hook guard-exec`,
+    /// alternated.
+    runners: Option<(Duration, Duration)>,
 }
 
 /// The command timed: `true` (a builtin, so the runner keeps its inner `bash`), or
@@ -303,12 +337,32 @@ fn measure(base: &Path, name: &'static str, layout: Layout, runs: usize) -> Row 
         b"",
         |_| true,
     );
+    // The same line under `acc-hook guard-exec`, where the hook spelt `acc-guard`.
+    let guard = format!("'{}' ", env!("CARGO_BIN_EXE_acc-guard"));
+    let runners = line.strip_prefix(&guard).map(|rest| {
+        let hooked = format!("'{}' 'guard-exec' {rest}", env!("CARGO_BIN_EXE_acc-hook"));
+        let run = |line: String| {
+            let ws = ws.clone();
+            move || {
+                let mut c = Command::new("bash");
+                c.arg("-c").arg(&line).current_dir(&ws);
+                c
+            }
+        };
+        time_pair(
+            &format!("{name}: confined under acc-guard, under acc-hook guard-exec"),
+            runs,
+            run(line.clone()),
+            run(hooked),
+        )
+    });
     Row {
         name,
         plain,
         rewritten,
         confined,
         mounts,
+        runners,
     }
 }
 
@@ -403,4 +457,14 @@ fn main() {
         );
     }
     println!("(each cell: median wall / median CPU)");
+    println!();
+    println!(
+        "| peer's claims | confined, `acc-guard` (CPU) | confined, `acc-hook guard-exec` (CPU) |"
+    );
+    println!("|---|---|---|");
+    for row in &rows {
+        if let Some((guard, hooked)) = row.runners {
+            println!("| {} | {} | {} |", row.name, ms(guard), ms(hooked));
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! acc's runtime: protocol types, the SQLite store, the coordination core, and the library
-//! the `acc`, `acc-hook` and `acc-mcp` binaries drive.
+//! the `acc`, `acc-hook`, `acc-mcp` and `acc-guard` binaries drive.
 //!
 //! The command layer is thin: [`core::Core`] is the one handle a process opens on a
 //! workspace's store, and every operation (sessions, claims, messages, delivery, status) is a

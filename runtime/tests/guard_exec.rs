@@ -807,3 +807,76 @@ fn a_link_never_re_opens_a_claim_nor_leaves_its_name_free() {
     );
     assert!(!ws.path().join("free.txt").exists());
 }
+
+/// `acc-guard` is the same runner in a program of its own (what the hook rewrites to where
+/// it is installed beside `acc-hook`): a write into the read-only claim fails while the
+/// rest of the command runs, the status passes through, the claim is named, acc's data
+/// home is read-only, and the command's own `acc` is served from outside.
+#[test]
+fn acc_guard_keeps_the_claim_read_only_and_serves_acc_as_acc_hook_guard_exec_does() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    let data = tempfile::tempdir().unwrap();
+    let data_home = data.path().canonicalize().unwrap();
+    let acc_dir = data_home.join("acc");
+    std::fs::create_dir_all(&acc_dir).unwrap();
+    std::fs::write(acc_dir.join("state"), "acc's\n").unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_acc-guard")).parent().unwrap();
+    let run = |command: &str| {
+        Command::new(env!("CARGO_BIN_EXE_acc-guard"))
+            .current_dir(ws.path())
+            .env("ACC_DATA_HOME", &data_home)
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+            )
+            .arg("--ro")
+            .arg(&src)
+            .arg("--own")
+            .arg(&acc_dir)
+            .args(["--claim", "file:src/**", "alice", "s-alice", "--", command])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&format!(
+        "{OPAQUE}; echo x > '{}/state'; rm -rf src; exit 7",
+        acc_dir.display()
+    ));
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+    assert_eq!(
+        std::fs::read_to_string(acc_dir.join("state")).unwrap(),
+        "acc's\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("free.txt")).unwrap(),
+        "ran"
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    assert!(
+        stderr(&out).contains(
+            "acc: file:src/** is read-only in this command: claimed by alice (session s-alice)"
+        ),
+        "{out:?}"
+    );
+    // A program run without the inner shell, and `acc` through the broker.
+    let out = run("acc --version");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(env!("CARGO_PKG_VERSION")),
+        "{out:?}"
+    );
+    // The subcommand spelling is accepted too.
+    let out = Command::new(env!("CARGO_BIN_EXE_acc-guard"))
+        .current_dir(ws.path())
+        .args(["guard-exec", "--ro"])
+        .arg(&src)
+        .args(["--", "echo y > src/x"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+}

@@ -44,6 +44,10 @@ struct Client {
     tool: &'static str,
     /// The payload's keys for the tool's name and its input.
     keys: (&'static str, &'static str),
+    /// The permission mode the payloads carry, where not the captured one's.
+    mode: Option<&'static str>,
+    /// The client's shell tool.
+    shell: &'static str,
 }
 
 const SNAKE: (&str, &str) = ("tool_name", "tool_input");
@@ -55,6 +59,8 @@ const CLAUDE_CODE: Client = Client {
     start: "SessionStart",
     tool: "PreToolUse",
     keys: SNAKE,
+    mode: None,
+    shell: "Bash",
 };
 
 const CODEX: Client = Client {
@@ -64,6 +70,8 @@ const CODEX: Client = Client {
     start: "SessionStart",
     tool: "PreToolUse",
     keys: SNAKE,
+    mode: None,
+    shell: "Bash",
 };
 
 const GEMINI_CLI: Client = Client {
@@ -73,6 +81,8 @@ const GEMINI_CLI: Client = Client {
     start: "SessionStart",
     tool: "BeforeTool",
     keys: SNAKE,
+    mode: None,
+    shell: "run_shell_command",
 };
 
 /// Copilot CLI's camelCase payloads name no event: the event is the hook's argument.
@@ -83,6 +93,8 @@ const COPILOT: Client = Client {
     start: "userPromptSubmitted",
     tool: "preToolUse",
     keys: ("toolName", "toolArgs"),
+    mode: None,
+    shell: "bash",
 };
 
 const OPENCODE: Client = Client {
@@ -92,6 +104,8 @@ const OPENCODE: Client = Client {
     start: "SessionStart",
     tool: "ToolExecuteBefore",
     keys: SNAKE,
+    mode: None,
+    shell: "bash",
 };
 
 const QWEN_CODE: Client = Client {
@@ -101,7 +115,57 @@ const QWEN_CODE: Client = Client {
     start: "SessionStart",
     tool: "PreToolUse",
     keys: SNAKE,
+    mode: None,
+    shell: "run_shell_command",
 };
+
+const KIMI_CODE: Client = Client {
+    id: "kimi-code",
+    adapter: acc_adapter_kimi_code::adapter,
+    dir: "kimi-code/write",
+    start: "SessionStart",
+    tool: "PreToolUse",
+    keys: SNAKE,
+    mode: None,
+    shell: "Bash",
+};
+
+const GROK: Client = Client {
+    id: "grok",
+    adapter: acc_adapter_grok::adapter,
+    dir: "grok/shell",
+    start: "SessionStart",
+    tool: "PreToolUse",
+    keys: ("toolName", "toolInput"),
+    mode: None,
+    shell: "run_terminal_command",
+};
+
+/// Claude Code in a permission mode in which acc does not rewrite a shell call (only
+/// `bypassPermissions` lets it): the shell reader alone answers.
+const fn claude_code_in(mode: &'static str) -> Client {
+    Client {
+        mode: Some(mode),
+        ..CLAUDE_CODE
+    }
+}
+
+/// Every client, and every mode, in which the shell reader alone answers a shell call:
+/// each form it lets run must leave the claimed bytes as they were.
+const READERS: [Client; 12] = [
+    claude_code_in("default"),
+    claude_code_in("acceptEdits"),
+    claude_code_in("auto"),
+    claude_code_in("plan"),
+    claude_code_in("dontAsk"),
+    CODEX,
+    GEMINI_CLI,
+    COPILOT,
+    QWEN_CODE,
+    KIMI_CODE,
+    GROK,
+    OPENCODE,
+];
 
 /// What the client would do with an allowed call.
 #[derive(Debug, Clone)]
@@ -224,6 +288,9 @@ impl Room {
     fn payload(&self, c: Client, event: &str) -> Value {
         let mut p = fixture(&format!("{}/{event}.jsonl", c.dir));
         p["cwd"] = json!(self.ws().display().to_string());
+        if let Some(mode) = c.mode {
+            p["permission_mode"] = json!(mode);
+        }
         if c.id == "opencode" {
             // As with a person's shell permission rule: no call is rewritten to run confined,
             // so each is judged by its targets (the rewrite has a test of its own).
@@ -347,10 +414,11 @@ fn hold(c: Client, calls: impl Fn(&Room) -> Vec<Call>) {
         assert_eq!(
             room.claimed_bytes(),
             before,
-            "{} {call:?} (denied: {denied}) changed a claimed file",
-            c.id
+            "{} ({:?}) {call:?} (denied: {denied}) changed a claimed file",
+            c.id,
+            c.mode
         );
-        assert!(denied, "{} {call:?} was allowed", c.id);
+        assert!(denied, "{} ({:?}) {call:?} was allowed", c.id, c.mode);
     }
 }
 
@@ -573,6 +641,56 @@ fn qwen_code_writes_through_the_tool_bridge_cannot_touch_claimed_files() {
     }
 }
 
+/// Kimi Code names a written file `path` (Claude Code's `file_path` is read too).
+fn kimi_write(ws: &Path, rel: &str, key: &str) -> Call {
+    let path = ws.join(rel).display().to_string();
+    Call {
+        tool: "Write",
+        input: json!({ key: path, "content": "overwritten\n" }),
+        act: Act::Write(path, "overwritten\n"),
+    }
+}
+
+#[test]
+fn kimi_code_and_grok_file_tools_and_shell_cannot_touch_claimed_files() {
+    hold(KIMI_CODE, |room| {
+        let ws = room.ws();
+        let mut calls = Vec::new();
+        for rel in AWKWARD {
+            calls.push(kimi_write(&ws, rel, "path"));
+            calls.push(kimi_write(&ws, rel, "file_path"));
+            calls.push(edit_tool("Edit", &ws, rel));
+            calls.push(shell("Bash", &format!("rm -f {}", quote(rel))));
+        }
+        calls.extend([
+            kimi_write(&ws, &room.long, "path"),
+            shell("Bash", "mv src old-src"),
+            shell("Bash", "echo x > ../wt2/src/lib.rs"),
+            edit_tool("Edit", &ws, "docs/lib-twin.rs"),
+        ]);
+        calls
+    });
+    hold(GROK, |room| {
+        let ws = room.ws();
+        let mut calls = Vec::new();
+        for rel in AWKWARD {
+            calls.push(write_tool("write", &ws, rel));
+            calls.push(edit_tool("search_replace", &ws, rel));
+            calls.push(shell(
+                "run_terminal_command",
+                &format!("rm -f {}", quote(rel)),
+            ));
+        }
+        calls.extend([
+            write_tool("write", &ws, &room.long),
+            shell("run_terminal_command", "mv src old-src"),
+            shell("run_terminal_command", "echo x > ../wt2/src/lib.rs"),
+            edit_tool("search_replace", &ws, "docs/lib-twin.rs"),
+        ]);
+        calls
+    });
+}
+
 #[test]
 fn writes_outside_the_claim_still_land_and_reads_are_never_denied() {
     let room = Room::new();
@@ -753,6 +871,20 @@ const UNBOUNDED: &[&str] = &[
     "sort -o src/lib.rs docs/notes.md",
     "uniq docs/notes.md src/lib.rs",
     "cp docs/notes.md src/new.rs",
+    // Found by running more forms (issue 25's last round): links made and written through
+    // in one command, archivers that remove what they archive, git's output files,
+    // editors' commands, a makefile on standard input.
+    "cp -rs \"$PWD/src\" sl && echo x > sl/lib.rs",
+    "cp -rl src hl && echo x > hl/lib.rs",
+    "tar --remove-files -cf out.tar src",
+    "git format-patch -1 -o src",
+    "git diff --output=src/lib.rs",
+    "git log -1 --output src/log.txt",
+    "vim -es -c 'wq! src/lib.rs' docs/notes.md",
+    "make -f /dev/stdin <<< $'all:\\n\\trm -f src/lib.rs'",
+    // acc's own runner, spelt by the agent with nothing made read-only.
+    "acc-guard -- 'rm -f src/lib.rs'",
+    "acc-hook guard-exec -- 'echo x > src/lib.rs'",
 ];
 
 /// Read-only forms: allowed, run, and nothing claimed changes.
@@ -820,17 +952,37 @@ const READS: &[&str] = &[
     "pwd && which bash && type ls",
 ];
 
+/// Every client's reader, in every mode where it alone answers, against every form.
 #[test]
 fn programs_acc_cannot_bound_cannot_touch_claimed_files() {
-    for c in [CLAUDE_CODE, CODEX, GEMINI_CLI, QWEN_CODE] {
-        let tool = if matches!(c.id, "gemini-cli" | "qwen-code") {
-            "run_shell_command"
-        } else {
-            "Bash"
-        };
+    for c in READERS {
         hold(c, |room| {
             seed_unbounded(room);
-            UNBOUNDED.iter().map(|form| shell(tool, form)).collect()
+            UNBOUNDED.iter().map(|form| shell(c.shell, form)).collect()
+        });
+    }
+}
+
+/// acc's own runner, spelt by the agent with nothing made read-only, runs whatever its
+/// last word says: read as that script, by every reader.
+#[test]
+fn acc_s_own_runner_spelt_by_hand_cannot_touch_claimed_files() {
+    let guard = quote(env!("CARGO_BIN_EXE_acc-guard"));
+    let hook = quote(env!("CARGO_BIN_EXE_acc-hook"));
+    for c in READERS {
+        hold(c, |_| {
+            vec![
+                shell(c.shell, &format!("{guard} -- 'rm -f src/lib.rs'")),
+                shell(
+                    c.shell,
+                    &format!("{guard} --rw /tmp -- 'echo x > src/lib.rs'"),
+                ),
+                shell(c.shell, &format!("{hook} guard-exec -- 'rm -rf src'")),
+                shell(
+                    c.shell,
+                    &format!("cd src && {hook} guard-exec -- 'rm -f lib.rs'"),
+                ),
+            ]
         });
     }
 }
@@ -841,17 +993,14 @@ fn read_only_forms_stay_allowed_and_run() {
     seed_unbounded(&room);
     let before = room.claimed_bytes();
     assert!(READS.len() >= 60);
-    for (c, tool) in [
-        (CLAUDE_CODE, "Bash"),
-        (CODEX, "Bash"),
-        (GEMINI_CLI, "run_shell_command"),
-    ] {
+    for c in READERS {
         room.start(c);
         for command in READS {
             assert!(
-                !room.attempt(c, &shell(tool, command)),
-                "{} denied {command:?}",
-                c.id
+                !room.attempt(c, &shell(c.shell, command)),
+                "{} ({:?}) denied {command:?}",
+                c.id,
+                c.mode
             );
         }
     }
@@ -947,9 +1096,10 @@ fn in_bypass_permissions_every_writing_form_is_refused_or_runs_confined() {
             let line = answer["hookSpecificOutput"]["updatedInput"]["command"]
                 .as_str()
                 .unwrap_or_else(|| panic!("{form:?} was allowed unconfined: {run:?}"));
-            // The hook ran in this test process, which named itself as the runner.
+            // The hook ran in this test process, which named itself as the runner; the
+            // line runs under `acc-guard`, as where it is installed beside `acc-hook`.
             let rest = line.strip_prefix(&runner).expect(line);
-            let real = format!("'{}' 'guard-exec'{rest}", env!("CARGO_BIN_EXE_acc-hook"));
+            let real = format!("'{}'{rest}", env!("CARGO_BIN_EXE_acc-guard"));
             room.carry_out(&Act::Shell(real));
             rewritten += 1;
         }
@@ -1027,14 +1177,6 @@ fn opencode_file_tools_patches_and_shell_cannot_touch_claimed_files() {
             opencode_bash_in(&ws.join("src").display().to_string(), "echo x > lib.rs"),
         ]);
         calls
-    });
-}
-
-#[test]
-fn opencode_programs_acc_cannot_bound_cannot_touch_claimed_files() {
-    hold(OPENCODE, |room| {
-        seed_unbounded(room);
-        UNBOUNDED.iter().map(|form| shell("bash", form)).collect()
     });
 }
 

@@ -181,6 +181,10 @@ fn command(name: &str, args: &[Word], stdin: Option<&str>) -> Effect {
         "pushd" => change_dir(args, true),
         "popd" => Effect::ChangeDir(DirChange::Pop),
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" => shell(name, args),
+        "acc-guard" => guard_runner(name, args),
+        "acc-hook" if args.first().is_some_and(|w| w.text == "guard-exec") => {
+            guard_runner(name, &args[1..])
+        }
         "find" => opaque::find(args),
         "eval" => {
             if args.iter().any(|w| w.substituted) {
@@ -254,6 +258,30 @@ fn move_like(args: &[Word]) -> Effect {
 
 /// `cp`, `ln` and `install` write their destination: `-t DIR`, else the last operand.
 fn copy_like(name: &str, args: &[Word]) -> Effect {
+    let effect = copy_like_targets(name, args);
+    // `cp -s` and `cp -l` make links, not copies: writing through one writes the source.
+    let parsed = parse(args, &TARGET_DIR_SPEC);
+    let links = name == "cp"
+        && (parsed.has_short('s')
+            || parsed.has_short('l')
+            || parsed.has_long("symbolic-link")
+            || parsed.has_long("link"));
+    match effect {
+        Effect::Writes(mut out) if links => {
+            out.extend(
+                parsed
+                    .operands
+                    .iter()
+                    .filter_map(|w| Target::from_word(w))
+                    .map(|t| Target { whole: true, ..t }),
+            );
+            Effect::Writes(out)
+        }
+        other => other,
+    }
+}
+
+fn copy_like_targets(name: &str, args: &[Word]) -> Effect {
     let spec = if name == "install" {
         OptionSpec {
             short_values: "tSmog",
@@ -430,6 +458,22 @@ fn apply_patch(args: &[Word], stdin: Option<&str>) -> Effect {
 /// `sh -c SCRIPT [$0 [$1 …]]` runs SCRIPT; `sh FILE` runs a file this reader cannot see
 /// (like `make` or `python script.py`); a shell with neither reads its script from
 /// standard input (`bash <<EOF`, `sh < x.sh`, `… | bash`).
+/// acc's own runner (`acc-guard …`, `acc-hook guard-exec …`) runs the word after `--` as
+/// `bash -c` would: read as that script. What its options make read-only is not counted
+/// on (an agent may spell the line itself, with no claim named).
+fn guard_runner(name: &str, args: &[Word]) -> Effect {
+    let Some(dash) = args.iter().position(|w| w.text == "--") else {
+        return Effect::Unknown(Unreadable::dynamic_script(name));
+    };
+    match &args[dash + 1..] {
+        [script] if !script.substituted && !script.process => Effect::Script {
+            script: script.text.clone(),
+            child: Some(vec!["bash".to_owned()]),
+        },
+        _ => Effect::Unknown(Unreadable::dynamic_script(name)),
+    }
+}
+
 fn shell(name: &str, args: &[Word]) -> Effect {
     let parsed = parse(
         args,

@@ -79,7 +79,10 @@ pub fn git(args: &[Word]) -> Effect {
         return Effect::Unknown(sub.unknown.clone().unwrap_or(Unreadable::Substitution));
     }
     let rest = &args[i + 1..];
-    let effect = subcommand(sub.text.as_str(), rest);
+    let mut effect = subcommand(sub.text.as_str(), rest);
+    if let Effect::Writes(targets) = &mut effect {
+        targets.extend(output_files(sub.text.as_str(), rest));
+    }
     if matches!(&effect, Effect::Writes(t) if !t.is_empty())
         && rest.iter().any(|w| w.substituted && !w.process)
     {
@@ -269,6 +272,41 @@ fn subcommand(sub: &str, rest: &[Word]) -> Effect {
         }
         _ => NOTHING,
     }
+}
+
+/// What a command writes besides the worktree: the diff family's `--output=FILE`, and
+/// `format-patch`'s output directory (`-o DIR`, `--output-directory DIR`).
+fn output_files(sub: &str, rest: &[Word]) -> Vec<Target> {
+    let mut out = Vec::new();
+    let mut words = rest.iter();
+    while let Some(word) = words.next() {
+        if word.is_bare("--") {
+            break;
+        }
+        let text = word.text.as_str();
+        let dir_option = sub == "format-patch";
+        let attached = |v: &str| Target {
+            dynamic: super::effect::dynamic_reason(word),
+            ..Target::literal(v)
+        };
+        let value =
+            if text == "--output" || (dir_option && matches!(text, "-o" | "--output-directory")) {
+                words.next().and_then(Target::from_word)
+            } else {
+                text.strip_prefix("--output=")
+                    .or_else(|| {
+                        text.strip_prefix("--output-directory=")
+                            .filter(|_| dir_option)
+                    })
+                    .or_else(|| {
+                        text.strip_prefix("-o")
+                            .filter(|v| dir_option && !v.is_empty())
+                    })
+                    .map(attached)
+            };
+        out.extend(value.map(|t| Target { whole: true, ..t }));
+    }
+    out
 }
 
 /// The pathspecs a command names, written whole, or the whole worktree when it names none.

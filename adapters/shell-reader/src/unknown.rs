@@ -9,6 +9,7 @@
 use super::effect::{Effect, NOTHING, NamedBy, Target, dynamic_reason};
 use super::lexer::Word;
 use super::options::{OptionSpec, parse};
+use super::unreadable::Unreadable;
 
 /// Programs that write no file they are given (their output goes to standard output, which
 /// a redirection names). A few with an output option or operand are read apart below.
@@ -356,6 +357,12 @@ pub fn unknown(name: &str, args: &[Word]) -> Effect {
         "7z" | "7za" | "7zr" | "7zz" => return seven_zip(name, args),
         "cpio" => return cpio(args),
         "patch" => return patch(args),
+        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" | "rvim" | "vimdiff" => {
+            return vim(name, args);
+        }
+        "make" | "gmake" if makefile_on_stdin(args) => {
+            return Effect::Unknown(Unreadable::script_on_stdin(name));
+        }
         "ar" | "jar" | "unrar" | "unar" | "bsdcpio" => return archive(name, args),
         "curl" | "wget" => return fetcher(name, args),
         "npx" | "pnpx" | "bunx" => return runner_of_packages(name, args),
@@ -399,6 +406,42 @@ pub fn unknown(name: &str, args: &[Word]) -> Effect {
         return rest;
     }
     Effect::Writes(all_named(name, args))
+}
+
+/// Vim writes its file operands, and whatever its commands (`-c CMD`, `+CMD`, `--cmd CMD`,
+/// `-S FILE`) name: each word of a command is taken as a path it may write.
+fn vim(program: &str, args: &[Word]) -> Effect {
+    let mut out = all_named(program, args);
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let text = word.text.as_str();
+        let command = if matches!(text, "-c" | "--cmd" | "-S") {
+            words.next().map(|w| (w.text.as_str(), w))
+        } else {
+            text.strip_prefix('+').map(|c| (c, word))
+        };
+        if let Some((command, word)) = command {
+            out.extend(
+                command
+                    .split_whitespace()
+                    .filter_map(|w| named(program, w, word)),
+            );
+        }
+    }
+    Effect::Writes(out)
+}
+
+/// `make -f -` and `make -f /dev/stdin` read the makefile from standard input.
+fn makefile_on_stdin(args: &[Word]) -> bool {
+    args.windows(2).any(|w| {
+        matches!(w[0].text.as_str(), "-f" | "--file" | "--makefile")
+            && matches!(w[1].text.as_str(), "-" | "/dev/stdin")
+    }) || args.iter().any(|w| {
+        matches!(
+            w.text.as_str(),
+            "-f-" | "-f/dev/stdin" | "--file=-" | "--file=/dev/stdin" | "--makefile=-"
+        )
+    })
 }
 
 /// Linters and formatters: read-only unless told to fix or write in place (`eslint --fix`,
@@ -630,6 +673,10 @@ fn tar(program: &str, args: &[Word]) -> Effect {
                 }
             }
         }
+    }
+    // `--remove-files` removes what it archived.
+    if args.iter().any(|w| w.text == "--remove-files") {
+        return Effect::Writes(all_named(program, args));
     }
     if modes.contains('x') {
         if dirs.is_empty() {

@@ -197,6 +197,15 @@ const CASES: &[(&str, &[&str])] = &[
     ("sh -c 'rm -rf \"$1\"' _ src", &["src"]),
     ("bash -c 'touch $0.rs \"$@\"' lib a b", &["lib.rs", "a b"]),
     ("sh -c 'echo > \"$2\"' _ a", &[]),
+    // acc's own runner runs its last word as `bash -c` would.
+    (
+        "acc-guard --ro /w/src -- 'rm -f src/lib.rs'",
+        &["src/lib.rs"],
+    ),
+    (
+        "/opt/acc/acc-hook guard-exec --rw /w/a -- 'echo x > src/a && touch b'",
+        &["src/a", "b"],
+    ),
     // Assignments earlier in the same command, and what bash expands statically.
     ("D=src; echo x > $D/a", &["src/a"]),
     ("D=src && echo x > \"${D}/a\"", &["src/a"]),

@@ -42,8 +42,10 @@ use std::time::Instant;
 pub const FAST_TARGETS: usize = 32;
 
 /// A call that needs every claim (more targets than the index is used for, a shell call
-/// watching every claim, a rewrite) scans the snapshot only below this size (some
-/// thousands of claims); above it the store's claim index answers.
+/// watching every claim) scans the snapshot only below this size (some thousands of
+/// claims); above it the store's claim index answers. A rewrite scans it at any size: it
+/// needs every claim on either path, and the snapshot's lines cost less than the store's
+/// rows.
 pub const FAST_SNAPSHOT_BYTES: usize = 512 * 1024;
 
 /// The answer for this call when the snapshot proves an allow; `None` sends the call to the
@@ -148,7 +150,9 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         // Every claim can decide, be watched or be kept read-only: scanned, while the
         // snapshot is small enough that the scan costs less than the store's index.
         None => {
-            if sealed.len() > FAST_SNAPSHOT_BYTES {
+            // A rewrite needs every claim on either path: the snapshot's lines cost less
+            // than the store's rows, at any size.
+            if sealed.len() > FAST_SNAPSHOT_BYTES && !rewrites {
                 return None;
             }
             let text = sealed.into_text()?;
@@ -166,14 +170,11 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
                         .iter()
                         .any(|l| spellings_overlap(l.as_str(), &line.resource))
                 });
-                if candidate || rewrites {
-                    let record = guard_fallback::record_of(&line.owned(), now);
-                    if rewrites {
-                        peers.push(record.clone());
-                    }
-                    if candidate {
-                        records.push(record);
-                    }
+                if candidate {
+                    records.push(guard_fallback::record_of(&line.owned(), now));
+                }
+                if rewrites {
+                    peers.push(confine::peer_of(&line));
                 }
                 if watch {
                     watched.extend(Watched::of_line(line));

@@ -16,7 +16,7 @@ use std::path::{Component, Path, PathBuf};
 pub const WORKSPACE_FILE: &str = "acc.workspace.json";
 
 /// The programs acc installs, beside each other.
-const PROGRAMS: [&str; 3] = ["acc", "acc-hook", "acc-mcp"];
+const PROGRAMS: [&str; 4] = ["acc", "acc-hook", "acc-mcp", "acc-guard"];
 
 /// The largest install record read; a real one is a few KiB.
 const MAX_RECORD_BYTES: u64 = 4 << 20;

@@ -24,13 +24,15 @@
 use super::super::call::Call;
 use crate::core::Core;
 use crate::core::claims::ClaimRecord;
-use crate::core::model::Enforcement;
+use crate::core::model::{ClaimMode, Enforcement};
+use crate::core::resources::Resource;
 use crate::guard_exec::layout::{self, Mount, Unlisted};
 use crate::guard_exec::layout_cache;
 use crate::guard_exec::namespace::{self, Plan};
 use crate::guard_exec::{ClaimLine, GuardExec};
 use crate::hook::failure::Failure;
-use crate::ids::{SessionId, WorkspaceId};
+use crate::ids::{ClaimId, ParticipantId, SessionId, WorkspaceId};
+use crate::store::guard_snapshot::ClaimLine as SnapshotClaimLine;
 use acc_sdk::event::ToolClass;
 use acc_sdk::outcome::HookOutcome;
 use std::path::{Path, PathBuf};
@@ -129,10 +131,40 @@ fn laid_out(
     Ok(out)
 }
 
-/// The command line that runs `command` under `runner guard-exec` with `confinement` and
-/// acc's own paths `own` read-only, every word single-quoted for the client's shell.
+/// The program a rewritten call runs, and whether it needs the subcommand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Runner {
+    pub program: PathBuf,
+    /// `acc-hook` runs the runner as `acc-hook guard-exec`; `acc-guard` is only the runner.
+    pub subcommand: bool,
+}
+
+impl Runner {
+    /// `acc-guard` where it is installed beside `hook` (the running `acc-hook`): it starts
+    /// in a fraction of `acc-hook`'s time, which every confined call pays. Otherwise
+    /// `hook guard-exec`, the same runner.
+    pub fn beside(hook: &Path) -> Runner {
+        let guard = hook.parent().map(|dir| dir.join(GUARD_PROGRAM));
+        match guard.filter(|p| p.metadata().is_ok_and(|m| m.is_file())) {
+            Some(program) => Runner {
+                program,
+                subcommand: false,
+            },
+            None => Runner {
+                program: hook.to_path_buf(),
+                subcommand: true,
+            },
+        }
+    }
+}
+
+/// The runner's own program, installed beside `acc-hook`.
+pub const GUARD_PROGRAM: &str = "acc-guard";
+
+/// The command line that runs `command` under `runner` with `confinement` and acc's own
+/// paths `own` read-only, every word single-quoted for the client's shell.
 pub fn runner_command(
-    runner: &Path,
+    runner: &Runner,
     confinement: &Confinement,
     own: &[PathBuf],
     command: &str,
@@ -144,8 +176,14 @@ pub fn runner_command(
         more: confinement.more,
         command: command.into(),
     };
-    std::iter::once(runner.as_os_str().to_owned())
-        .chain(exec.to_args())
+    let args = exec.to_args();
+    let args = if runner.subcommand {
+        &args[..]
+    } else {
+        &args[1..]
+    };
+    std::iter::once(runner.program.as_os_str())
+        .chain(args.iter().map(|a| a.as_os_str()))
         .map(|word| quote(&word.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ")
@@ -185,6 +223,24 @@ pub fn confine_with(
     rewrite(call, |command| {
         wrapped(call, &cache, roots, me, claims, command)
     })
+}
+
+/// A peer's claim line of the guard's snapshot as the rewrite reads it: what the layout and
+/// the runner's stderr lines use (no times: formatting them for every claim cost more
+/// than the layout at 10,000 claims).
+pub fn peer_of(line: &SnapshotClaimLine<'_>) -> ClaimRecord {
+    ClaimRecord {
+        claim_id: ClaimId::from_store(line.claim_id.to_string()),
+        owner_session_id: SessionId::from_store(line.owner_session_id.to_string()),
+        owner_participant_id: ParticipantId::from_store(line.owner_participant_id.to_string()),
+        resource: Resource::from_store(line.resource.to_string()),
+        mode: ClaimMode::Exclusive,
+        enforcement: Enforcement::Guarded,
+        reason: None,
+        acquired_at: String::new(),
+        expires_at: String::new(),
+        live: true,
+    }
 }
 
 /// Where the workspace's layouts are remembered: acc's state for it, beside its store.
@@ -235,10 +291,12 @@ fn wrapped(
         return Ok(None);
     }
     call.deadline.check()?;
-    // The runner is this very binary, under the name the kernel knows it by.
-    let Ok(runner) = std::env::current_exe() else {
+    // The runner is this very binary (or `acc-guard` beside it), under the name the
+    // kernel knows it by.
+    let Ok(hook) = std::env::current_exe() else {
         return Ok(None);
     };
+    let runner = Runner::beside(&hook);
     if !namespaces_work(&call.data_home, &confinement.mounts[0]) {
         return Ok(None);
     }
@@ -286,9 +344,6 @@ fn namespaces_work(data_home: &Path, first: &Mount) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::model::ClaimMode;
-    use crate::core::resources::Resource;
-    use crate::ids::{ClaimId, ParticipantId};
 
     fn claim(resource: &str, owner: &str, enforcement: Enforcement) -> ClaimRecord {
         ClaimRecord {
@@ -439,7 +494,11 @@ mod tests {
         };
         let command = r#"python3 -c "open('src/x','w').write('$HOME')" && echo `date`"#;
         let own = [PathBuf::from("/data/acc")];
-        let line = runner_command(Path::new("/opt/acc/acc-hook"), &confinement, &own, command);
+        let hook = Runner {
+            program: "/opt/acc/acc-hook".into(),
+            subcommand: true,
+        };
+        let line = runner_command(&hook, &confinement, &own, command);
         // bash splits the line back into exactly the runner's words.
         let out = std::process::Command::new("bash")
             .arg("-c")
@@ -467,6 +526,38 @@ mod tests {
                 "--",
                 command,
             ]
+        );
+    }
+
+    #[test]
+    fn the_runner_is_acc_guard_where_it_is_installed_beside_the_hook() {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = dir.path().join("acc-hook");
+        std::fs::write(&hook, "").unwrap();
+        assert_eq!(
+            Runner::beside(&hook),
+            Runner {
+                program: hook.clone(),
+                subcommand: true
+            }
+        );
+        // A directory of that name is not a program.
+        std::fs::create_dir(dir.path().join(GUARD_PROGRAM)).unwrap();
+        assert!(Runner::beside(&hook).subcommand);
+        std::fs::remove_dir(dir.path().join(GUARD_PROGRAM)).unwrap();
+        std::fs::write(dir.path().join(GUARD_PROGRAM), "").unwrap();
+        let guard = Runner::beside(&hook);
+        assert_eq!(
+            guard,
+            Runner {
+                program: dir.path().join(GUARD_PROGRAM),
+                subcommand: false
+            }
+        );
+        let line = runner_command(&guard, &Confinement::default(), &[], "true");
+        assert_eq!(
+            line,
+            format!("'{}' '--' 'true'", dir.path().join(GUARD_PROGRAM).display())
         );
     }
 }
