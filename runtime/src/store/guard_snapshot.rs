@@ -907,6 +907,11 @@ pub(crate) fn write_reusing(
     if seal != prior.seal || parsed.tag != prior.tag || parsed.workspace_id != workspace_id {
         return Ok(false);
     }
+    // Written in place while it was read: the bytes read may not be the sealed ones.
+    let after = std::fs::symlink_metadata(path).map(|m| super::guard_token::seal_of(&m));
+    if after.ok().as_deref() != Some(prior.seal.as_str()) {
+        return Ok(false);
+    }
     let header = Header {
         claims_version: fingerprint(conn)?,
         workspace_id,
