@@ -11,6 +11,7 @@ use acc_runtime::env::Env;
 use acc_runtime::error::ErrorCode;
 use acc_runtime::ids::{IdSource, RandomIds};
 use acc_runtime::store::OpenMode;
+use acc_runtime::store::{guard_snapshot, shared_listener};
 use acc_runtime::{Core, Owner, Ports, workspace};
 use hook_support::{FIXED_CLOCK, HookRun, attach, bound_owner, certified, claim, git, hook};
 use pg_support::PgServer;
@@ -123,6 +124,177 @@ impl Host {
             .arg(self.ws())
             .args(args);
         c
+    }
+}
+
+/// A listener process (`acc-hook shared-listen`) this test started, ended when dropped.
+struct Listener(std::process::Child);
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Host {
+    fn store_file(&self) -> PathBuf {
+        let ws = workspace::discover(&self.ws(), &self.env()).unwrap();
+        acc_runtime::paths::store_file(&self.data(), &ws.id)
+    }
+
+    /// This host's listener, as a hook that connected would start it.
+    fn listen(&self) -> Listener {
+        let ws = workspace::discover(&self.ws(), &self.env()).unwrap();
+        let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
+        c.env_clear()
+            .env("ACC_STORE_URL", &self.url)
+            .arg(shared_listener::SUBCOMMAND)
+            .arg("--data-home")
+            .arg(self.data())
+            .arg("--workspace")
+            .arg(ws.id.as_str());
+        if let Some(repo) = ws.shared.as_ref().and_then(|s| s.repository.as_ref()) {
+            c.arg("--repository").arg(repo);
+        }
+        Listener(c.stdin(Stdio::null()).spawn().unwrap())
+    }
+
+    /// The claims of this host's snapshot when its token seals it and the listener's lease
+    /// vouches for it (what the fast path would answer from), with the lease's expiry.
+    fn vouched_claims(&self) -> Option<(Vec<String>, i64)> {
+        let store = self.store_file();
+        let (token, text) = guard_snapshot::vouched_text(&store)?;
+        if !shared_listener::leased(&store, &token.tag) {
+            return None;
+        }
+        let lease =
+            std::fs::read_to_string(store.with_file_name(shared_listener::LEASE_FILE)).ok()?;
+        let until = lease.trim_end().split_once('\t')?.1.parse().ok()?;
+        let parsed = guard_snapshot::SnapshotText::parse(&text)?;
+        let claims = parsed
+            .claims()
+            .map(|c| c.map(|c| c.resource.to_string()))
+            .collect::<Option<Vec<_>>>()?;
+        Some((claims, until))
+    }
+
+    /// Waits (up to 20 s) until this host's vouched snapshot satisfies `ok`.
+    fn await_snapshot(&self, what: &str, ok: impl Fn(&[String]) -> bool) -> i64 {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some((claims, until)) = self.vouched_claims()
+                && ok(&claims)
+            {
+                return until;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "{what}: {:?}",
+                self.vouched_claims()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// The stderr line of an answer the guard gave from its copy because the store could not
+/// be read (the server was asked and did not answer).
+const FROM_THE_COPY: &str = "the store could not be read in time";
+
+#[test]
+fn each_host_answers_allows_from_its_own_snapshot_and_refuses_covered_writes_without_the_server() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    let alice = a.start("conv-a");
+    b.start("conv-b");
+    let _listener = b.listen();
+    b.await_snapshot("host B's listener publishes", |c| c.is_empty());
+
+    // A claim taken on host A is in host B's published snapshot before B allows a write
+    // into it: the listener heard of it from the server, not from a hook of B's.
+    claim(&mut a.core(), &alice, "file:src/**", true);
+    let until = b.await_snapshot("the claim reaches host B's snapshot", |c| {
+        c == ["file:src/**"]
+    });
+    assert!(until > wall_ms(), "leased");
+
+    pg.stop();
+    // Within the lease, an uncovered write is answered from the snapshot: no connection.
+    let lease_left = b.vouched_claims().map(|(_, until)| until - wall_ms());
+    let free = b.write("conv-b", &["docs/notes.md"]);
+    assert_eq!(free.code, 0, "{free:?}");
+    match lease_left {
+        Some(left) if left > 500 => assert!(
+            !free.stderr.contains(FROM_THE_COPY),
+            "answered from the snapshot, without the server: {free:?}"
+        ),
+        _ => eprintln!("the lease ran out while the server stopped (a loaded machine)"),
+    }
+    // A covered write is refused: the fast path never denies, and the server is away.
+    let refused = b.write("conv-b", &["src/x.rs"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.contains("file:src/x.rs"), "{refused:?}");
+
+    // Unconfirmed past its lease, the snapshot no longer answers: the server is asked, and
+    // the answer comes from the copy (covered writes still refused).
+    std::thread::sleep(shared_listener::LEASE + std::time::Duration::from_millis(300));
+    assert!(b.vouched_claims().is_none(), "the lease ran out unrenewed");
+    let asked = b.write("conv-b", &["docs/notes.md"]);
+    assert_eq!(asked.code, 0, "{asked:?}");
+    assert!(asked.stderr.contains(FROM_THE_COPY), "{asked:?}");
+    assert_eq!(b.write("conv-b", &["src/x.rs"]).code, 2);
+
+    // The server returns: the listener publishes again, and a release on host A frees the
+    // path on host B from its snapshot.
+    pg.start_again();
+    b.await_snapshot("host B's listener is back", |c| c == ["file:src/**"]);
+    let mut core_a = a.core();
+    let claims = core_a.live_claims().unwrap();
+    core_a.release_claim(&alice, &claims[0].claim_id).unwrap();
+    b.await_snapshot("the release reaches host B's snapshot", |c| c.is_empty());
+    let free = b.write("conv-b", &["src/x.rs"]);
+    assert_eq!(free.code, 0, "{free:?}");
+    assert!(!free.stderr.contains(FROM_THE_COPY), "{free:?}");
+}
+
+#[test]
+fn a_hook_starts_one_listener_per_host_and_room() {
+    let Some((pg, tmp)) = server() else { return };
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    b.start("conv-b");
+    let ws = workspace::discover(&b.ws(), &b.env()).unwrap();
+    let exe = Path::new(env!("CARGO_BIN_EXE_acc-hook"));
+    let store = b.store_file();
+    assert_eq!(shared_listener::running(&store), None);
+    shared_listener::ensure_running(exe, &b.data(), &ws);
+    let start = std::time::Instant::now();
+    let pid = loop {
+        if let Some(pid) = shared_listener::running(&store) {
+            break pid;
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    b.await_snapshot("the started listener publishes", |c| c.is_empty());
+    // A second start while it runs starts nothing.
+    shared_listener::ensure_running(exe, &b.data(), &ws);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(shared_listener::running(&store), Some(pid));
+    // SAFETY: a pid this test's call started; SIGTERM ends it.
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let start = std::time::Instant::now();
+    while shared_listener::running(&store).is_some() {
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

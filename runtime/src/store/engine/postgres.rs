@@ -117,6 +117,32 @@ impl PgConnection {
         ))
     }
 
+    /// Subscribes this connection to `channel` (a room's guard changes, [`notify`]).
+    pub fn listen(&self, channel: &str) -> SqlResult<()> {
+        self.execute_batch(&format!("LISTEN {}", quote_ident(channel)))
+    }
+
+    /// Waits up to `timeout` for a notification on a channel this connection listens to,
+    /// and takes every one already delivered with it: true when any came. A broken
+    /// connection is [`Unreachable`].
+    pub fn wait_notification(&self, timeout: Duration) -> SqlResult<bool> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let mut client = self.client.borrow_mut();
+        let mut notifications = client.notifications();
+        let lost = |e: postgres::Error| {
+            unreachable_error(format!(
+                "lost the connection to {}: {}",
+                self.target,
+                cause(&e)
+            ))
+        };
+        let came = notifications.timeout_iter(timeout).next().map_err(lost)?;
+        if came.is_some() {
+            while notifications.iter().next().map_err(lost)?.is_some() {}
+        }
+        Ok(came.is_some())
+    }
+
     /// True once the server closed the connection (or it broke).
     pub fn is_closed(&self) -> bool {
         self.client.borrow().is_closed()
@@ -263,6 +289,16 @@ impl PgConnection {
     fn error(&self, e: postgres::Error, sql: &str) -> rusqlite::Error {
         sql_error(&e, &self.target, sql)
     }
+}
+
+/// Tells every host listening to `channel` that the guard's state of the room changed, at
+/// the commit of the transaction it is sent in (never, if it rolls back).
+pub fn notify(conn: &super::Connection, channel: &str, version: i64) -> SqlResult<()> {
+    conn.execute(
+        "SELECT pg_notify(?1, ?2)",
+        rusqlite::params![channel, version.to_string()],
+    )
+    .map(|_| ())
 }
 
 fn cause(e: &postgres::Error) -> String {
