@@ -419,6 +419,37 @@ fn a_write_on_host_b_into_a_claim_held_on_host_a_is_refused_and_a_message_crosse
 }
 
 #[test]
+fn the_status_line_names_the_host_of_each_session() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    let b = Host::new(tmp.path(), "b", &pg.url(), REMOTE);
+    let alice = attach(&mut a.core(), "alice", true);
+    attach(&mut b.core(), "bob", true);
+    claim(&mut a.core(), &alice, "file:src/**", true);
+    // Host names as two machines would record them (both "hosts" here are one machine).
+    let schema = format!("acc_{}", workspace::discover(&a.ws(), &a.env()).unwrap().id);
+    let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "UPDATE \"{schema}\".sessions SET extensions = '{{\"host\":\"' ||
+                CASE participant_id WHEN 'alice' THEN 'laptop.invalid' ELSE 'ci-runner-7.invalid' END
+                || '\"}}'"
+        ))
+        .unwrap();
+    let out = b
+        .acc(&["status"])
+        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
 fn eight_processes_per_host_race_for_each_claim_and_exactly_one_wins() {
     let Some((pg, tmp)) = server() else { return };
     let hosts = [
@@ -679,6 +710,231 @@ fn a_room_dropped_from_the_server_is_never_recreated_over_what_this_host_saw() {
     // The guard still refuses the claim this host last saw.
     let refused = b.write("conv-b", &["src/x.rs"]);
     assert_eq!(refused.code, 2, "{refused:?}");
+}
+
+/// Runs `openssl` with `args` in `dir`.
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl is installed");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A self-signed CA named `name` (`<name>.pem`, `<name>.key`) in `dir`.
+fn make_ca(dir: &Path, name: &str) -> PathBuf {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.pem"),
+            "-days",
+            "2",
+            "-subj",
+            &format!("/CN={name}"),
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        ],
+    );
+    dir.join(format!("{name}.pem"))
+}
+
+/// A server certificate for 127.0.0.1 signed by the CA `ca`: (`server.pem`, `server.key`).
+fn make_server_cert(dir: &Path, ca: &str) -> (PathBuf, PathBuf) {
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+    );
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            &format!("{ca}.pem"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "server.ext",
+        ],
+    );
+    (dir.join("server.pem"), dir.join("server.key"))
+}
+
+#[test]
+fn tls_verify_full_accepts_the_servers_ca_and_refuses_another_naming_the_fix() {
+    use acc_runtime::store::engine::postgres::PgConnection;
+    let Some((pg, tmp)) = server() else { return };
+    let certs = tmp.path().join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    let ca = make_ca(&certs, "room-ca");
+    let other = make_ca(&certs, "other-ca");
+    let (cert, key) = make_server_cert(&certs, "room-ca");
+    pg.enable_tls(&cert, &key);
+    let with = |host: &str, mode: &str, ca: Option<&Path>| {
+        let mut url = format!("postgres://acc@{host}:{}/postgres?sslmode={mode}", pg.port);
+        if let Some(ca) = ca {
+            url.push_str(&format!("&sslrootcert={}", ca.display()));
+        }
+        url
+    };
+
+    // verify-full with the CA that signed the server's certificate: the room works, and
+    // its connection is encrypted.
+    let good = with("127.0.0.1", "verify-full", Some(&ca));
+    let a = Host::new(tmp.path(), "a", &good, REMOTE);
+    let alice = attach(&mut a.core(), "alice", true);
+    claim(&mut a.core(), &alice, "file:src/**", true);
+    let conn = PgConnection::connect(&good, "public", std::time::Duration::from_secs(3)).unwrap();
+    let ssl = conn
+        .query(
+            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(ssl, vec![vec![rusqlite::types::Value::Integer(1)]]);
+
+    // Another CA: refused before anything is read, the reason naming the fix.
+    let b = Host::new(
+        tmp.path(),
+        "b",
+        &with("127.0.0.1", "verify-full", Some(&other)),
+        REMOTE,
+    );
+    let err = b.try_core().err().expect("refused");
+    assert_eq!(err.code, ErrorCode::StoreUnreachable, "{}", err.message);
+    assert!(
+        err.message
+            .contains("is not signed by the CA in sslrootcert=")
+            && err
+                .message
+                .contains("point sslrootcert at the CA that signed"),
+        "{}",
+        err.message
+    );
+    // The right CA, but a host name the certificate does not name: verify-full refuses,
+    // verify-ca (the CA alone) accepts.
+    let c = Host::new(
+        tmp.path(),
+        "c",
+        &with("localhost", "verify-full", Some(&ca)),
+        REMOTE,
+    );
+    let err = c.try_core().err().expect("refused");
+    assert_eq!(err.code, ErrorCode::StoreUnreachable, "{}", err.message);
+    assert!(
+        err.message.contains("does not name the host"),
+        "{}",
+        err.message
+    );
+    let d = Host::new(
+        tmp.path(),
+        "d",
+        &with("localhost", "verify-ca", Some(&ca)),
+        REMOTE,
+    );
+    assert_eq!(d.core().live_claims().unwrap().len(), 1);
+    // require encrypts without checking who answers (libpq's meaning).
+    let e = Host::new(tmp.path(), "e", &with("127.0.0.1", "require", None), REMOTE);
+    assert_eq!(e.core().live_claims().unwrap().len(), 1);
+}
+
+/// Every table's columns, index, constraint and trigger of `schema`, its name written `S`.
+fn catalog(admin: &mut postgres::Client, schema: &str) -> Vec<String> {
+    let queries = [
+        "SELECT table_name || '.' || column_name || ' ' || ordinal_position || ' ' || data_type
+                || ' ' || is_nullable || ' ' || coalesce(column_default, '')
+         FROM information_schema.columns
+         WHERE table_schema = $1 AND table_name <> 'acc_schema_version'
+         ORDER BY table_name, ordinal_position",
+        "SELECT indexname || ' ' || indexdef FROM pg_indexes
+         WHERE schemaname = $1 AND tablename <> 'acc_schema_version' ORDER BY indexname",
+        "SELECT c.conrelid::regclass::text || ' ' || c.conname || ' ' || pg_get_constraintdef(c.oid)
+         FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+         WHERE n.nspname = $1 ORDER BY c.conname",
+        "SELECT event_object_table || ' ' || trigger_name || ' ' || event_manipulation || ' '
+                || action_timing || ' ' || action_orientation
+         FROM information_schema.triggers WHERE trigger_schema = $1
+         ORDER BY trigger_name, event_manipulation",
+        "SELECT key || '=' || value FROM meta WHERE key = 'claims_version'",
+    ];
+    admin
+        .batch_execute(&format!("SET search_path TO \"{schema}\""))
+        .unwrap();
+    let mut out = Vec::new();
+    for (i, q) in queries.iter().enumerate() {
+        let rows = if i == queries.len() - 1 {
+            admin.query(*q, &[]).unwrap()
+        } else {
+            admin.query(*q, &[&schema]).unwrap()
+        };
+        for r in rows {
+            let line: String = r.get(0);
+            out.push(line.replace('"', "").replace(schema, "S"));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_room_created_from_the_one_schema_source_is_a_room_created_before_it() {
+    let Some((pg, tmp)) = server() else { return };
+    let a = Host::new(tmp.path(), "a", &pg.url(), REMOTE);
+    // Created now: store/schema.rs's migrations, translated.
+    drop(a.core());
+    let schema = format!("acc_{}", workspace::discover(&a.ws(), &a.env()).unwrap().id);
+    let mut admin = postgres::Client::connect(&pg.url(), postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "CREATE SCHEMA before_one_source; SET search_path TO before_one_source; {}",
+            include_str!("pg_support/schema_v6_before_single_source.sql")
+        ))
+        .unwrap();
+    let now = catalog(&mut admin, &schema);
+    let before = catalog(&mut admin, "before_one_source");
+    assert!(now.len() > 60, "{now:?}");
+    assert_eq!(now, before);
 }
 
 fn walkdir(dir: &Path) -> Vec<PathBuf> {

@@ -293,11 +293,12 @@ fn prepare_schema(
             .with("repository", recorded.to_string()));
         }
     }
-    for m in postgres_schema::MIGRATIONS
+    for m in super::schema::MIGRATIONS
         .iter()
         .filter(|m| i64::from(m.version) > version)
     {
-        conn.execute_batch(m.sql).map_err(|e| {
+        let sql = postgres_schema::translate_migration(m.sql);
+        conn.execute_batch(&sql).map_err(|e| {
             let e = AccError::from(e);
             AccError::new(
                 e.code,

@@ -56,7 +56,7 @@ pub fn quote_ident(s: &str) -> String {
 
 /// Where a URL points, without its credentials.
 pub fn describe_url(url: &str) -> String {
-    match url.parse::<postgres::Config>() {
+    match super::tls::parse(url).map(|u| u.config) {
         Ok(c) => {
             let host = c
                 .get_hosts()
@@ -78,15 +78,26 @@ impl PgConnection {
     /// Connects and points the session at `schema` (created by the caller's migration).
     pub fn connect(url: &str, schema: &str, lock_timeout: Duration) -> SqlResult<PgConnection> {
         let target = describe_url(url);
-        let mut config: postgres::Config = url.parse().map_err(|e| {
+        let parsed = super::tls::parse(url).map_err(|e| {
             unreachable_error(format!("the store url for {target} is not valid: {e}"))
         })?;
+        let mut config = parsed.config.clone();
         config.connect_timeout(CONNECT_TIMEOUT);
         config.application_name("acc");
         config.keepalives(true);
-        let client = config
-            .connect(postgres::NoTls)
-            .map_err(|e| unreachable_error(format!("cannot reach {target}: {}", cause(&e))))?;
+        let tls = super::tls::connector(&parsed)
+            .map_err(|e| unreachable_error(format!("cannot reach {target}: {e}")))?;
+        let connected = match tls {
+            None => config.connect(postgres::NoTls),
+            Some(tls) => config.connect(tls),
+        };
+        let client = connected.map_err(|e| {
+            let why = cause(&e);
+            unreachable_error(match super::tls::certificate_fault(&why, &parsed) {
+                Some(fault) => format!("cannot reach {target} over TLS: {fault}"),
+                None => format!("cannot reach {target}: {why}"),
+            })
+        })?;
         let conn = PgConnection {
             client: RefCell::new(client),
             statements: RefCell::new(HashMap::new()),
