@@ -2,7 +2,9 @@
 //! of whole `acc-hook claude-code` processes, as `hook_bench` measures them, against one
 //! room populated the same way on each engine (200 guarded claims of a peer, 200 queued
 //! notes): an uncovered write (allow), a covered one (deny), and a turn
-//! (`UserPromptSubmit`, which heartbeats and reads the inbox).
+//! (`UserPromptSubmit`, which heartbeats and reads the inbox). On PostgreSQL the allow is
+//! measured once this host's listener (started by the SessionStart hook) has published the
+//! snapshot with a live lease, as it is whenever a session of the host is open.
 //!
 //! The PostgreSQL server is started on 127.0.0.1 the way the shared-store tests start it
 //! (`tests/pg_support`); without its binaries only SQLite is measured.
@@ -21,6 +23,7 @@ use acc_runtime::core::sessions::OpenSession;
 use acc_runtime::env::Env;
 use acc_runtime::ids::ParticipantId;
 use acc_runtime::store::OpenMode;
+use acc_runtime::store::{guard_snapshot, shared_listener};
 use acc_runtime::{Core, Owner, Ports, workspace};
 use std::io::Write;
 use std::path::Path;
@@ -103,6 +106,7 @@ fn measure(base: &Path, url: Option<&str>) -> [Duration; 3] {
         None => Env::new(),
     };
     let desc = workspace::discover(&ws, &env).unwrap();
+    let bound_ws = desc.id.clone();
     let mut core = Core::open(desc, &data, OpenMode::ReadWrite, Ports::system()).unwrap();
     let key = acc_runtime::core::bindings::binding_key(CONVERSATION);
     let bound = core.binding(&key).unwrap().expect("bound");
@@ -138,6 +142,10 @@ fn measure(base: &Path, url: Option<&str>) -> [Duration; 3] {
         .unwrap();
     }
     drop(core);
+    let store = acc_runtime::paths::store_file(&data, &bound_ws);
+    if url.is_some() {
+        await_listener(&store);
+    }
     let write = |path: &str| {
         payload(
             &ws,
@@ -167,7 +175,33 @@ fn measure(base: &Path, url: Option<&str>) -> [Duration; 3] {
         out[1].push(hook(&data, url, "PreToolUse", &covered).0);
         out[2].push(hook(&data, url, "UserPromptSubmit", &turn).0);
     }
+    if url.is_some()
+        && let Some(pid) = shared_listener::running(&store)
+    {
+        // SAFETY: the listener this bench's SessionStart hook started; SIGTERM ends it.
+        unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    }
     out.map(median)
+}
+
+/// Waits until the listener the SessionStart hook started has published every claim with a
+/// live lease: from then on an allow is answered from this host's snapshot.
+fn await_listener(store: &Path) {
+    let start = Instant::now();
+    loop {
+        if let Some((token, text)) = guard_snapshot::vouched_text(store)
+            && shared_listener::leased(store, &token.tag)
+            && guard_snapshot::SnapshotText::parse(&text)
+                .is_some_and(|t| t.claims().count() == CLAIMS)
+        {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no listener published the shared store's snapshot"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 fn ms(d: Duration) -> String {

@@ -9,6 +9,14 @@ fn main() {
         let rest: Vec<_> = std::env::args_os().skip(2).collect();
         std::process::exit(acc_runtime::guard_exec::main(&rest));
     }
+    if first.as_deref()
+        == Some(std::ffi::OsStr::new(
+            acc_runtime::store::shared_listener::SUBCOMMAND,
+        ))
+    {
+        let rest: Vec<_> = std::env::args_os().skip(2).collect();
+        std::process::exit(acc_runtime::store::shared_listener::main(&rest));
+    }
     // Exiting here (rather than returning) also ends a worker thread that overran the
     // deadline, so a stuck store can never hold the client's hook open.
     std::process::exit(acc_runtime::hook::entry::main());

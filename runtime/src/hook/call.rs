@@ -47,6 +47,10 @@ impl Call<'_> {
         let ws = resolved.workspace;
         self.deadline.check()?;
         let mut core = Core::open(ws, &self.data_home, mode, self.settings.ports.clone())?;
+        // This host's listener keeps the fast path's snapshot of a shared store current.
+        if let Some(exe) = &self.settings.beat_exe {
+            crate::store::shared_listener::ensure_running(exe, &self.data_home, core.workspace());
+        }
         core.set_busy_timeout(self.deadline.remaining())?;
         core.set_mmap_size(MMAP_WHOLE_STORE)?;
         Ok(core)

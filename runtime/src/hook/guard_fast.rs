@@ -32,6 +32,7 @@ use crate::core::resources::spellings_overlap;
 use crate::ids::SessionId;
 use crate::paths;
 use crate::store::guard_snapshot::{SealedFile, SnapshotText};
+use crate::store::shared_listener;
 use crate::store::tamper;
 use acc_sdk::event::{Targets, ToolClass};
 use std::path::Path;
@@ -100,7 +101,11 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     }
     // Only a snapshot the token seals: not edited, replaced or copied back since. Read a
     // block at a time: its header, the binding, the claims that can overlap the targets.
-    let (_, mut sealed) = SealedFile::open(&store)?;
+    let (token, mut sealed) = SealedFile::open(&store)?;
+    // A shared store's snapshot only while this host's listener vouches it is current.
+    if shared_listener::is_shared_tag(&token.tag) && !shared_listener::leased(&store, &token.tag) {
+        return None;
+    }
     if sealed.workspace_id != ws.id.as_str() {
         return None;
     }

@@ -363,6 +363,7 @@ mod tests {
             "( acc detach --session s --generation g & )",
             "echo '{}' | acc-hook claude-code SessionEnd",
             "acc-hook --data-home /x codex PreToolUse < p.json",
+            "ACC_STORE_URL=postgres://h/db acc-hook shared-listen --data-home /d --workspace w",
             "$A release --claim c",
             "${ACC} detach --session s --generation g",
             "x=$(acc prune --older-than 1d)",

@@ -40,9 +40,18 @@ pub fn path_for(store_file: &Path) -> PathBuf {
     store_file.with_file_name(TOKEN_FILE)
 }
 
-/// The store file's identity, the prefix of every tag published for it.
+/// The store file's identity, the prefix of every tag published for it. A shared store has
+/// no file on this host: its anchor is this host's copy stamp
+/// ([`super::shared_listener::ANCHOR_FILE`]), which removing (to start over) retires every
+/// token published for the room.
 fn identity(store_file: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(store_file).ok()?;
+    let meta = std::fs::symlink_metadata(store_file)
+        .or_else(|_| {
+            std::fs::symlink_metadata(
+                store_file.with_file_name(super::shared_listener::ANCHOR_FILE),
+            )
+        })
+        .ok()?;
     Some(format!("{}.{}.", meta.dev(), meta.ino()))
 }
 

@@ -13,6 +13,7 @@ pub mod guard_token;
 pub mod read_only;
 pub mod schema;
 mod shared;
+pub mod shared_listener;
 pub mod tamper;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
@@ -515,7 +516,14 @@ impl Store {
             let now_ms = self.clock.now_ms();
             let _ = tamper::check_before_write(&tx, &self.path, before, now_ms);
         }
+        let shared_before = match self.conn.is_postgres() {
+            true => Some(guard_snapshot::fingerprint(&tx).map_err(ctx)?),
+            false => None,
+        };
         let out = f(&tx).map_err(ctx)?;
+        if let Some(before) = shared_before {
+            shared::announce_change(&tx, &self.path, before).map_err(ctx)?;
+        }
         let (changed, publish) = match (&snapshot, before) {
             (Some(file), Some(before)) => {
                 let after = guard_snapshot::fingerprint(&tx).map_err(ctx)?;

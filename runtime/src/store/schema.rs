@@ -290,6 +290,50 @@ mod tests {
         assert_eq!(tables, 11);
     }
 
+    /// Every table, index and trigger of the SQLite file at `path`, as SQLite recorded them.
+    fn sqlite_master(path: &std::path::Path) -> Vec<(String, String)> {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT name, coalesce(sql, '') FROM sqlite_master ORDER BY type, name")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_store_of_every_earlier_version_migrates_to_what_a_new_store_is() {
+        use crate::ids::WorkspaceId;
+        use crate::store::{Genesis, OpenMode, Store};
+        let dir = tempfile::tempdir().unwrap();
+        let ws = WorkspaceId::parse("ws1").unwrap();
+        let genesis = || Genesis {
+            now_ms: 0,
+            event_id: "event_genesis".into(),
+        };
+        let fresh = dir.path().join("fresh.db");
+        drop(Store::open(&fresh, &ws, OpenMode::ReadWrite, genesis).unwrap());
+        for old in 1..current_version() {
+            let path = dir.path().join(format!("v{old}.db"));
+            {
+                let conn = rusqlite::Connection::open(&path).unwrap();
+                for m in &MIGRATIONS[..old as usize] {
+                    conn.execute_batch(m.sql).unwrap();
+                }
+                conn.pragma_update(None, "user_version", old).unwrap();
+                conn.execute_batch("INSERT INTO meta (key, value) VALUES ('workspace_id', 'ws1')")
+                    .unwrap();
+            }
+            drop(Store::open(&path, &ws, OpenMode::ReadWrite, genesis).unwrap());
+            assert_eq!(
+                sqlite_master(&path),
+                sqlite_master(&fresh),
+                "from version {old}"
+            );
+        }
+    }
+
     #[test]
     fn a_version_1_store_is_migrated_forward_on_open_keeping_its_messages() {
         use crate::ids::WorkspaceId;

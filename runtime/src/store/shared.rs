@@ -17,7 +17,28 @@ const REPOSITORY_KEY: &str = "repository";
 /// Where this host's copy of the guarded claims came from: the claims version it was
 /// written at, beside the copy.
 fn copy_version_path(store_file: &Path) -> std::path::PathBuf {
-    store_file.with_file_name("shared-claims-version")
+    store_file.with_file_name(super::shared_listener::ANCHOR_FILE)
+}
+
+/// Inside a write transaction on a shared store, before its commit: when the write changed
+/// what the guard reads, this host's published snapshot stops vouching (as on SQLite, before
+/// the commit), and every host's listener is told at the commit
+/// ([`super::shared_listener`]).
+pub(crate) fn announce_change(
+    tx: &engine::Connection,
+    store_file: &Path,
+    before: i64,
+) -> Result<()> {
+    let after = guard_snapshot::fingerprint(tx)?;
+    if after == before {
+        return Ok(());
+    }
+    super::guard_token::withdraw(store_file)?;
+    let engine::Connection::Postgres(pg) = tx else {
+        return Ok(());
+    };
+    engine::postgres::notify(tx, pg.schema(), after)?;
+    Ok(())
 }
 
 impl Store {
@@ -104,8 +125,10 @@ impl Store {
                     .mode(0o700)
                     .create(dir)?;
             }
-            // Never sealed by a token: the fast path goes to the server, and only the
-            // guard's fallback reads this copy (when the server cannot be reached).
+            // Never sealed by a token: only this host's listener publishes one, with the
+            // lease that lets the fast path trust it ([`super::shared_listener`]). Withdrawn
+            // first, so the copy replaced here is not taken for the one a token sealed.
+            super::guard_token::withdraw(&path)?;
             guard_snapshot::write(c, &file, &workspace, now_ms, "shared")?;
             std::fs::write(&stamp, version.to_string())?;
             Ok(())
@@ -271,11 +294,12 @@ fn prepare_schema(
             .with("repository", recorded.to_string()));
         }
     }
-    for m in postgres_schema::MIGRATIONS
+    for m in super::schema::MIGRATIONS
         .iter()
         .filter(|m| i64::from(m.version) > version)
     {
-        conn.execute_batch(m.sql).map_err(|e| {
+        let sql = postgres_schema::translate_migration(m.sql);
+        conn.execute_batch(&sql).map_err(|e| {
             let e = AccError::from(e);
             AccError::new(
                 e.code,

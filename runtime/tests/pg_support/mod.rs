@@ -145,6 +145,34 @@ impl PgServer {
         ]);
     }
 
+    /// Turns TLS on with the server certificate and key at `cert` and `key` (PEM), and
+    /// restarts the server. Plain connections are still accepted.
+    pub fn enable_tls(&self, cert: &Path, key: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        let (to_cert, to_key) = (self.dir().join("server.crt"), self.dir().join("server.key"));
+        std::fs::copy(cert, &to_cert).unwrap();
+        std::fs::copy(key, &to_key).unwrap();
+        // The server refuses a key others can read.
+        std::fs::set_permissions(&to_key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        if self.as_user.is_some() {
+            for f in [&to_cert, &to_key] {
+                let c = std::ffi::CString::new(f.as_os_str().as_encoded_bytes()).unwrap();
+                // SAFETY: a valid NUL-terminated path; 65534 is nobody on Debian.
+                assert_eq!(unsafe { libc::chown(c.as_ptr(), 65534, 65534) }, 0);
+            }
+        }
+        let conf = self.data_dir().join("postgresql.conf");
+        let mut text = std::fs::read_to_string(&conf).unwrap();
+        text.push_str(&format!(
+            "\nssl = on\nssl_cert_file = '{}'\nssl_key_file = '{}'\n",
+            to_cert.display(),
+            to_key.display()
+        ));
+        std::fs::write(&conf, text).unwrap();
+        self.stop();
+        self.start_again();
+    }
+
     /// The URL a workspace names the server by; `database` is created first.
     pub fn url(&self) -> String {
         format!("postgres://acc@127.0.0.1:{}/postgres", self.port)

@@ -61,12 +61,16 @@ fn with_tamper<'a>(inv: &'a Invocation<'_>) -> impl FnOnce(AccError) -> AccError
 /// How many names or claims the one human line lists before counting the rest.
 const SHOWN_IN_LINE: usize = 5;
 
-/// The one human line: who is live, by the participant id `--to` takes; each live claim with
-/// its owner participant, marked when its session has ended; the protection.
+/// The one human line: who is live, by the participant id `--to` takes (and, on a store
+/// several hosts share, the host each session runs on); each live claim with its owner
+/// participant, marked when its session has ended; the protection.
 fn render_status(report: &StatusReport) -> String {
     let mut live: Vec<String> = Vec::new();
     for s in &report.sessions {
-        let name = s.participant_id.to_string();
+        let name = match &s.host {
+            Some(host) => format!("{} on {host}", s.participant_id),
+            None => s.participant_id.to_string(),
+        };
         if s.presence != Presence::Offline && !live.contains(&name) {
             live.push(name);
         }

@@ -14,11 +14,13 @@ pub const STORE_URL_VAR: &str = "ACC_STORE_URL";
 pub fn check_store_url(url: &str, from: &str) -> Result<String> {
     let url = url.trim();
     let scheme_ok = url.starts_with("postgres://") || url.starts_with("postgresql://");
-    if !scheme_ok || url.parse::<postgres::Config>().is_err() {
+    let parsed = super::tls::parse(url);
+    if !scheme_ok || parsed.is_err() {
+        let why = parsed.err().map(|e| format!(" ({e})")).unwrap_or_default();
         return Err(AccError::new(
             ErrorCode::WorkspaceConfigInvalid,
             format!(
-                "the store url in {from} is not a PostgreSQL url (postgres://user@host:port/database); fix it, or remove it to use the embedded store"
+                "the store url in {from} is not a PostgreSQL url (postgres://user@host:port/database, optionally ?sslmode=verify-full&sslrootcert=/path/ca.pem){why}; fix it, or remove it to use the embedded store"
             ),
         )
         .with("source", from));

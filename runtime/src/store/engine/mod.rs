@@ -12,6 +12,7 @@
 pub mod config;
 pub mod postgres;
 pub mod postgres_schema;
+pub mod tls;
 
 use rusqlite::ToSql;
 use rusqlite::types::{FromSql, Value, ValueRef};

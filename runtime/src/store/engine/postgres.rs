@@ -56,7 +56,7 @@ pub fn quote_ident(s: &str) -> String {
 
 /// Where a URL points, without its credentials.
 pub fn describe_url(url: &str) -> String {
-    match url.parse::<postgres::Config>() {
+    match super::tls::parse(url).map(|u| u.config) {
         Ok(c) => {
             let host = c
                 .get_hosts()
@@ -78,15 +78,26 @@ impl PgConnection {
     /// Connects and points the session at `schema` (created by the caller's migration).
     pub fn connect(url: &str, schema: &str, lock_timeout: Duration) -> SqlResult<PgConnection> {
         let target = describe_url(url);
-        let mut config: postgres::Config = url.parse().map_err(|e| {
+        let parsed = super::tls::parse(url).map_err(|e| {
             unreachable_error(format!("the store url for {target} is not valid: {e}"))
         })?;
+        let mut config = parsed.config.clone();
         config.connect_timeout(CONNECT_TIMEOUT);
         config.application_name("acc");
         config.keepalives(true);
-        let client = config
-            .connect(postgres::NoTls)
-            .map_err(|e| unreachable_error(format!("cannot reach {target}: {}", cause(&e))))?;
+        let tls = super::tls::connector(&parsed)
+            .map_err(|e| unreachable_error(format!("cannot reach {target}: {e}")))?;
+        let connected = match tls {
+            None => config.connect(postgres::NoTls),
+            Some(tls) => config.connect(tls),
+        };
+        let client = connected.map_err(|e| {
+            let why = cause(&e);
+            unreachable_error(match super::tls::certificate_fault(&why, &parsed) {
+                Some(fault) => format!("cannot reach {target} over TLS: {fault}"),
+                None => format!("cannot reach {target}: {why}"),
+            })
+        })?;
         let conn = PgConnection {
             client: RefCell::new(client),
             statements: RefCell::new(HashMap::new()),
@@ -115,6 +126,32 @@ impl PgConnection {
             "SET lock_timeout = {}",
             timeout.as_millis().min(i32::MAX as u128)
         ))
+    }
+
+    /// Subscribes this connection to `channel` (a room's guard changes, [`notify`]).
+    pub fn listen(&self, channel: &str) -> SqlResult<()> {
+        self.execute_batch(&format!("LISTEN {}", quote_ident(channel)))
+    }
+
+    /// Waits up to `timeout` for a notification on a channel this connection listens to,
+    /// and takes every one already delivered with it: true when any came. A broken
+    /// connection is [`Unreachable`].
+    pub fn wait_notification(&self, timeout: Duration) -> SqlResult<bool> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let mut client = self.client.borrow_mut();
+        let mut notifications = client.notifications();
+        let lost = |e: postgres::Error| {
+            unreachable_error(format!(
+                "lost the connection to {}: {}",
+                self.target,
+                cause(&e)
+            ))
+        };
+        let came = notifications.timeout_iter(timeout).next().map_err(lost)?;
+        if came.is_some() {
+            while notifications.iter().next().map_err(lost)?.is_some() {}
+        }
+        Ok(came.is_some())
     }
 
     /// True once the server closed the connection (or it broke).
@@ -263,6 +300,16 @@ impl PgConnection {
     fn error(&self, e: postgres::Error, sql: &str) -> rusqlite::Error {
         sql_error(&e, &self.target, sql)
     }
+}
+
+/// Tells every host listening to `channel` that the guard's state of the room changed, at
+/// the commit of the transaction it is sent in (never, if it rolls back).
+pub fn notify(conn: &super::Connection, channel: &str, version: i64) -> SqlResult<()> {
+    conn.execute(
+        "SELECT pg_notify(?1, ?2)",
+        rusqlite::params![channel, version.to_string()],
+    )
+    .map(|_| ())
 }
 
 fn cause(e: &postgres::Error) -> String {

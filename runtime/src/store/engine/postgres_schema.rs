@@ -1,235 +1,152 @@
-//! The store's schema on PostgreSQL: the same versions as [`crate::store::schema`], each
-//! migration written in PostgreSQL's dialect (`BIGINT` for SQLite's 64-bit `INTEGER`,
-//! `BIGSERIAL` for `AUTOINCREMENT`, a trigger function for SQLite's trigger bodies). A
-//! shipped migration is never edited; a new one is appended to both lists with the same
-//! version. The version lives in `acc_schema_version` (SQLite's `PRAGMA user_version`).
+//! The store's schema on PostgreSQL: the very migrations of [`crate::store::schema`] (the one
+//! source, in SQLite's dialect), each translated when it is applied. The versions are
+//! therefore the same on both engines by construction, and a migration appended there is
+//! applied here too; the version lives in `acc_schema_version` (SQLite's `PRAGMA
+//! user_version`).
 //!
-//! `claims`, `sessions` and `intents` carry a `rowid` column because the store's queries order by
-//! SQLite's implicit one.
+//! What the translation changes, and only that:
+//! - `INTEGER` (SQLite's 64-bit integer) is `BIGINT`; `INTEGER PRIMARY KEY AUTOINCREMENT`
+//!   is `BIGSERIAL PRIMARY KEY`; `WITHOUT ROWID` is dropped (PostgreSQL has no rowid).
+//! - The tables whose queries order by SQLite's implicit `rowid` ([`ORDERED_BY_ROWID`]) get
+//!   a `rowid BIGSERIAL` column first.
+//! - A trigger's body becomes a trigger function (`acc_trigger_<digest of the body>`, its
+//!   search path pinned to the workspace's schema it is created in), and the trigger runs
+//!   it for each row.
+//!
+//! A migration using SQLite syntax beyond this fails at its first application on a server,
+//! in the tests that start one (`tests/shared_store.rs`), never silently.
 
-use crate::store::schema::Migration;
+use sha2::{Digest, Sha256};
 
-pub const MIGRATIONS: &[Migration] = &[
-    Migration {
-        version: 1,
-        sql: r#"
-CREATE TABLE meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
+/// The tables whose rows the store's queries order by `rowid`.
+pub const ORDERED_BY_ROWID: &[&str] = &["sessions", "intents", "claims"];
 
-CREATE TABLE participants (
-    participant_id TEXT PRIMARY KEY,
-    display_name   TEXT NOT NULL,
-    kind           TEXT NOT NULL CHECK (kind IN ('agent', 'human')),
-    created_at     BIGINT NOT NULL
-);
+/// `sql`, one migration of [`crate::store::schema::MIGRATIONS`], in PostgreSQL's dialect.
+pub fn translate_migration(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 256);
+    let mut rest = sql;
+    while let Some(at) = rest.find("CREATE TRIGGER") {
+        out.push_str(&translate_ddl(&rest[..at]));
+        let trigger = &rest[at..];
+        let Some(end) = trigger.find("END;") else {
+            // Not a trigger this translation knows: left for the server to refuse.
+            out.push_str(trigger);
+            return out;
+        };
+        out.push_str(&translate_trigger(&trigger[..end]));
+        rest = &trigger[end + "END;".len()..];
+    }
+    out.push_str(&translate_ddl(rest));
+    out
+}
 
-CREATE TABLE sessions (
-    rowid             BIGSERIAL,
-    session_id        TEXT PRIMARY KEY,
-    participant_id    TEXT NOT NULL REFERENCES participants (participant_id),
-    generation        TEXT NOT NULL,
-    harness           TEXT NOT NULL,
-    client_name       TEXT,
-    state             TEXT NOT NULL CHECK (state IN ('open', 'closed')),
-    parent_session_id TEXT,
-    checkout_root     TEXT,
-    branch            TEXT,
-    pid               BIGINT,
-    enforcement       TEXT NOT NULL CHECK (enforcement IN ('advisory', 'guarded')),
-    lifecycle         TEXT NOT NULL CHECK (lifecycle IN ('managed', 'manual')),
-    cadence_ms        BIGINT NOT NULL CHECK (cadence_ms > 0),
-    started_at        BIGINT NOT NULL,
-    heartbeat_at      BIGINT NOT NULL,
-    closed_at         BIGINT,
-    extensions        TEXT NOT NULL DEFAULT '{}'
-);
-CREATE INDEX sessions_by_state ON sessions (state, participant_id);
-CREATE INDEX sessions_by_participant ON sessions (participant_id);
+/// Tables, indexes and plain statements: the type names and SQLite's table options.
+fn translate_ddl(sql: &str) -> String {
+    let mut out = sql
+        .replace("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY")
+        .replace(") WITHOUT ROWID;", ");");
+    out = replace_word(&out, "INTEGER", "BIGINT");
+    for table in ORDERED_BY_ROWID {
+        out = out.replace(
+            &format!("CREATE TABLE {table} (\n"),
+            &format!("CREATE TABLE {table} (\n    rowid BIGSERIAL,\n"),
+        );
+    }
+    out
+}
 
-CREATE TABLE intents (
-    rowid      BIGSERIAL,
-    session_id TEXT PRIMARY KEY REFERENCES sessions (session_id) ON DELETE CASCADE,
-    summary    TEXT NOT NULL,
-    mode       TEXT NOT NULL,
-    state      TEXT NOT NULL,
-    hints      TEXT NOT NULL DEFAULT '[]',
-    updated_at BIGINT NOT NULL
-);
-
-CREATE TABLE claims (
-    rowid            BIGSERIAL,
-    claim_id         TEXT PRIMARY KEY,
-    owner_session_id TEXT NOT NULL REFERENCES sessions (session_id),
-    resource         TEXT NOT NULL,
-    scheme           TEXT NOT NULL,
-    mode             TEXT NOT NULL CHECK (mode IN ('shared', 'exclusive')),
-    enforcement      TEXT NOT NULL CHECK (enforcement IN ('advisory', 'guarded')),
-    reason           TEXT,
-    acquired_at      BIGINT NOT NULL,
-    expires_at       BIGINT NOT NULL,
-    generation       TEXT NOT NULL
-);
-CREATE INDEX claims_by_scheme ON claims (scheme, expires_at);
-CREATE INDEX claims_by_resource ON claims (resource);
-CREATE INDEX claims_by_owner ON claims (owner_session_id);
-
-CREATE TABLE messages (
-    seq                 BIGSERIAL PRIMARY KEY,
-    message_id          TEXT NOT NULL UNIQUE,
-    thread_id           TEXT NOT NULL,
-    client_message_id   TEXT NOT NULL,
-    from_participant_id TEXT NOT NULL,
-    from_session_id     TEXT NOT NULL,
-    to_participant_ids  TEXT NOT NULL,
-    kind                TEXT NOT NULL,
-    obligation          TEXT NOT NULL CHECK (obligation IN ('none', 'acknowledge', 'reply')),
-    subject             TEXT NOT NULL,
-    body                TEXT NOT NULL,
-    in_reply_to         TEXT,
-    handoff             TEXT,
-    content_digest      TEXT NOT NULL,
-    sent_at             BIGINT NOT NULL,
-    UNIQUE (from_participant_id, client_message_id)
-);
-CREATE INDEX messages_by_sender ON messages (from_participant_id, obligation);
-
-CREATE TABLE receipts (
-    receipt_id               TEXT PRIMARY KEY,
-    message_seq              BIGINT NOT NULL REFERENCES messages (seq),
-    message_id               TEXT NOT NULL,
-    recipient_participant_id TEXT NOT NULL,
-    state                    TEXT NOT NULL
-        CHECK (state IN ('queued', 'offered', 'retrieved', 'acknowledged')),
-    updated_at               BIGINT NOT NULL,
-    offer_transport          TEXT,
-    offer_at                 BIGINT,
-    offer_repeated_at        BIGINT,
-    UNIQUE (message_id, recipient_participant_id)
-);
-CREATE INDEX receipts_by_recipient ON receipts (recipient_participant_id, state, message_seq);
-CREATE INDEX receipts_by_state ON receipts (state);
-CREATE INDEX receipts_by_message ON receipts (message_seq);
-
-CREATE TABLE events (
-    sequence         BIGSERIAL PRIMARY KEY,
-    event_id         TEXT NOT NULL UNIQUE,
-    actor_session_id TEXT,
-    type             TEXT NOT NULL,
-    occurred_at      BIGINT NOT NULL,
-    payload          TEXT NOT NULL
-);
-
-CREATE TABLE hook_bindings (
-    binding_key    TEXT PRIMARY KEY,
-    session_id     TEXT NOT NULL,
-    generation     TEXT NOT NULL,
-    client_name    TEXT NOT NULL,
-    client_version TEXT,
-    client_pid     BIGINT,
-    updated_at     BIGINT NOT NULL
-);
-"#,
-    },
-    Migration {
-        version: 2,
-        sql: r#"
-CREATE TABLE decision_links (
-    message_seq BIGINT NOT NULL REFERENCES messages (seq),
-    position    BIGINT NOT NULL CHECK (position >= 0),
-    action      TEXT NOT NULL CHECK (action IN ('replace', 'withdraw')),
-    target_seq  BIGINT NOT NULL REFERENCES messages (seq),
-    PRIMARY KEY (message_seq, position),
-    UNIQUE (message_seq, target_seq)
-);
-CREATE INDEX decision_links_by_target ON decision_links (target_seq, message_seq);
-CREATE INDEX messages_by_kind ON messages (kind, seq);
-"#,
-    },
-    Migration {
-        version: 3,
-        sql: r#"
-CREATE TABLE native_bindings (
-    session_id        TEXT PRIMARY KEY,
-    generation        TEXT NOT NULL,
-    adapter_id        TEXT NOT NULL,
-    client_version    TEXT,
-    protocol_contract TEXT NOT NULL,
-    modes             TEXT NOT NULL,
-    endpoint_ref      TEXT NOT NULL,
-    lease_until       BIGINT NOT NULL,
-    updated_at        BIGINT NOT NULL,
-    woken_at          BIGINT
-);
-"#,
-    },
-    Migration {
-        version: 4,
-        // The function's search path is pinned to the workspace's schema it was created in.
-        sql: r#"
-INSERT INTO meta (key, value) VALUES ('claims_version', '0');
-CREATE FUNCTION acc_bump_guard_version() RETURNS trigger LANGUAGE plpgsql
+/// `CREATE TRIGGER <name> <when> ON <table> BEGIN <body>` (its `END;` cut off) as a
+/// trigger function and a trigger that runs it for each row.
+fn translate_trigger(trigger: &str) -> String {
+    let Some((head, body)) = trigger.split_once(" BEGIN") else {
+        return format!("{trigger}END;");
+    };
+    let body = translate_ddl(body.trim());
+    let digest = Sha256::digest(body.as_bytes());
+    let name: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "CREATE OR REPLACE FUNCTION acc_trigger_{name}() RETURNS trigger LANGUAGE plpgsql
 SET search_path FROM CURRENT AS $$
 BEGIN
-    UPDATE meta SET value = (CAST(value AS BIGINT) + 1)::text WHERE key = 'claims_version';
+    {body}
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER claims_version_on_insert AFTER INSERT ON claims
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-CREATE TRIGGER claims_version_on_update AFTER UPDATE ON claims
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-CREATE TRIGGER claims_version_on_delete AFTER DELETE ON claims
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-"#,
-    },
-    Migration {
-        version: 5,
-        sql: r#"
-CREATE TRIGGER guard_version_on_session_insert AFTER INSERT ON sessions
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-CREATE TRIGGER guard_version_on_session_update
-AFTER UPDATE OF session_id, participant_id, generation, state, parent_session_id ON sessions
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-CREATE TRIGGER guard_version_on_session_delete AFTER DELETE ON sessions
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-CREATE TRIGGER guard_version_on_binding_insert AFTER INSERT ON hook_bindings
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-CREATE TRIGGER guard_version_on_binding_update
-AFTER UPDATE OF binding_key, session_id, generation ON hook_bindings
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-CREATE TRIGGER guard_version_on_binding_delete AFTER DELETE ON hook_bindings
-    FOR EACH ROW EXECUTE FUNCTION acc_bump_guard_version();
-"#,
-    },
-    Migration {
-        version: 6,
-        sql: r#"
-CREATE INDEX events_by_type ON events (type, sequence);
-CREATE INDEX messages_owing ON messages (seq) WHERE obligation <> 'none';
-"#,
-    },
-    Migration {
-        version: 7,
-        // SQLite's twin keeps a counter of the claim lines so that a local publication can
-        // copy them; a shared store publishes its host copy whole and keeps no such counter
-        // (one that never moved would let a publication copy stale lines).
-        sql: "SELECT 1;",
-    },
-];
+{} FOR EACH ROW EXECUTE FUNCTION acc_trigger_{name}();",
+        head.trim_end()
+    )
+}
+
+/// `from` replaced by `to` where it stands as a whole word.
+fn replace_word(sql: &str, from: &str, to: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find(from) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        out.push_str(if word(before) || word(after) {
+            from
+        } else {
+            to
+        });
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_sqlite_migration_has_its_postgresql_twin() {
-        let sqlite: Vec<u32> = crate::store::schema::MIGRATIONS
-            .iter()
-            .map(|m| m.version)
+    fn types_and_table_options_are_translated() {
+        let sql = "CREATE TABLE claims (\n    a INTEGER NOT NULL,\n    b_INTEGER TEXT\n) WITHOUT ROWID;\nCREATE TABLE m (\n    seq INTEGER PRIMARY KEY AUTOINCREMENT\n);";
+        assert_eq!(
+            translate_migration(sql),
+            "CREATE TABLE claims (\n    rowid BIGSERIAL,\n    a BIGINT NOT NULL,\n    b_INTEGER TEXT\n);\nCREATE TABLE m (\n    seq BIGSERIAL PRIMARY KEY\n);"
+        );
+    }
+
+    #[test]
+    fn a_trigger_body_becomes_a_function_the_trigger_runs_for_each_row() {
+        let sql = "CREATE TRIGGER t1 AFTER INSERT ON claims BEGIN\n    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'v';\nEND;\nCREATE TRIGGER t2\nAFTER UPDATE OF a, b ON sessions BEGIN\n    UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'v';\nEND;\n";
+        let pg = translate_migration(sql);
+        assert!(!pg.contains("INTEGER"), "{pg}");
+        assert!(!pg.contains(" BEGIN\n    UPDATE"), "{pg}");
+        let functions: Vec<&str> = pg
+            .lines()
+            .filter(|l| l.starts_with("CREATE OR REPLACE FUNCTION"))
             .collect();
-        let pg: Vec<u32> = MIGRATIONS.iter().map(|m| m.version).collect();
-        assert_eq!(sqlite, pg);
+        assert_eq!(functions.len(), 2);
+        assert_eq!(functions[0], functions[1], "one body, one function");
+        let name = functions[0]
+            .split_whitespace()
+            .nth(4)
+            .unwrap()
+            .trim_end_matches("()");
+        assert!(pg.contains(&format!(
+            "CREATE TRIGGER t1 AFTER INSERT ON claims FOR EACH ROW EXECUTE FUNCTION {name}();"
+        )));
+        assert!(pg.contains(&format!(
+            "CREATE TRIGGER t2\nAFTER UPDATE OF a, b ON sessions FOR EACH ROW EXECUTE FUNCTION {name}();"
+        )));
+        assert!(pg.contains("CAST(value AS BIGINT) + 1 WHERE key = 'v';\n    RETURN NULL;"));
+    }
+
+    #[test]
+    fn every_migration_of_the_one_source_translates() {
+        for m in crate::store::schema::MIGRATIONS {
+            let pg = translate_migration(m.sql);
+            for sqlite_only in ["AUTOINCREMENT", "WITHOUT ROWID", " INTEGER", "END;"] {
+                assert!(
+                    !pg.contains(sqlite_only),
+                    "migration {}: {sqlite_only}",
+                    m.version
+                );
+            }
+        }
     }
 }
