@@ -934,7 +934,25 @@ fn a_room_created_from_the_one_schema_source_is_a_room_created_before_it() {
     let now = catalog(&mut admin, &schema);
     let before = catalog(&mut admin, "before_one_source");
     assert!(now.len() > 60, "{now:?}");
-    assert_eq!(now, before);
+    // The twin was written by hand up to version 6; what a room has beyond it is exactly
+    // migration 7's counter of claim rows, which only the one source ever held.
+    let missing: Vec<&String> = before.iter().filter(|l| !now.contains(l)).collect();
+    assert!(missing.is_empty(), "lost from version 6: {missing:?}");
+    let added: Vec<&str> = now
+        .iter()
+        .filter(|l| !before.contains(l))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        added,
+        [
+            "claims claim_rows_on_delete DELETE AFTER ROW",
+            "claims claim_rows_on_insert INSERT AFTER ROW",
+            "sessions claim_rows_on_session_delete DELETE AFTER ROW",
+            "sessions claim_rows_on_session_update UPDATE AFTER ROW",
+            "claims claim_rows_on_update UPDATE AFTER ROW",
+        ]
+    );
 }
 
 fn walkdir(dir: &Path) -> Vec<PathBuf> {

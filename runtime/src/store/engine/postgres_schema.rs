@@ -58,7 +58,13 @@ fn translate_ddl(sql: &str) -> String {
 /// `CREATE TRIGGER <name> <when> ON <table> BEGIN <body>` (its `END;` cut off) as a
 /// trigger function and a trigger that runs it for each row.
 fn translate_trigger(trigger: &str) -> String {
-    let Some((head, body)) = trigger.split_once(" BEGIN") else {
+    // `BEGIN` opens the body wherever the migration breaks its line before it.
+    let opening = trigger
+        .match_indices("BEGIN")
+        .map(|(at, _)| at)
+        .find(|&at| trigger[..at].ends_with(char::is_whitespace));
+    let Some((head, body)) = opening.map(|at| (&trigger[..at], &trigger[at + "BEGIN".len()..]))
+    else {
         return format!("{trigger}END;");
     };
     let body = translate_ddl(body.trim());
@@ -108,6 +114,14 @@ mod tests {
             translate_migration(sql),
             "CREATE TABLE claims (\n    rowid BIGSERIAL,\n    a BIGINT NOT NULL,\n    b_INTEGER TEXT\n);\nCREATE TABLE m (\n    seq BIGSERIAL PRIMARY KEY\n);"
         );
+    }
+
+    #[test]
+    fn a_trigger_whose_body_opens_on_its_own_line_is_translated() {
+        let sql = "CREATE TRIGGER t3 AFTER UPDATE OF a ON sessions\nBEGIN\n    UPDATE meta SET value = '1' WHERE key = 'v';\nEND;\n";
+        let pg = translate_migration(sql);
+        assert!(pg.contains("EXECUTE FUNCTION acc_trigger_"), "{pg}");
+        assert!(!pg.contains("END;"), "{pg}");
     }
 
     #[test]
