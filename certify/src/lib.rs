@@ -3,6 +3,7 @@
 
 pub mod adapter_arg;
 pub mod cli;
+pub mod client_arg;
 pub mod clients;
 pub mod diff_install;
 pub mod doubles;

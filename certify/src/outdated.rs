@@ -13,6 +13,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::client_arg::ClientValues;
 use crate::clients::pins::{Source, pin};
 use crate::clients::process::run_with_timeout;
 use crate::clients::{Client, environment::SYSTEM_PATH};
@@ -24,9 +25,8 @@ const ASK_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Args)]
 pub struct OutdatedArgs {
-    /// Only this client (repeatable): claude-code, codex, gemini-cli, grok, kimi-code.
-    /// Default: every client.
-    #[arg(long = "client", value_name = "CLIENT", value_parser = parse_client)]
+    /// Only this client (repeatable). Default: every client.
+    #[arg(long = "client", value_name = "CLIENT", value_parser = ClientValues::new(parse_client, &[]))]
     pub clients: Vec<Client>,
     /// The repository whose evidence is compared (default: the nearest directory at or
     /// above the current one holding adapters/ and Cargo.toml).

@@ -411,3 +411,25 @@ fn record_help_lists_every_flag() {
     let out = cmd.args(["record", "--help"]).assert().success();
     insta::assert_snapshot!("record_help", text(&out.get_output().stdout));
 }
+
+/// The clients `record --help` and `outdated --help` offer come from the recorder's client
+/// list: every listed client, in its order, and no other.
+#[test]
+fn help_offers_exactly_the_listed_clients() {
+    let listed: Vec<&str> = acc_certify::clients::Client::all()
+        .iter()
+        .map(|client| client.id())
+        .collect();
+    for (command, extra) in [("record", &["all"][..]), ("outdated", &[][..])] {
+        let mut cmd = Command::cargo_bin("acc-certify").unwrap();
+        let out = cmd.args([command, "--help"]).assert().success();
+        let help = text(&out.get_output().stdout);
+        let offered = help
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("[possible values: "))
+            .unwrap_or_else(|| panic!("{command} --help offers no values:\n{help}"));
+        let offered: Vec<&str> = offered.trim_end_matches(']').split(", ").collect();
+        let expected: Vec<&str> = listed.iter().chain(extra).copied().collect();
+        assert_eq!(offered, expected, "{command} --help");
+    }
+}

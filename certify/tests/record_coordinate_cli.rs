@@ -39,22 +39,20 @@ fn version_line(client: Client) -> String {
 fn world() -> World {
     let cache = tempfile::tempdir().unwrap();
     let repo = tempfile::tempdir().unwrap();
-    let opencode: Client = "opencode".parse().unwrap();
-    for client in [
-        Client::ClaudeCode,
-        Client::Codex,
-        Client::GeminiCli,
-        opencode,
-    ] {
+    // Every client of a pair, each as its registry package installs it.
+    let mut clients: Vec<Client> = Vec::new();
+    for pair in PAIRS.iter() {
+        for client in [pair.owner, pair.asker] {
+            if !clients.contains(&client) {
+                clients.push(client);
+            }
+        }
+    }
+    for client in clients {
         let install = cache
             .path()
             .join(format!("{}-{}", client.id(), client.pinned_version()));
-        let bin = match client {
-            Client::ClaudeCode => "claude",
-            Client::Codex => "codex",
-            Client::GeminiCli => "gemini",
-            _ => "opencode",
-        };
+        let bin = client.recorder().package.bin.as_str();
         executable(
             &install.join("node_modules/.bin").join(bin),
             &format!(
@@ -84,11 +82,15 @@ fn world() -> World {
 
 impl World {
     fn record(&self, extra: &[&str]) -> assert_cmd::assert::Assert {
+        self.record_client("all", extra)
+    }
+
+    fn record_client(&self, client: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
         let mut cmd = Command::cargo_bin("acc-certify").unwrap();
         cmd.args([
             "record",
             "--client",
-            "all",
+            client,
             "--scenario",
             "coordinate",
             "--timeout",
@@ -187,4 +189,43 @@ fn pairs_whose_hooks_never_fire_fail_at_the_claim_then_check_against_their_bundl
         missing.starts_with("missing: no committed recording at captures/coordinate/"),
         "{missing}"
     );
+}
+
+/// One client named records its own pairs, both roles, with Claude Code obtained as its
+/// partner, and nothing of Claude Code's own.
+#[test]
+fn one_client_records_its_pairs_with_its_partner() {
+    let world = world();
+    let out = world.record_client("copilot", &[]).success();
+    let data = &envelope(&out.get_output().stdout)["data"];
+    assert_eq!(data["clients"], serde_json::json!([]));
+    let pairs: Vec<&str> = data["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["pair"].as_str().unwrap())
+        .collect();
+    assert_eq!(pairs, ["claude-code+copilot", "copilot+claude-code"]);
+    let dirs = world.pair_dirs();
+    assert_eq!(dirs.len(), 2);
+    for dir in &dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.contains("copilot-") && name.contains("claude-code-"),
+            "{name}"
+        );
+    }
+    assert!(
+        !world
+            .repo
+            .path()
+            .join("adapters/claude-code/certification.json")
+            .exists()
+    );
+
+    let out = world
+        .record_client("copilot", &["--version", "1.0.0"])
+        .code(2);
+    let envelope = envelope(&out.get_output().stdout);
+    assert_eq!(envelope["error"]["details"]["code"], "record.usage");
 }

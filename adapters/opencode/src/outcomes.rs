@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 
 use crate::tools::SHELL_TOOLS;
 
-/// `{"decision":"deny","reason":R}`: the plugin throws `R` from `tool.execute.before`, so
-/// the tool does not run and the model reads `R` as the call's error.
+/// `{"decision":"deny","reason":R}`: the plugin throws `blocked by acc: R` from
+/// `tool.execute.before`, so the tool does not run and the model reads that as the call's
+/// result (`tests/plugin_refusal.rs`).
 pub fn deny(reason: &str) -> HookOutcome {
     payload::json_outcome(&json!({"decision": "deny", "reason": reason}))
 }

@@ -111,7 +111,10 @@ export const AccPlugin = async ({ directory }) => {
         call_id: input?.callID ?? null,
         shell_rules: shellRules,
       });
-      if (answer?.decision === "deny") throw new Error(String(answer.reason ?? "refused by acc"));
+      // OpenCode hands the model a thrown error's bare message, with no failure flag in Chat
+      // Completions: the marker says the call was refused, as other clients' hook runners'
+      // prefixes do.
+      if (answer?.decision === "deny") throw new Error(`blocked by acc: ${String(answer.reason ?? "refused")}`);
       if (answer?.decision === "allow" && answer.args && typeof answer.args === "object") {
         for (const [key, value] of Object.entries(answer.args)) output.args[key] = value;
       }

@@ -28,6 +28,10 @@ const READ_TOOLS: [&str; 3] = ["read_file", "read", "view"];
 const SUBAGENT_TOOL: &str = "spawn_subagent";
 /// Qwen Code's subagent tool; `run_in_background` defaults to true, as Grok's does.
 const QWEN_SUBAGENT_TOOL: &str = "agent";
+/// OpenCode's and Copilot CLI's subagent tool: OpenCode's takes `subagent_type` (its
+/// built-in `general`), Copilot CLI's `agent_type` (`general-purpose`), a `name` and a
+/// `mode` (`sync` waits for the answer).
+const TASK_TOOL: &str = "task";
 
 /// Answers one request.
 pub fn respond(request: &DoubleRequest, script: &Script) -> Reply {
@@ -122,20 +126,37 @@ fn plan(body: &Value, script: &Script) -> (Planned, String) {
                 Some(_) => call(index, name, arguments.clone()),
                 None => side_call(index),
             },
-            Step::Subagent { task } => match offered(body, &[SUBAGENT_TOOL, QWEN_SUBAGENT_TOOL]) {
-                Some(SUBAGENT_TOOL) => call(
-                    index,
-                    SUBAGENT_TOOL,
-                    json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "background": false}),
-                ),
-                Some(tool) => call(
-                    index,
-                    tool,
-                    json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "run_in_background": false}),
-                ),
-                None => side_call(index),
-            },
+            Step::Subagent { task } => {
+                match offered(body, &[SUBAGENT_TOOL, QWEN_SUBAGENT_TOOL, TASK_TOOL]) {
+                    Some(SUBAGENT_TOOL) => call(
+                        index,
+                        SUBAGENT_TOOL,
+                        json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "background": false}),
+                    ),
+                    Some(TASK_TOOL) => call(index, TASK_TOOL, task_arguments(body, task)),
+                    Some(tool) => call(
+                        index,
+                        tool,
+                        json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general-purpose", "run_in_background": false}),
+                    ),
+                    None => side_call(index),
+                }
+            }
         },
+    }
+}
+
+/// The `task` tool's arguments, in the shape its schema has: Copilot CLI's names an
+/// `agent_type`, OpenCode's a `subagent_type`.
+fn task_arguments(body: &Value, task: &str) -> Value {
+    let properties = array_field(body, "tools")
+        .iter()
+        .find(|tool| str_field(&tool["function"], "name") == TASK_TOOL)
+        .and_then(|tool| tool["function"]["parameters"]["properties"].as_object());
+    if properties.is_some_and(|p| p.contains_key("agent_type")) {
+        json!({"prompt": task, "description": "acc-certify child task", "agent_type": "general-purpose", "name": "acc-child", "mode": "sync"})
+    } else {
+        json!({"prompt": task, "description": "acc-certify child task", "subagent_type": "general"})
     }
 }
 
@@ -322,6 +343,39 @@ mod tests {
         assert_eq!(arguments, json!({"file_path": "/ws/a", "content": "hi\n"}));
         assert_eq!(events[1].data["choices"][0]["finish_reason"], "tool_calls");
         assert_eq!(events[2].data["usage"]["total_tokens"], 15);
+    }
+
+    /// OpenCode and Copilot CLI both name their subagent tool `task`; each gets the
+    /// arguments its schema takes, and a synchronous run.
+    #[test]
+    fn the_task_tool_is_asked_for_in_each_client_s_shape() {
+        let delegation = crate::doubles::Delegation {
+            task: "marker-7: do it".into(),
+            marker: "marker-7".into(),
+            child_steps: Vec::new(),
+            child_final: "child done".into(),
+        };
+        let script = Script::delegated(delegation, "Done.");
+        let ask = |properties: Value| -> Value {
+            let body = json!({"model": "m", "messages": [{"role": "user", "content": "go"}],
+                "tools": [{"type": "function", "function": {"name": "bash"}},
+                          {"type": "function", "function": {"name": "task", "parameters": {"properties": properties}}}],
+                "stream": false});
+            let reply = respond(&DoubleRequest::post("/v1/chat/completions", body), &script);
+            assert_eq!(reply.answered, "tool_call:task step=0");
+            let body: Value = serde_json::from_slice(&reply.body).unwrap();
+            let call = &body["choices"][0]["message"]["tool_calls"][0]["function"];
+            serde_json::from_str(call["arguments"].as_str().unwrap()).unwrap()
+        };
+        let opencode = ask(json!({"prompt": {}, "description": {}, "subagent_type": {}}));
+        assert_eq!(opencode["subagent_type"], "general");
+        assert_eq!(opencode["prompt"], "marker-7: do it");
+        let copilot =
+            ask(json!({"prompt": {}, "description": {}, "agent_type": {}, "name": {}, "mode": {}}));
+        assert_eq!(copilot["agent_type"], "general-purpose");
+        assert_eq!(copilot["mode"], "sync");
+        assert_eq!(copilot["prompt"], "marker-7: do it");
+        assert!(copilot.get("subagent_type").is_none());
     }
 
     /// Copilot CLI offers `create` (`{path, file_text}`) and `view` (`{path}`) and no

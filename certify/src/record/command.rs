@@ -10,6 +10,7 @@ use acc_sdk::certification::Certification;
 use acc_sdk::error::CERTIFICATION_FILE;
 use clap::Args;
 
+use crate::client_arg::ClientValues;
 use crate::clients::{Cache, Client, obtain_in, offline};
 use crate::envelope::{self, Exit};
 use crate::record::kit::error::RecordError;
@@ -29,10 +30,11 @@ use crate::record::summary::{self, ClientOutcome};
 
 #[derive(Debug, Args)]
 pub struct RecordArgs {
-    /// The client to record: an adapter id with a `recorder.toml` (claude-code, codex,
-    /// copilot, gemini-cli, grok, kimi-code, opencode, qwen-code), two of them joined by `+` (`claude-code+opencode`: both, and the coordinate pairs of
-    /// the two), or all.
-    #[arg(long, value_name = "CLIENT", value_parser = parse_choice)]
+    /// The client to record: an adapter id with a `recorder.toml`, two of them joined by
+    /// `+` (`claude-code+opencode`: both, and the coordinate pairs of the two), or all. One
+    /// client's coordinate pairs run with it: its partner is obtained like any recorded
+    /// client, none of the partner's own scenarios run.
+    #[arg(long, value_name = "CLIENT", value_parser = ClientValues::new(parse_choice, &["all"]))]
     pub client: ClientChoice,
     /// Record this exact version instead of the pinned one (one client only).
     #[arg(long, value_name = "V")]
@@ -41,7 +43,7 @@ pub struct RecordArgs {
     /// guard-opaque, next-turn, solo-control, coordinate, live-wake, safe-point, heartbeat,
     /// session-resume, startup-injection, interactive-quit, before-read, child-sessions,
     /// guard-bridge (clients whose recorder file names a tool bridge). The solo control runs
-    /// with next-turn; coordinate runs each pair whose two clients are both recorded.
+    /// with next-turn; coordinate runs the pairs of the clients named (pinned versions only).
     #[arg(long = "scenario", value_name = "S", value_parser = parse_scenario)]
     pub scenarios: Vec<Scenario>,
     /// Record into a temporary directory and compare the verdicts with the committed
@@ -84,6 +86,44 @@ impl ClientChoice {
             ClientChoice::All => Client::all().to_vec(),
         }
     }
+
+    /// The coordinate pairs the choice records: one client's every pair, two clients' pairs
+    /// of the two, or every pair.
+    pub fn pairs(self) -> Vec<Pair> {
+        match self {
+            ClientChoice::One(client) => Pair::of(client),
+            ClientChoice::Two(first, second) => Pair::among(&[first, second]),
+            ClientChoice::All => Pair::among(Client::all()),
+        }
+    }
+
+    /// Every client the recording runs: those named, and the partners of their pairs.
+    pub fn obtained(self, pairs: &[Pair]) -> Vec<Client> {
+        let mut clients = self.clients();
+        for client in pairs.iter().flat_map(|pair| [pair.owner, pair.asker]) {
+            if !clients.contains(&client) {
+                clients.push(client);
+            }
+        }
+        clients
+    }
+}
+
+/// The pairs `args` records. A pair runs both clients at their pinned versions, so none
+/// runs with `--version`; asking for `coordinate` with it is a usage error.
+fn pairs_of(args: &RecordArgs) -> Result<Vec<Pair>, RecordError> {
+    if !plan(&args.scenarios).contains(&Scenario::Coordinate) {
+        return Ok(Vec::new());
+    }
+    if args.version.is_some() {
+        if args.scenarios.contains(&Scenario::Coordinate) {
+            return Err(RecordError::Usage(
+                "coordinate records both clients of a pair at their pinned versions; drop --version or --scenario coordinate".to_owned(),
+            ));
+        }
+        return Ok(Vec::new());
+    }
+    Ok(args.client.pairs())
 }
 
 fn parse_choice(text: &str) -> Result<ClientChoice, String> {
@@ -146,15 +186,18 @@ pub fn execute(args: &RecordArgs, out: &mut dyn Write, err: &mut dyn Write) -> i
 /// there, then runs this command again inside a loopback-only namespace and passes its
 /// output and exit code on.
 fn record_offline(args: &RecordArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let clients = args.client.clients();
+    let named = args.client.clients();
     // A usage error is the offline run's to report; nothing is installed for it.
-    let usable = args.version.is_none() || clients.len() == 1;
+    let pairs = pairs_of(args);
+    let usable = (args.version.is_none() || named.len() == 1) && pairs.is_ok();
+    let clients = args.client.obtained(&pairs.unwrap_or_default());
     if let (Ok(cache), true) = (Cache::from_process_env(), usable) {
         for client in clients {
-            let version = args
-                .version
-                .clone()
-                .unwrap_or_else(|| client.pinned_version().to_owned());
+            // A pair's partner is recorded at its pin.
+            let version = match &args.version {
+                Some(version) if named.contains(&client) => version.clone(),
+                _ => client.pinned_version().to_owned(),
+            };
             let mut progress = |line: &str| {
                 if !args.json {
                     let _ = writeln!(err, "acc-certify: {line}");
@@ -262,6 +305,7 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
             "--timeout must be at least 1 second".to_owned(),
         ));
     }
+    let pairs = pairs_of(args)?;
     let repo = match &args.repo {
         Some(dir) => dir.clone(),
         None => {
@@ -292,11 +336,6 @@ fn run(args: &RecordArgs, err: &mut dyn Write) -> Result<Outcomes, RecordError> 
         .copied()
         .filter(|s| !recipe(*s).is_pair())
         .collect();
-    let pairs = if planned.contains(&Scenario::Coordinate) {
-        Pair::among(&clients)
-    } else {
-        Vec::new()
-    };
     let observed_at = today_utc();
     // Progress goes to stderr with the time since the start; `--json` keeps stderr quiet.
     let started = Instant::now();
@@ -692,6 +731,54 @@ mod tests {
     fn elapsed_time_reads_minutes_and_seconds() {
         assert_eq!(elapsed(Duration::from_millis(4_999)), "0:04");
         assert_eq!(elapsed(Duration::from_secs(185)), "3:05");
+    }
+
+    #[test]
+    fn one_client_brings_its_pairs_and_their_partner() {
+        let copilot: Client = "copilot".parse().unwrap();
+        let one = ClientChoice::One(copilot);
+        let pairs = one.pairs();
+        let named: Vec<String> = pairs.iter().map(Pair::to_string).collect();
+        assert_eq!(named, ["claude-code+copilot", "copilot+claude-code"]);
+        assert_eq!(one.obtained(&pairs), [copilot, Client::ClaudeCode]);
+        assert_eq!(ClientChoice::One(Client::Grok).pairs(), []);
+        assert_eq!(
+            ClientChoice::One(Client::Grok).obtained(&[]),
+            [Client::Grok]
+        );
+        let two = ClientChoice::Two(Client::ClaudeCode, copilot);
+        assert_eq!(two.pairs(), pairs);
+        assert_eq!(two.obtained(&pairs), [Client::ClaudeCode, copilot]);
+        assert_eq!(
+            ClientChoice::All.pairs(),
+            *crate::record::scenarios::coordinate::PAIRS
+        );
+    }
+
+    fn args(client: ClientChoice, version: Option<&str>, scenarios: &[Scenario]) -> RecordArgs {
+        RecordArgs {
+            client,
+            version: version.map(str::to_owned),
+            scenarios: scenarios.to_vec(),
+            check: false,
+            repo: None,
+            bin_dir: None,
+            timeout: 120,
+            json: false,
+        }
+    }
+
+    #[test]
+    fn pairs_run_at_pinned_versions_only() {
+        let copilot = ClientChoice::One("copilot".parse().unwrap());
+        assert_eq!(pairs_of(&args(copilot, None, &[])).unwrap().len(), 2);
+        assert_eq!(
+            pairs_of(&args(copilot, None, &[Scenario::Lifecycle])).unwrap(),
+            []
+        );
+        assert_eq!(pairs_of(&args(copilot, Some("1.0.0"), &[])).unwrap(), []);
+        let err = pairs_of(&args(copilot, Some("1.0.0"), &[Scenario::Coordinate])).unwrap_err();
+        assert!(err.to_string().contains("drop --version"), "{err}");
     }
 
     #[test]

@@ -195,7 +195,14 @@ pub fn request_facts(
     requests: &[LoggedRequest],
 ) -> (Vec<String>, u64) {
     let delegates = |r: &LoggedRequest| {
-        ["Agent", "agent", "spawn_subagent", "invoke_agent", "spawn_agent"]
+        [
+            "Agent",
+            "agent",
+            "spawn_subagent",
+            "invoke_agent",
+            "spawn_agent",
+            "task",
+        ]
             .iter()
             .any(|tool| r.answered.contains(&format!(":{tool} ")))
     };
@@ -319,7 +326,7 @@ pub fn judge(obs: &Observations) -> Verdict {
     let facts = obs.children.clone().unwrap_or_default();
     if facts.delegations.is_empty() {
         failures.push(
-            "the model double found no subagent tool among those the client offers (it looks for Agent, agent, spawn_subagent, invoke_agent, spawn_agent), so no subagent could be asked for"
+            "the model double found no subagent tool among those the client offers (it looks for Agent, agent, spawn_subagent, invoke_agent, spawn_agent, task), so no subagent could be asked for"
                 .to_owned(),
         );
     } else if facts.child_requests == 0 {

@@ -15,8 +15,7 @@ pub struct Pair {
 }
 
 /// The pairs `record` runs: Claude Code with every client whose recorder file says
-/// `coordinate-with-claude-code` (Codex, Gemini CLI), Claude Code as owner first, then each
-/// client as owner. Both clients share one sandbox home, which is made for the client that
+/// `coordinate-with-claude-code`, Claude Code as owner first, then each client as owner. Both clients share one sandbox home, which is made for the client that
 /// needs a base config ([`Pair::home_client`]); Claude Code, which needs none, is in every
 /// pair.
 pub static PAIRS: LazyLock<Vec<Pair>> = LazyLock::new(|| {
@@ -43,6 +42,17 @@ impl Pair {
             .iter()
             .copied()
             .filter(|pair| clients.contains(&pair.owner) && clients.contains(&pair.asker))
+            .collect()
+    }
+
+    /// The pairs `client` takes part in, whichever its role: recording one client records
+    /// its pairs too, its partner obtained as any recorded client is (none of the partner's
+    /// own scenarios run).
+    pub fn of(client: Client) -> Vec<Pair> {
+        PAIRS
+            .iter()
+            .copied()
+            .filter(|pair| pair.owner == client || pair.asker == client)
             .collect()
     }
 
@@ -91,20 +101,32 @@ mod tests {
                 "claude-code+codex",
                 "claude-code+gemini-cli",
                 "claude-code+opencode",
+                "claude-code+copilot",
+                "claude-code+qwen-code",
                 "codex+claude-code",
                 "gemini-cli+claude-code",
-                "opencode+claude-code"
+                "opencode+claude-code",
+                "copilot+claude-code",
+                "qwen-code+claude-code",
             ]
         );
+        let named = |pairs: Vec<Pair>| pairs.iter().map(Pair::to_string).collect::<Vec<_>>();
         assert_eq!(Pair::among(&[Client::ClaudeCode]), []);
         assert_eq!(
-            Pair::among(&[Client::GeminiCli, Client::ClaudeCode]),
-            [PAIRS[1], PAIRS[4]]
+            named(Pair::among(&[Client::GeminiCli, Client::ClaudeCode])),
+            ["claude-code+gemini-cli", "gemini-cli+claude-code"]
         );
-        assert_eq!(PAIRS[0].to_string(), "claude-code+codex");
+        let copilot: Client = "copilot".parse().unwrap();
+        assert_eq!(
+            named(Pair::of(copilot)),
+            ["claude-code+copilot", "copilot+claude-code"]
+        );
+        assert_eq!(Pair::of(Client::Grok), []);
+        assert_eq!(Pair::of(Client::ClaudeCode), *PAIRS);
+        for pair in Pair::of(copilot) {
+            assert_eq!(pair.home_client(), copilot);
+        }
         assert_eq!(PAIRS[0].home_client(), Client::Codex);
-        assert_eq!(PAIRS[3].home_client(), Client::Codex);
-        assert_eq!(PAIRS[4].home_client(), Client::GeminiCli);
         for pair in PAIRS.iter() {
             assert_ne!(pair.owner, pair.asker);
         }
