@@ -40,17 +40,18 @@ pub fn path_for(store_file: &Path) -> PathBuf {
     store_file.with_file_name(TOKEN_FILE)
 }
 
+/// A shared store's copy stamp on this host (the room's guard version the shared listener's
+/// copy was written at); also the anchor its tokens are named after, as `acc.db` is. Here,
+/// below the listener, so naming a token never needs the listener's module.
+pub const ANCHOR_FILE: &str = "shared-claims-version";
+
 /// The store file's identity, the prefix of every tag published for it. A shared store has
 /// no file on this host: its anchor is this host's copy stamp
-/// ([`super::shared_listener::ANCHOR_FILE`]), which removing (to start over) retires every
+/// ([`ANCHOR_FILE`]), which removing (to start over) retires every
 /// token published for the room.
 fn identity(store_file: &Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(store_file)
-        .or_else(|_| {
-            std::fs::symlink_metadata(
-                store_file.with_file_name(super::shared_listener::ANCHOR_FILE),
-            )
-        })
+        .or_else(|_| std::fs::symlink_metadata(store_file.with_file_name(ANCHOR_FILE)))
         .ok()?;
     Some(format!("{}.{}.", meta.dev(), meta.ino()))
 }

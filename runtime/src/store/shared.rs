@@ -17,7 +17,7 @@ const REPOSITORY_KEY: &str = "repository";
 /// Where this host's copy of the guarded claims came from: the claims version it was
 /// written at, beside the copy.
 fn copy_version_path(store_file: &Path) -> std::path::PathBuf {
-    store_file.with_file_name(super::shared_listener::ANCHOR_FILE)
+    store_file.with_file_name(super::guard_token::ANCHOR_FILE)
 }
 
 /// Inside a write transaction on a shared store, before its commit: when the write changed

@@ -37,9 +37,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// This host's copy stamp (the room's guard version the copy was written at); also the
-/// anchor a shared store's tokens are named after ([`guard_token`]), as `acc.db` is.
-pub const ANCHOR_FILE: &str = "shared-claims-version";
+use super::guard_token::ANCHOR_FILE;
 
 /// The listener's lease: `<tag>\t<expiry, wall-clock ms>\n`.
 pub const LEASE_FILE: &str = "guard-lease";
