@@ -765,6 +765,7 @@ mod tests {
             bin_dir: None,
             timeout: 120,
             json: false,
+            keep_bundle: None,
         }
     }
 
