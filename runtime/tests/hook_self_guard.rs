@@ -321,6 +321,10 @@ fn an_agent_cannot_switch_the_guard_off_through_its_own_tools() {
         for path in [
             store.clone(),
             store.with_file_name("guard-token"),
+            // A shared store's lease and copy stamp: a forged lease would make a stale
+            // snapshot answer allows.
+            store.with_file_name("guard-lease"),
+            store.with_file_name("shared-claims-version"),
             room.home.join(".claude/settings.json"),
             room.sb.ws().join(".claude/settings.local.json"),
             room.sb.ws().join("src/acc.workspace.json"),
