@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use acc_sdk::adapter::NativeSessionFacts;
 use acc_sdk::define::Adapter;
-use acc_sdk::native::validate_native_handshake;
+use acc_sdk::native::{ReasonCode, validate_native_handshake};
 use serde_json::Value;
 
 use super::contract::contract_for;
@@ -93,12 +93,15 @@ pub fn publish(adapter: &Adapter, core: &mut Core, f: &HookFacts<'_>) -> Result<
     )
     .map_err(|p| format!("native handshake of {}: {}", adapter.id(), p.message))?;
     if !verdict.ok {
-        retire(core, f.owner)?;
-        let reason = verdict
-            .reason_code
-            .map(|r| r.as_str().to_owned())
-            .unwrap_or_else(|| "handshake_failed".into());
-        return Ok(Bound::Refused(reason));
+        let reason = verdict.reason_code.unwrap_or(ReasonCode::HandshakeFailed);
+        // A handshake that ran out of its budget says nothing about the session (a loaded
+        // machine, a client slowed by a tracer): the binding it already has stays, and every
+        // offer checks the endpoint again before it wakes anything. Retiring it here left
+        // messages with no live target for the rest of the session.
+        if reason != ReasonCode::HandshakeTimeout {
+            retire(core, f.owner)?;
+        }
+        return Ok(Bound::Refused(reason.as_str().to_owned()));
     }
     let modes: Vec<String> = verdict
         .modes
@@ -131,4 +134,91 @@ fn retire(core: &mut Core, owner: &Owner) -> Result<(), String> {
     core.retire_native_binding(&owner.session)
         .map(|_| ())
         .map_err(|e| format!("retiring the native binding: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::testkit::kit;
+    use acc_sdk::capabilities::Capability;
+    use acc_sdk::define::define_adapter;
+    use acc_sdk::define::testing::{
+        TestBehaviour, certification_json, evidence_row, manifest_json,
+    };
+    use acc_sdk::native::refused_binding;
+    use serde_json::json;
+
+    const PROTOCOL: &str = "example-inbox-v1";
+
+    /// An adapter whose every handshake answers `handshake`.
+    fn adapter(handshake: Value) -> Adapter {
+        let mut m = manifest_json("example", "example", &[Capability::LivePush]);
+        m["nativeDelivery"] = json!({
+            "minimum": "1.2.0",
+            "anchors": [{"version": "1.2.0", "protocolContract": PROTOCOL}],
+            "knownBad": [],
+            "activationKinds": ["native-service"],
+            "offerKind": "wake",
+        });
+        let cert = certification_json(vec![evidence_row(
+            "example-cli",
+            "1.2.0",
+            "linux-x64",
+            Capability::LivePush,
+            true,
+        )]);
+        let behaviour = TestBehaviour::new()
+            .backing(Capability::LivePush)
+            .native(None, Some(handshake));
+        define_adapter(&m, &cert, behaviour.boxed()).unwrap()
+    }
+
+    fn accepted(lease: &str) -> Value {
+        json!({
+            "supported": true,
+            "clientVersion": "1.2.0",
+            "protocolContract": PROTOCOL,
+            "modes": ["livePush"],
+            "opaqueEndpointRef": "endpoint-7",
+            "leaseUntil": lease,
+        })
+    }
+
+    #[test]
+    fn a_timed_out_handshake_keeps_the_binding_and_a_refusal_retires_it() {
+        let mut k = kit();
+        let bob = k.attach("bob");
+        let env = BTreeMap::new();
+        let facts = HookFacts {
+            owner: &bob,
+            cwd: "/w",
+            client_session_id: "client-session",
+            client_pid: Some(4_194_000),
+            client_version: Some("1.2.0"),
+            client_name: Some("example"),
+            permission_mode: None,
+            env: &env,
+            candidate: false,
+        };
+        let lease = to_iso(k.core.now_ms() + 60_000);
+        let bound = |core: &mut Core| core.native_binding(&bob.session).unwrap();
+
+        let first = publish(&adapter(accepted(&lease)), &mut k.core, &facts).unwrap();
+        assert_eq!(first, Bound::Published);
+        let held = bound(&mut k.core).expect("published");
+
+        let slow = adapter(refused_binding(PROTOCOL, "handshake_timeout"));
+        let timed_out = publish(&slow, &mut k.core, &facts).unwrap();
+        assert_eq!(timed_out, Bound::Refused("handshake_timeout".into()));
+        let kept = bound(&mut k.core).expect("a timeout proves nothing: the binding stays");
+        assert_eq!(kept.endpoint_ref, held.endpoint_ref);
+
+        let gone = adapter(refused_binding(PROTOCOL, "native_session_unavailable"));
+        let refused = publish(&gone, &mut k.core, &facts).unwrap();
+        assert_eq!(refused, Bound::Refused("native_session_unavailable".into()));
+        assert!(
+            bound(&mut k.core).is_none(),
+            "a refusal retires the binding"
+        );
+    }
 }
