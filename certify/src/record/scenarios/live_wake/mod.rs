@@ -93,7 +93,9 @@ pub fn judge(obs: &Observations) -> Verdict {
             {
                 failures.push("with consent off a message still woke the session".to_owned());
             }
-            if p.sender_outcome.as_deref() != Some("notOffered")
+            if p.sender_outcome.is_none() {
+                failures.push(no_live_result(&p.name));
+            } else if p.sender_outcome.as_deref() != Some("notOffered")
                 || p.sender_reason.as_deref() != Some("delivery_off")
             {
                 failures.push("with consent off the sender was not told delivery_off".to_owned());
@@ -106,7 +108,9 @@ pub fn judge(obs: &Observations) -> Verdict {
     match phase_named(facts, IDLE) {
         None => failures.push("the idle phase did not run".to_owned()),
         Some(p) => {
-            if p.sender_outcome.as_deref() != Some("woken") {
+            if p.sender_outcome.is_none() {
+                failures.push(no_live_result(&p.name));
+            } else if p.sender_outcome.as_deref() != Some("woken") {
                 failures.push("the sender was not told that the idle session was woken".to_owned());
             }
             if p.receipt_after_send.as_deref() != Some("queued") {
@@ -137,7 +141,9 @@ pub fn judge(obs: &Observations) -> Verdict {
     match phase_named(facts, BUSY) {
         None => failures.push("the busy phase did not run".to_owned()),
         Some(p) => {
-            if p.sender_outcome.as_deref() != Some("woken") {
+            if p.sender_outcome.is_none() {
+                failures.push(no_live_result(&p.name));
+            } else if p.sender_outcome.as_deref() != Some("woken") {
                 failures
                     .push("the sender was not told that the busy session took the wake".to_owned());
             }
@@ -164,7 +170,9 @@ pub fn judge(obs: &Observations) -> Verdict {
     match phase_named(facts, CONTINUE) {
         None => failures.push("the continue phase did not run".to_owned()),
         Some(p) => {
-            if p.sender_outcome.as_deref() != Some("notOffered") {
+            if p.sender_outcome.is_none() {
+                failures.push(no_live_result(&p.name));
+            } else if p.sender_outcome.as_deref() != Some("notOffered") {
                 failures
                     .push("the message sent with consent off mid-turn was offered live".to_owned());
             }
@@ -193,7 +201,9 @@ pub fn judge(obs: &Observations) -> Verdict {
     match phase_named(facts, KILLED) {
         None => failures.push("the killed-session control did not run".to_owned()),
         Some(p) => {
-            if p.sender_outcome.as_deref() != Some("failed") {
+            if p.sender_outcome.is_none() {
+                failures.push(no_live_result(&p.name));
+            } else if p.sender_outcome.as_deref() != Some("failed") {
                 failures.push(
                     "the sender was not told that the offer to a killed session failed".to_owned(),
                 );
@@ -207,6 +217,12 @@ pub fn judge(obs: &Observations) -> Verdict {
         }
     }
     verdict(failures)
+}
+
+/// The sender's `acc message` named no live result at all: it found no bound session of the
+/// recipient to judge (the binding was never published, or was retired since).
+fn no_live_result(phase: &str) -> String {
+    format!("{phase}: the sender found no bound session to offer the message to (no live result)")
 }
 
 fn verdict(failures: Vec<String>) -> Verdict {

@@ -251,3 +251,19 @@ fn an_attempt_refused_offline_does_not_fail_the_capture() {
     }];
     assert_eq!(failures(&obs), Vec::<String>::new());
 }
+
+#[test]
+fn a_phase_whose_sender_found_no_bound_session_says_so() {
+    // Seen under load: a binding retired mid-run left the later sends with no live result;
+    // the judge named it "offered live", which it was not.
+    let mut obs = passing();
+    live(&mut obs).phases[3].sender_outcome = None;
+    live(&mut obs).phases[4].sender_outcome = None;
+    assert_eq!(
+        failures(&obs),
+        vec![
+            "continue: the sender found no bound session to offer the message to (no live result)",
+            "killed: the sender found no bound session to offer the message to (no live result)",
+        ]
+    );
+}
