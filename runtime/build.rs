@@ -24,7 +24,9 @@ fn main() {
     let already_static = var("CARGO_CFG_TARGET_FEATURE")
         .split(',')
         .any(|f| f == "crt-static");
-    if var("CARGO_CFG_TARGET_OS") != "linux"
+    // A cross build's archives are not the host compiler's: it keeps the dynamic link.
+    if var("TARGET") != var("HOST")
+        || var("CARGO_CFG_TARGET_OS") != "linux"
         || var("CARGO_CFG_TARGET_ENV") != "gnu"
         || already_static
         || !var("ACC_GUARD_DYNAMIC").is_empty()
