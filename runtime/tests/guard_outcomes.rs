@@ -1048,6 +1048,23 @@ fn a_notebook_edit_whose_path_fields_disagree_is_refused() {
     });
 }
 
+/// Forms the reader cannot judge (inline interpreters, `eval`, variables, `find -exec`): where
+/// a call may be rewritten they must run confined and still leave `src/` as it was.
+const OPAQUE: &[&str] = &[
+    "python3 -c \"open('src/lib.rs','w').write('x')\"",
+    "python3 -c \"import os; os.remove('src/lib.rs')\"",
+    "python3 -c \"import os; os.rename('src', 'old')\"",
+    "python3 -c \"open('src/brand-new.rs','w').write('x')\"",
+    "cd src && python3 -c \"open('lib.rs','w').write('x')\"",
+    "cd ../wt2 && python3 -c \"open('src/lib.rs','w').write('x')\"",
+    "perl -e 'unlink \"src/lib.rs\"'",
+    "bash -c 'echo x > src/lib.rs'",
+    "eval 'rm -rf src'",
+    "f=src/lib.rs; echo x > $f",
+    "find src -type f -delete",
+    "find src -name '*.rs' -exec sh -c 'echo x > \"$1\"' _ {} \\;",
+];
+
 /// Claude Code in `bypassPermissions` lets acc rewrite a shell call to run confined: every
 /// writing form is refused, or rewritten and run under the real runner with the hook's
 /// layout of the claim (both worktrees), and no claimed file changes either way.
@@ -1066,26 +1083,12 @@ fn in_bypass_permissions_every_writing_form_is_refused_or_runs_confined() {
         eprintln!("skipped: the kernel refuses the namespace here: {probe:?}");
         return;
     }
-    let opaque = [
-        "python3 -c \"open('src/lib.rs','w').write('x')\"",
-        "python3 -c \"import os; os.remove('src/lib.rs')\"",
-        "python3 -c \"import os; os.rename('src', 'old')\"",
-        "python3 -c \"open('src/brand-new.rs','w').write('x')\"",
-        "cd src && python3 -c \"open('lib.rs','w').write('x')\"",
-        "cd ../wt2 && python3 -c \"open('src/lib.rs','w').write('x')\"",
-        "perl -e 'unlink \"src/lib.rs\"'",
-        "bash -c 'echo x > src/lib.rs'",
-        "eval 'rm -rf src'",
-        "f=src/lib.rs; echo x > $f",
-        "find src -type f -delete",
-        "find src -name '*.rs' -exec sh -c 'echo x > \"$1\"' _ {} \\;",
-    ];
     let runner = format!(
         "'{}' 'guard-exec'",
         std::env::current_exe().unwrap().display()
     );
     let mut rewritten = 0;
-    for form in UNBOUNDED.iter().chain(&opaque) {
+    for form in UNBOUNDED.iter().chain(OPAQUE) {
         let mut p = room.payload(CLAUDE_CODE, "PreToolUse");
         p["permission_mode"] = json!("bypassPermissions");
         p["tool_name"] = json!("Bash");
@@ -1110,7 +1113,7 @@ fn in_bypass_permissions_every_writing_form_is_refused_or_runs_confined() {
         );
         assert!(!ws.join("src/brand-new.rs").exists(), "{form:?}");
     }
-    assert!(rewritten >= opaque.len(), "{rewritten} rewritten");
+    assert!(rewritten >= OPAQUE.len(), "{rewritten} rewritten");
 }
 
 /// OpenCode's file tools name their file in `filePath`.
@@ -1244,4 +1247,131 @@ fn opencode_without_shell_rules_every_writing_form_is_refused_or_runs_confined()
     }
     assert!(rewritten >= opaque.len(), "{rewritten} rewritten");
     assert!(!ws.join("old").exists());
+}
+
+/// The real `acc-hook copilot <event>` started by a process named `copilot` with `args`
+/// (as Copilot CLI starts its hooks: the adapter reads the client's flags from that
+/// process), on the sandbox's store and clock.
+fn under_copilot(room: &Room, args: &[&str], event: &str, payload: &Value) -> HookRun {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let home = room.sb.root().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    // `bash` named `copilot`, its command line holding the client's flags (which it
+    // shifts away): the hook is not its last command, so it forks the hook and stays the
+    // hook's parent.
+    let mut child = Command::new("bash")
+        .arg0("copilot")
+        .args(["-c", "shift \"$1\"; \"$@\"; exit $?", "copilot"])
+        .arg((args.len() + 1).to_string())
+        .args(args)
+        .args([env!("CARGO_BIN_EXE_acc-hook"), "copilot", event])
+        .current_dir(room.ws())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("COPILOT_HOME", home.join(".copilot"))
+        .env("ACC_DATA_HOME", room.sb.data())
+        .env(acc_runtime::hook::settings::TEST_CLOCK_VAR, FIXED_CLOCK)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    HookRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// Copilot CLI started with `--yolo` (every call runs, every path is named unasked, no deny
+/// rule) lets acc rewrite a `bash` call through `modifiedArgs`: the hook runs as the real
+/// program under a parent named `copilot`, and every writing form is refused, or rewritten
+/// and run under the real runner as the client would run it; no claimed file changes. The
+/// same client started without those flags gets no rewrite.
+#[test]
+fn copilot_under_yolo_every_writing_form_is_refused_or_runs_confined() {
+    let room = Room::new();
+    seed_unbounded(&room);
+    let ws = room.ws();
+    let before = room.claimed_bytes();
+    let probe = Command::new(env!("CARGO_BIN_EXE_acc-guard"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    if probe.status.code() == Some(125) {
+        eprintln!("skipped: the kernel refuses the namespace here: {probe:?}");
+        return;
+    }
+    let start = room.payload(COPILOT, COPILOT.start);
+    let run = under_copilot(&room, &["--yolo"], COPILOT.start, &start);
+    assert_eq!(run.code, 0, "{run:?}");
+    let call = |form: &str| {
+        let mut p = room.payload(COPILOT, COPILOT.tool);
+        p["toolName"] = json!("bash");
+        p["toolArgs"] = json!({ "command": form, "description": "x", "mode": "sync" });
+        p
+    };
+    let runner = env!("CARGO_BIN_EXE_acc-guard");
+    let mut rewritten = 0;
+    for form in UNBOUNDED.iter().chain(OPAQUE) {
+        let run = under_copilot(&room, &["--yolo"], COPILOT.tool, &call(form));
+        if !is_deny(&run) {
+            assert_eq!(run.code, 0, "{form:?}: {run:?}");
+            let answer: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+            assert_eq!(answer.get("permissionDecision"), None, "{form:?}: {run:?}");
+            let args = &answer["modifiedArgs"];
+            assert_eq!(args["description"], "x", "{form:?}: {run:?}");
+            let line = args["command"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{form:?} was allowed unconfined: {run:?}"));
+            assert!(line.starts_with(&quote(runner)), "{form:?}: {line}");
+            room.carry_out(&Act::Shell(line.to_owned()));
+            rewritten += 1;
+        }
+        assert_eq!(
+            room.claimed_bytes(),
+            before,
+            "{form:?} changed a claimed file"
+        );
+        assert!(!ws.join("src/brand-new.rs").exists(), "{form:?}");
+    }
+    assert!(rewritten >= OPAQUE.len(), "{rewritten} rewritten");
+    // Where the client would ask (or a deny rule could match the original command), the
+    // call is judged as it comes and a form the reader cannot bound is refused.
+    for args in [
+        &[][..],
+        &["--allow-all-tools"],
+        &["--yolo", "--deny-tool=shell(rm)"],
+    ] {
+        let run = under_copilot(&room, args, COPILOT.tool, &call(UNBOUNDED[0]));
+        assert!(is_deny(&run), "{args:?}: {run:?}");
+        assert!(!run.stdout.contains("modifiedArgs"), "{args:?}: {run:?}");
+    }
+    // A write outside the claim, rewritten, still lands.
+    let run = under_copilot(
+        &room,
+        &["--yolo"],
+        COPILOT.tool,
+        &call("echo x > docs/notes.md"),
+    );
+    let answer: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+    if let Some(line) = answer["modifiedArgs"]["command"].as_str() {
+        room.carry_out(&Act::Shell(line.to_owned()));
+    } else {
+        assert!(!is_deny(&run), "{run:?}");
+        room.carry_out(&Act::Shell("echo x > docs/notes.md".to_owned()));
+    }
+    assert_eq!(
+        std::fs::read_to_string(ws.join("docs/notes.md")).unwrap(),
+        "x\n"
+    );
 }
