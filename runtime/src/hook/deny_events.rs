@@ -1,6 +1,8 @@
 //! Every deny is an event ([`crate::core::refusals`]), and the claim's owner is shown it.
 //!
-//! Recording never holds up the deny: it gets a short lock wait of its own, and a failure
+//! A deny the guard's snapshot proves keeps its event in the spool beside the store, which
+//! the next open of the store takes in ([`crate::core::refusal_spool`]); the store path
+//! records it here. Recording never holds up the deny: it gets a short lock wait of its own, and a failure
 //! becomes a stderr note while the deny stands. The owner's turn context lists what it was
 //! not shown yet: who (ids), which target (escaped as the projector escapes peer text: the
 //! peer chose the path), when. The ids and times are read back from event details, which
