@@ -117,18 +117,29 @@ fn n_denies_from_the_snapshot_reach_the_owner_once_in_order() {
 #[test]
 fn a_due_heartbeat_records_the_deny_through_the_store() {
     let sb = Sandbox::new();
-    let (owner, _intruder, store) = room(&sb);
-    sb.clock.advance_ms(60_000);
+    let (_owner, _intruder, store) = room(&sb);
     let run = write(&sb, "intruder", "src/a.rs");
     assert_eq!(run.code, 2, "{run:?}");
-    assert_eq!(spool_lines(&store), 0);
-    assert_eq!(
-        sb.core()
-            .status(Some(&owner), false)
-            .unwrap()
-            .refused_writes
-            .total,
-        1
+    assert_eq!(spool_lines(&store), 1);
+    sb.clock.advance_ms(60_000);
+    let run = write(&sb, "intruder", "src/b.rs");
+    assert_eq!(run.code, 2, "{run:?}");
+    // Recorded through the store, after the spooled one it took in first.
+    assert!(!refusal_spool::path_for(&store).exists());
+    let shown = turn(&sb, "owner");
+    let targets: Vec<&str> = shown
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("- "))
+        .collect();
+    assert_eq!(targets.len(), 2, "{shown:?}");
+    assert!(
+        targets[0].ends_with(r#"target "file:src/a.rs""#),
+        "{shown:?}"
+    );
+    assert!(
+        targets[1].ends_with(r#"target "file:src/b.rs""#),
+        "{shown:?}"
     );
 }
 
@@ -222,13 +233,18 @@ fn a_spool_that_is_not_a_file_or_is_full_sends_the_deny_to_the_store() {
     let run = write(&sb, "intruder", "src/b.rs");
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(std::fs::read(&elsewhere).unwrap(), b"");
+    // The store path set the link aside: the next deny is spooled again.
+    assert!(std::fs::symlink_metadata(&spool).is_err());
+    let run = write(&sb, "intruder", "src/c.rs");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(spool_lines(&store), 1);
     assert_eq!(
         sb.core()
             .status(Some(&owner), false)
             .unwrap()
             .refused_writes
             .total,
-        2
+        3
     );
 }
 

@@ -179,7 +179,7 @@ impl Core {
         };
         // Refusals the guard kept beside the store, before anything reads or writes events.
         if !core.store.is_ephemeral() {
-            refusal_spool::drain(&mut core);
+            refusal_spool::drain_on_open(&mut core);
         }
         Ok(core)
     }

@@ -276,18 +276,41 @@ fn count_skipped(store: &Path, n: u64) {
     let _ = std::fs::write(skipped_path_for(store), format!("{total}\n"));
 }
 
-/// Takes the spool of `core`'s store into its event log. Never fails: a spool that cannot
-/// be read or recorded now stays for the next open.
+/// How long an open waits for another process's write lock to take the spool in; past it
+/// the spool stays for the next open (a hook's open must not spend its deadline here).
+pub const OPEN_DRAIN_WAIT: Duration = Duration::from_millis(200);
+
+/// [`drain`] as every open of the store runs it: with a short lock wait of its own, then
+/// the store's usual one (the caller sets its own after the open).
+pub fn drain_on_open(core: &mut Core) -> Drained {
+    if std::fs::symlink_metadata(path_for(core.store.path())).is_err() {
+        return Drained::default();
+    }
+    let _ = core.set_busy_timeout(OPEN_DRAIN_WAIT);
+    let done = drain(core);
+    let _ = core.set_busy_timeout(crate::store::BUSY_TIMEOUT);
+    done
+}
+
+/// Takes the spool of `core`'s store into its event log, with the caller's lock wait.
+/// Never fails: a spool that cannot be read or recorded now stays for the next open.
 pub fn drain(core: &mut Core) -> Drained {
     let store = core.store.path().to_path_buf();
     let path = path_for(&store);
     // O_NONBLOCK: a FIFO put in its place must not hang the open.
-    let Ok(file) = OpenOptions::new()
+    let file = match OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(&path)
-    else {
-        return Drained::default();
+    {
+        Ok(file) => file,
+        // A symbolic link in its place is not acc's: set aside, so appenders can spool again.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            let _ = std::fs::remove_file(&path);
+            count_skipped(&store, 1);
+            return Drained::default();
+        }
+        Err(_) => return Drained::default(),
     };
     let Ok(meta) = file.metadata() else {
         return Drained::default();

@@ -10,6 +10,7 @@
 
 use super::call::Call;
 use super::verdict::Denial;
+use crate::core::refusal_spool;
 use crate::core::refusals::{Refusal, RefusedWrite, RefusedWrites, WriteNotices};
 use crate::core::takeovers::{TakeoverKind, Takeovers, process_line};
 use crate::core::{Core, Owner};
@@ -42,9 +43,12 @@ pub fn of_denial(denial: &Denial) -> Refusal {
 /// Records the refusal, best effort; `by` is `None` for a conversation acc has no session for.
 pub fn record(call: &Call, core: &mut Core, by: Option<&SessionId>, refusal: &Refusal) {
     let wait = RECORD_WAIT.min(call.deadline.remaining() / 4);
-    let recorded = core
-        .set_busy_timeout(wait)
-        .and_then(|()| core.record_refused_write(by, refusal));
+    // Refusals spooled since this process opened the store (or that its open could not
+    // take in) come first: the owner is told of them in the order they happened.
+    let recorded = core.set_busy_timeout(wait).and_then(|()| {
+        refusal_spool::drain(core);
+        core.record_refused_write(by, refusal)
+    });
     if let Err(e) = recorded {
         call.report(format!(
             "acc: this refusal could not be recorded for the claim's owner ({})",
