@@ -32,6 +32,7 @@
 use acc_runtime::core::claims::ClaimRequest;
 use acc_runtime::core::messages::SendMessage;
 use acc_runtime::core::model::{Enforcement, MessageKind};
+use acc_runtime::core::refusal_spool;
 use acc_runtime::core::resources::Resource;
 use acc_runtime::core::sessions::OpenSession;
 use acc_runtime::env::Env;
@@ -465,6 +466,11 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
             .map(|_| hook(&data, "PreToolUse", &covered, &[]).0)
             .collect(),
     ));
+    // Answered from the snapshot: the events wait in the spool for the next open.
+    assert!(
+        refusal_spool::path_for(&store).exists(),
+        "the deny is answered without the store"
+    );
     rows.push((
         "`PreToolUse`, not covered (allow)".into(),
         (0..RUNS)

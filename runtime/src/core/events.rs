@@ -129,6 +129,32 @@ pub fn append(
     Ok(EventSeq(conn.last_insert_rowid() as u64))
 }
 
+/// Appends one event with the id `event_id` inside the caller's transaction, unless an
+/// event with that id is already in the log (`None`): a record kept outside the store
+/// ([`super::refusal_spool`]) and taken in twice is recorded once.
+pub fn append_once(
+    conn: &Connection,
+    event_id: &str,
+    occurred_at_ms: i64,
+    actor: Option<&SessionId>,
+    event_type: EventType,
+    payload: Value,
+) -> Result<Option<EventSeq>> {
+    let inserted = conn
+        .prepare_cached(
+            "INSERT INTO events (event_id, actor_session_id, type, occurred_at, payload)
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (event_id) DO NOTHING",
+        )?
+        .execute(params![
+            event_id,
+            actor.map(|s| s.as_str()),
+            event_type.as_str(),
+            occurred_at_ms,
+            payload.to_string()
+        ])?;
+    Ok((inserted == 1).then(|| EventSeq(conn.last_insert_rowid() as u64)))
+}
+
 /// The highest sequence ever assigned, or 0 for a log that never had an event. This is
 /// SQLite's AUTOINCREMENT high-water mark, not the newest remaining row, so pruning old
 /// events never moves the head (and every cursor handed out from it) backwards.

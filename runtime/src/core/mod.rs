@@ -22,6 +22,7 @@ pub mod path_spelling;
 pub mod presence;
 pub mod prune;
 pub mod receipts;
+pub mod refusal_spool;
 pub mod refusals;
 pub mod replies;
 pub mod resources;
@@ -171,11 +172,16 @@ impl Core {
         store.set_clock(ports.clock.clone());
         // Best effort: a store that cannot be read now fails the caller's own reads anyway.
         let _ = tamper::check_claims(&mut store, ws, now_ms);
-        Ok(Core {
+        let mut core = Core {
             store,
             ports,
             workspace,
-        })
+        };
+        // Refusals the guard kept beside the store, before anything reads or writes events.
+        if !core.store.is_ephemeral() {
+            refusal_spool::drain_on_open(&mut core);
+        }
+        Ok(core)
     }
 
     pub fn workspace(&self) -> &WorkspaceDescriptor {

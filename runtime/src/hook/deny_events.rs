@@ -1,6 +1,8 @@
 //! Every deny is an event ([`crate::core::refusals`]), and the claim's owner is shown it.
 //!
-//! Recording never holds up the deny: it gets a short lock wait of its own, and a failure
+//! A deny the guard's snapshot proves keeps its event in the spool beside the store, which
+//! the next open of the store takes in ([`crate::core::refusal_spool`]); the store path
+//! records it here. Recording never holds up the deny: it gets a short lock wait of its own, and a failure
 //! becomes a stderr note while the deny stands. The owner's turn context lists what it was
 //! not shown yet: who (ids), which target (escaped as the projector escapes peer text: the
 //! peer chose the path), when. The ids and times are read back from event details, which
@@ -8,6 +10,7 @@
 
 use super::call::Call;
 use super::verdict::Denial;
+use crate::core::refusal_spool;
 use crate::core::refusals::{Refusal, RefusedWrite, RefusedWrites, WriteNotices};
 use crate::core::takeovers::{TakeoverKind, Takeovers, process_line};
 use crate::core::{Core, Owner};
@@ -40,9 +43,12 @@ pub fn of_denial(denial: &Denial) -> Refusal {
 /// Records the refusal, best effort; `by` is `None` for a conversation acc has no session for.
 pub fn record(call: &Call, core: &mut Core, by: Option<&SessionId>, refusal: &Refusal) {
     let wait = RECORD_WAIT.min(call.deadline.remaining() / 4);
-    let recorded = core
-        .set_busy_timeout(wait)
-        .and_then(|()| core.record_refused_write(by, refusal));
+    // Refusals spooled since this process opened the store (or that its open could not
+    // take in) come first: the owner is told of them in the order they happened.
+    let recorded = core.set_busy_timeout(wait).and_then(|()| {
+        refusal_spool::drain(core);
+        core.record_refused_write(by, refusal)
+    });
     if let Err(e) = recorded {
         call.report(format!(
             "acc: this refusal could not be recorded for the claim's owner ({})",

@@ -9,25 +9,30 @@
 //! only the store can tell); at most [`FAST_TARGETS`] readable targets, none covered by a
 //! peer's guarded claim, judged by the same [`verdict::judge_paths`] as the fallback; no
 //! heartbeat due ([`beat_marker`]). A shell call the client lets acc rewrite is rewritten
-//! to run confined from the same snapshot's claims ([`super::handlers::confine`]). Anything
-//! else (a deny, which must be recorded for the
-//! claim's owner; an unreadable command; a missing or stale token, or a snapshot that is
-//! not the file the token sealed; a store marked tampered) returns `None`, and the
-//! store path answers exactly as before. A fast allow writes nothing to the store; its
-//! shell calls are fingerprinted from the same snapshot as the store path's.
+//! to run confined from the same snapshot's claims ([`super::handlers::confine`]). A deny
+//! the snapshot proves answers the same way, its event kept for the claim's owner in the
+//! spool beside the store ([`crate::core::refusal_spool`]), unless the heartbeat is due,
+//! the store is shared, a target is only named by a program acc cannot bound (the store
+//! path may run it confined) or the spool takes no line now. Anything else (an unreadable
+//! command; a missing or stale token, or a snapshot that is not the file the token sealed;
+//! a store marked tampered) returns `None`, and the store path answers exactly as before.
+//! A fast answer writes nothing to the store; its shell calls are fingerprinted from the
+//! same snapshot as the store path's.
 
 use super::answer::Answer;
 use super::authority_guard;
 use super::beat_marker;
 use super::bound_workspace;
 use super::call::Call;
+use super::deny_events;
 use super::fingerprints::{self, SnapshotWatch, Watched};
 use super::guard_fallback;
 use super::handlers::confine;
 use super::handlers::tool::{owner_line_outcome, save_fingerprints};
 use super::targets;
-use super::verdict::{self, Guarded};
+use super::verdict::{self, Denial, Guarded};
 use crate::core::bindings::binding_key;
+use crate::core::refusal_spool;
 use crate::core::resources::spellings_overlap;
 use crate::ids::SessionId;
 use crate::paths;
@@ -35,6 +40,7 @@ use crate::store::guard_snapshot::{SealedFile, SnapshotText};
 use crate::store::shared_listener;
 use crate::store::tamper;
 use acc_sdk::event::{Targets, ToolClass};
+use acc_sdk::peer_text::escape_hidden;
 use std::path::Path;
 use std::time::Instant;
 
@@ -103,7 +109,8 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     // block at a time: its header, the binding, the claims that can overlap the targets.
     let (token, mut sealed) = SealedFile::open(&store)?;
     // A shared store's snapshot only while this host's listener vouches it is current.
-    if shared_listener::is_shared_tag(&token.tag) && !shared_listener::leased(&store, &token.tag) {
+    let shared = shared_listener::is_shared_tag(&token.tag);
+    if shared && !shared_listener::leased(&store, &token.tag) {
         return None;
     }
     if sealed.workspace_id != ws.id.as_str() {
@@ -189,8 +196,12 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         }
     };
     let guarded = Guarded::of_records(records);
-    if verdict::judge_resolved(&guarded, &roots, &resolved, until).is_some() {
-        return None;
+    if let Some(denial) = verdict::judge_resolved(&guarded, &roots, &resolved, until) {
+        // A refusal only of what a program acc cannot bound names may run confined
+        // instead; a shared store's events are the server's; a due heartbeat is written
+        // with the deny's event: all three are the store path's.
+        let spoolable = matches!(tool.targets, Targets::Paths(_)) && !shared && !beat_due;
+        return spoolable.then(|| deny(call, &store, me, &denial)).flatten();
     }
     let confined = if rewrites {
         let me = SessionId::from_store(me.to_owned());
@@ -226,6 +237,22 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         // The calls that follow stay on this path while that process writes it.
         beat_marker::mark(&call.data_home, &key, now);
     }
+    Some(answer)
+}
+
+/// The deny the snapshot proves, its event kept in the spool beside the store
+/// ([`refusal_spool`]) for the next process that opens it; `None` (the store path, which
+/// records it there) when the spool takes no line now.
+fn deny(call: &Call, store: &Path, me: &str, denial: &Denial) -> Option<Answer> {
+    let by = SessionId::from_store(me.to_owned());
+    let now = call.settings.ports.now();
+    refusal_spool::append(store, now, &by, &deny_events::of_denial(denial)).ok()?;
+    let outcome = call
+        .adapter
+        .behaviour()
+        .deny_outcome(call.event, &escape_hidden(&denial.reason));
+    let mut answer = Answer::of(outcome);
+    answer.notes.append(&mut call.faults.borrow_mut());
     Some(answer)
 }
 

@@ -13,15 +13,31 @@ use std::io::Read;
 /// file's contents); anything bigger is refused rather than buffered without bound.
 pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Read at a time once the payload is larger than [`FIRST_CHUNK`] (what a pipe hands over
+/// at most per read).
 const CHUNK: usize = 64 * 1024;
+
+/// The first read, into a buffer on the stack: most payloads are a few KiB, and zeroing a
+/// fresh 64 KiB heap buffer for each (its `memset` and page faults) cost more than reading
+/// and parsing one.
+const FIRST_CHUNK: usize = 8 * 1024;
 
 /// Reads at most [`MAX_PAYLOAD_BYTES`] and parses them as one JSON value, without waiting
 /// for end of input once the value is complete.
 pub fn read(input: &mut dyn Read) -> Result<Value, Failure> {
     let mut bytes: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; CHUNK];
+    let mut first = [0u8; FIRST_CHUNK];
+    let mut more: Vec<u8> = Vec::new();
     loop {
-        let n = match input.read(&mut chunk) {
+        let chunk: &mut [u8] = if bytes.is_empty() {
+            &mut first
+        } else {
+            if more.is_empty() {
+                more = vec![0u8; CHUNK];
+            }
+            &mut more
+        };
+        let n = match input.read(chunk) {
             Ok(0) => return parse(&bytes),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -129,5 +145,15 @@ mod tests {
         };
         let v = read(&mut pipe).unwrap();
         assert_eq!(v["a"][1]["b"], "]");
+    }
+
+    #[test]
+    fn a_payload_larger_than_the_first_read_is_read_whole() {
+        // A file's contents in a tool input: well past the first read, in several reads.
+        let content = "fn main() {}\n".repeat(3 * CHUNK / 13);
+        let payload = serde_json::json!({"tool_input": {"content": content}}).to_string();
+        assert!(payload.len() > 2 * CHUNK + FIRST_CHUNK);
+        let v = read(&mut payload.as_bytes()).unwrap();
+        assert_eq!(v["tool_input"]["content"], content.as_str());
     }
 }
