@@ -144,6 +144,11 @@ impl WalSync {
     /// Back to NORMAL before the connection closes: the close's checkpoint syncs with the
     /// level in force.
     pub(crate) fn before_close(&mut self, conn: &Connection) {
+        // SQLite takes no level change inside a transaction, and the close would roll an
+        // open one back anyway.
+        if !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
         let _ = self.set(conn, false);
     }
 }
