@@ -10,7 +10,10 @@
 //!
 //! Run with `cargo bench -p acc-runtime --bench claim_race_bench`. Results belong in
 //! docs/PERFORMANCE.md. `ACC_BENCH_RACERS` and `ACC_BENCH_ROUNDS` change the 8 and the 100;
-//! `ACC_BENCH_DIR=<dir>` keeps the store.
+//! `ACC_BENCH_DIR=<dir>` keeps the store; `ACC_BENCH_ACC=<binary>` races another build of
+//! `acc` (a before/after pair run alternately by the same bench). Beside the wall-time rate
+//! it prints the CPU time per process (the children's user + system time), which a loaded
+//! host does not inflate the way it inflates the wall time.
 
 use acc_runtime::core::sessions::OpenSession;
 use acc_runtime::env::Env;
@@ -32,7 +35,8 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 fn acc(data: &Path, ws: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_acc"));
+    let bin = std::env::var_os("ACC_BENCH_ACC").unwrap_or_else(|| env!("CARGO_BIN_EXE_acc").into());
+    let mut c = Command::new(bin);
     c.env_clear()
         .env("ACC_DATA_HOME", data)
         .arg("--cwd")
@@ -41,6 +45,18 @@ fn acc(data: &Path, ws: &Path) -> Command {
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     c
+}
+
+/// User + system CPU time of every child waited for so far.
+fn children_cpu() -> Duration {
+    // SAFETY: `getrusage` fills the zeroed struct it is given.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
+        ru
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -97,6 +113,7 @@ fn main() {
     drop(core);
 
     // The floor, started the same way.
+    let cpu_before_floor = children_cpu();
     let floor = median(
         (0..FLOOR_RUNS)
             .map(|_| {
@@ -107,9 +124,11 @@ fn main() {
             })
             .collect(),
     );
+    let floor_cpu = (children_cpu() - cpu_before_floor) / FLOOR_RUNS as u32;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let limit = cores as f64 / floor.as_secs_f64();
 
+    let cpu_before_race = children_cpu();
     let started = Instant::now();
     let won: usize = std::thread::scope(|s| {
         let handles: Vec<_> = owners
@@ -121,6 +140,7 @@ fn main() {
     let wall = started.elapsed();
     let processes = racers * rounds;
     let rate = processes as f64 / wall.as_secs_f64();
+    let claim_cpu = (children_cpu() - cpu_before_race) / processes as u32;
 
     // Every resource granted once: read back from the store, not from the exit codes.
     let desc = workspace::discover(&ws, &Env::new()).unwrap();
@@ -147,6 +167,13 @@ fn main() {
         "  {processes} processes in {:.2} s: {rate:.0} claims/s, {:.0}% of the spawn limit",
         wall.as_secs_f64(),
         100.0 * rate / limit
+    );
+    println!(
+        "  CPU per process: `acc claim` {:.2} ms, `acc --version` {:.2} ms ({:.1}x); CPU-bound limit {:.0} claims/s",
+        claim_cpu.as_secs_f64() * 1000.0,
+        floor_cpu.as_secs_f64() * 1000.0,
+        claim_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
+        cores as f64 / claim_cpu.as_secs_f64()
     );
     println!(
         "  granted {won} of {rounds} resources; double grants: {double}; resources never granted: {missing}"

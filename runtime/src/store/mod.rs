@@ -15,6 +15,7 @@ pub mod schema;
 mod shared;
 pub mod shared_listener;
 pub mod tamper;
+mod wal_sync;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
 use crate::ids::WorkspaceId;
@@ -64,6 +65,8 @@ pub struct Store {
     prior: Option<guard_snapshot::Published>,
     /// The clock claims' leases are read by (the system's until the core sets its own).
     clock: std::sync::Arc<dyn crate::clock::Clock>,
+    /// The sync level of this connection's commits ([`wal_sync`]).
+    sync: wal_sync::WalSync,
 }
 
 /// When a write that changed what the guard reads publishes its snapshot.
@@ -74,6 +77,16 @@ enum Publication {
     Deferred {
         pending: bool,
     },
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(c) = self.conn.as_sqlite()
+            && !self.ephemeral
+        {
+            self.sync.before_close(c);
+        }
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -281,6 +294,7 @@ impl Store {
             known_version: None,
             prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
+            sync: wal_sync::WalSync::default(),
         })
     }
 
@@ -389,6 +403,7 @@ impl Store {
             known_version: None,
             prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
+            sync: wal_sync::WalSync::default(),
         };
         // Whose store this is, before anything is written: a foreign store is refused
         // untouched, never migrated. `meta.workspace_id` exists from schema version 1 on.
@@ -497,7 +512,20 @@ impl Store {
     pub fn write<T>(&mut self, f: impl FnOnce(&engine::Connection) -> Result<T>) -> Result<T> {
         let (path, busy) = (self.path.clone(), self.busy);
         let ctx = |e: AccError| Store::contextualise_at(&path, busy, e);
-        let tx = self.conn.begin(TxKind::Write).map_err(|e| ctx(e.into()))?;
+        let local = !self.ephemeral && self.conn.as_sqlite().is_some();
+        let mut retry = false;
+        let tx = loop {
+            if local && let Some(c) = self.conn.as_sqlite() {
+                self.sync.before_begin(c, &self.path, retry).map_err(ctx)?;
+            }
+            let tx = self.conn.begin(TxKind::Write).map_err(|e| ctx(e.into()))?;
+            if !local || self.sync.begun(&self.path) {
+                break tx;
+            }
+            // Dropped unwritten: rolled back.
+            drop(tx);
+            retry = true;
+        };
         // A shared store's guard reads the server; this host's copy is refreshed below.
         let snapshot = (!self.ephemeral && !self.conn.is_postgres())
             .then(|| guard_snapshot::path_for(&self.path));
@@ -554,6 +582,9 @@ impl Store {
             None => None,
         };
         tx.commit().map_err(|e| ctx(e.into()))?;
+        if local && let Some(c) = self.conn.as_sqlite() {
+            self.sync.after_commit(c, &self.path).map_err(ctx)?;
+        }
         if self.conn.is_postgres() {
             let _ = self.refresh_local_copy();
         }

@@ -88,6 +88,7 @@ impl Store {
             known_version: None,
             prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
+            sync: Default::default(),
         };
         if mode == OpenMode::ReadWrite || local.parent().is_some_and(Path::exists) {
             let _ = store.refresh_local_copy();

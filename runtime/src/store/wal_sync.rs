@@ -1,0 +1,295 @@
+//! How much a commit syncs (issue 30, the claim race's fourth round).
+//!
+//! With `synchronous = NORMAL` a commit appends its frames to the WAL without syncing them;
+//! the one sync a commit can still cost is the WAL's header, which SQLite syncs whenever it
+//! starts the WAL over (its first frame, after a checkpoint emptied it or the last process's
+//! close deleted it). That sync exists for one case: a header written over a WAL that still
+//! holds older, already checkpointed frames, where a power loss could keep the old header
+//! and some old frames beside new ones and replay the old frames over newer pages
+//! (SQLite's ticket ff5be73dee). Each short-lived writer starts the WAL afresh, so it paid
+//! that sync, and with it the directory's (SQLite syncs the WAL's directory with the file's
+//! first sync), for a file that held nothing older.
+//!
+//! A commit therefore runs with `synchronous = OFF` only when the WAL it writes to, seen
+//! under the write lock, holds nothing another connection wrote: it is empty (the header
+//! goes to an empty file, nothing older to mix with), or it is exactly as this connection's
+//! own last commit left it (the commit appends, and appending never syncs under NORMAL
+//! either). Anything else (another writer's frames, a WAL checkpointed since) commits with
+//! NORMAL as before. While OFF is in force the connection never checkpoints (SQLite would
+//! checkpoint with OFF's missing syncs): a WAL past [`CHECKPOINT_BYTES`] is checkpointed
+//! after the commit under NORMAL, and the close's checkpoint always runs under NORMAL
+//! ([`WalSync::before_close`]): WAL and directory synced before `acc.db` is written,
+//! `acc.db` synced before the WAL is deleted, as before.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+
+use crate::error::Result;
+
+/// The WAL size (SQLite's default auto-checkpoint: 1,000 pages of 4 KiB) past which a
+/// connection that has turned SQLite's auto-checkpoint off checkpoints itself.
+pub const CHECKPOINT_BYTES: u64 = 1000 * 4096;
+
+/// What a WAL looked like: its length and header (the header's salts change whenever the
+/// WAL starts over, its length whenever a frame is appended). The WAL index (`-shm`) is
+/// not read: SQLite holds POSIX locks on it, and closing any other descriptor of that
+/// file in this process would drop them (another process would then take this one's
+/// index for abandoned, reset it, and this process would die of SIGBUS on its mapping).
+/// SQLite takes no lock on the WAL itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct WalMark {
+    len: u64,
+    head: [u8; 32],
+}
+
+/// The sync level in force on one writable connection, and the WAL its last commit left.
+#[derive(Debug, Default)]
+pub(crate) struct WalSync {
+    off: bool,
+    left: Option<WalMark>,
+    /// The WAL file's length when the write began (it grows only when frames pass its end).
+    len_at_begin: u64,
+}
+
+fn wal_path(store: &Path) -> PathBuf {
+    let mut p = store.as_os_str().to_owned();
+    p.push("-wal");
+    PathBuf::from(p)
+}
+
+/// The WAL beside `store` (`None` when it cannot be read: treated as someone else's).
+fn mark(store: &Path) -> Option<WalMark> {
+    let mut f = match std::fs::File::open(wal_path(store)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some(WalMark {
+                len: 0,
+                head: [0; 32],
+            });
+        }
+        Err(_) => return None,
+    };
+    let len = f.metadata().ok()?.len();
+    let mut head = [0u8; 32];
+    if len >= 32 {
+        f.read_exact(&mut head).ok()?;
+    }
+    Some(WalMark { len, head })
+}
+
+impl WalSync {
+    fn set(&mut self, conn: &Connection, off: bool) -> Result<()> {
+        if self.off != off {
+            conn.execute_batch(if off {
+                "PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0;"
+            } else {
+                "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 1000;"
+            })?;
+            self.off = off;
+        }
+        Ok(())
+    }
+
+    fn ours(&self, now: Option<WalMark>) -> bool {
+        match now {
+            Some(m) if m.len == 0 => true,
+            Some(m) => self.left.as_ref() == Some(&m),
+            None => false,
+        }
+    }
+
+    /// Chooses the level of the write transaction `conn` is about to begin (SQLite takes
+    /// no level change inside a transaction); `retry` forces NORMAL.
+    pub(crate) fn before_begin(
+        &mut self,
+        conn: &Connection,
+        store: &Path,
+        retry: bool,
+    ) -> Result<()> {
+        let off = !retry && self.ours(mark(store));
+        self.set(conn, off)
+    }
+
+    /// Whether the level chosen still holds now that the write lock is held (no other
+    /// connection appends or starts the WAL over until the transaction ends). False when
+    /// another writer came first: the transaction is rolled back and begun again under
+    /// NORMAL.
+    pub(crate) fn begun(&mut self, store: &Path) -> bool {
+        let now = mark(store);
+        self.len_at_begin = now.as_ref().map_or(0, |m| m.len);
+        let holds = !self.off || self.ours(now);
+        // Until this write commits, what it leaves is unknown (a failed write may have
+        // written frames).
+        self.left = None;
+        holds
+    }
+
+    /// Notes the WAL this connection's commit left, and checkpoints under NORMAL a WAL this
+    /// commit grew past [`CHECKPOINT_BYTES`] (after which the WAL is no longer "as left":
+    /// the next commit may start it over, and does so under NORMAL). The file keeps its
+    /// length when the WAL starts over, so growth, not length, says frames accumulate.
+    pub(crate) fn after_commit(&mut self, conn: &Connection, store: &Path) -> Result<()> {
+        self.left = mark(store);
+        let len = self.left.as_ref().map_or(0, |m| m.len);
+        if self.off && len >= CHECKPOINT_BYTES && len > self.len_at_begin {
+            self.set(conn, false)?;
+            self.left = None;
+            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
+    /// Back to NORMAL before the connection closes: the close's checkpoint syncs with the
+    /// level in force.
+    pub(crate) fn before_close(&mut self, conn: &Connection) {
+        // SQLite takes no level change inside a transaction, and the close would roll an
+        // open one back anyway.
+        if !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        let _ = self.set(conn, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::WorkspaceId;
+    use crate::store::{Genesis, OpenMode, Store};
+
+    fn ws() -> WorkspaceId {
+        WorkspaceId::parse("ws1").unwrap()
+    }
+
+    fn genesis() -> Genesis {
+        Genesis {
+            now_ms: 1000,
+            event_id: "event_genesis".into(),
+        }
+    }
+
+    fn open(path: &Path) -> Store {
+        Store::open(path, &ws(), OpenMode::ReadWrite, genesis).unwrap()
+    }
+
+    fn insert(store: &mut Store, key: &str, bytes: usize) {
+        store
+            .write(|c| {
+                c.execute(
+                    "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                    rusqlite::params![key, "x".repeat(bytes)],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    fn raw(store: &Store) -> &Connection {
+        store.conn.as_sqlite().unwrap()
+    }
+
+    /// The sync level in force: 0 OFF, 1 NORMAL.
+    fn level(store: &mut Store) -> i64 {
+        raw(store)
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    fn wal_len(store: &Path) -> u64 {
+        std::fs::metadata(wal_path(store)).map_or(0, |m| m.len())
+    }
+
+    #[test]
+    fn a_lone_writer_commits_without_syncs_and_closes_under_normal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(open(&path));
+        let mut store = open(&path);
+        assert_eq!(level(&mut store), 1, "a connection opens under NORMAL");
+        insert(&mut store, "a", 10);
+        assert_eq!(
+            level(&mut store),
+            0,
+            "an empty WAL: the header syncs nothing"
+        );
+        insert(&mut store, "b", 10);
+        assert_eq!(level(&mut store), 0, "the WAL as this connection left it");
+        let before = wal_len(&path);
+        assert!(before > 0);
+        drop(store);
+        // The close checkpointed and deleted the WAL: acc.db alone holds every commit.
+        assert!(!wal_path(&path).exists());
+        let copy = dir.path().join("copy.db");
+        std::fs::copy(&path, &copy).unwrap();
+        let c = Connection::open(&copy).unwrap();
+        let n: i64 = c
+            .query_row(
+                "SELECT count(*) FROM meta WHERE key IN ('a', 'b')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn a_wal_another_connection_wrote_is_written_under_normal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(open(&path));
+        let mut mine = open(&path);
+        let mut other = open(&path);
+        insert(&mut mine, "a", 10);
+        assert_eq!(level(&mut mine), 0);
+        insert(&mut other, "b", 10);
+        assert_eq!(
+            level(&mut other),
+            1,
+            "the WAL holds another connection's frames"
+        );
+        insert(&mut mine, "c", 10);
+        assert_eq!(
+            level(&mut mine),
+            1,
+            "the WAL changed since this connection's commit"
+        );
+        insert(&mut mine, "d", 10);
+        assert_eq!(level(&mut mine), 0, "as left again");
+    }
+
+    #[test]
+    fn a_checkpoint_never_runs_without_syncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(open(&path));
+        let mut store = open(&path);
+        // SQLite's own auto-checkpoint would run under OFF: it is off while OFF is in force.
+        insert(&mut store, "a", 10);
+        let auto: i64 = raw(&store)
+            .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(auto, 0);
+        // A WAL grown past the limit is checkpointed under NORMAL after the commit that
+        // grew it, and the commit after that (which starts the WAL over, writing its
+        // header over checkpointed frames) is NORMAL.
+        let mut i = 0;
+        while wal_len(&path) < CHECKPOINT_BYTES {
+            assert_eq!(level(&mut store), 0);
+            insert(&mut store, &format!("big{i}"), 100_000);
+            i += 1;
+        }
+        assert_eq!(level(&mut store), 1, "checkpointed under NORMAL");
+        let head = mark(&path).unwrap().head;
+        insert(&mut store, "after", 10);
+        assert_eq!(level(&mut store), 1);
+        assert_ne!(
+            mark(&path).unwrap().head,
+            head,
+            "the checkpoint was complete: the next commit started the WAL over"
+        );
+        insert(&mut store, "after2", 10);
+        assert_eq!(level(&mut store), 0);
+    }
+}
