@@ -201,7 +201,9 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
         // instead; a shared store's events are the server's; a due heartbeat is written
         // with the deny's event: all three are the store path's.
         let spoolable = matches!(tool.targets, Targets::Paths(_)) && !shared && !beat_due;
-        return spoolable.then(|| deny(call, &store, me, &denial)).flatten();
+        return spoolable
+            .then(|| deny(call, &store, me, &denial, pinned.notes))
+            .flatten();
     }
     let confined = if rewrites {
         let me = SessionId::from_store(me.to_owned());
@@ -243,7 +245,15 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
 /// The deny the snapshot proves, its event kept in the spool beside the store
 /// ([`refusal_spool`]) for the next process that opens it; `None` (the store path, which
 /// records it there) when the spool takes no line now.
-fn deny(call: &Call, store: &Path, me: &str, denial: &Denial) -> Option<Answer> {
+/// `notes` are the workspace binding's (a broken config, a takeover attempt), said with the
+/// deny as with an allow.
+fn deny(
+    call: &Call,
+    store: &Path,
+    me: &str,
+    denial: &Denial,
+    notes: Vec<String>,
+) -> Option<Answer> {
     let by = SessionId::from_store(me.to_owned());
     let now = call.settings.ports.now();
     refusal_spool::append(store, now, &by, &deny_events::of_denial(denial)).ok()?;
@@ -252,6 +262,7 @@ fn deny(call: &Call, store: &Path, me: &str, denial: &Denial) -> Option<Answer> 
         .behaviour()
         .deny_outcome(call.event, &escape_hidden(&denial.reason));
     let mut answer = Answer::of(outcome);
+    answer.notes = notes;
     answer.notes.append(&mut call.faults.borrow_mut());
     Some(answer)
 }
