@@ -193,6 +193,26 @@ fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) {
     let _ = std::fs::remove_file(data.join("acc").join("heartbeats").join(key));
 }
 
+/// A population that outlived the heartbeat (30 s, on a loaded host) makes the first call
+/// start the heartbeat's writer and not wait for it; that writer opens the store, which takes
+/// in the deny spool. One allow, then the marker awaited, so that no open is pending while
+/// the steady-state rows run.
+fn settle_heartbeat(data: &Path, key: &str, allow: &[u8]) {
+    hook(data, "PreToolUse", allow, &[]);
+    let marker = data.join("acc").join("heartbeats").join(key);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !marker.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the heartbeat marker {} was not written within 20 s",
+            marker.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The writer may still hold the store after touching the marker.
+    std::thread::sleep(Duration::from_millis(500));
+}
+
 fn store_file(data: &Path, ws: &Path) -> PathBuf {
     let desc = workspace::discover(ws, &Env::new()).unwrap();
     paths::store_file(data, &desc.id)
@@ -455,6 +475,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
     }
 
     let mut rows: Vec<(String, Vec<Sample>)> = Vec::new();
+    settle_heartbeat(&data, &key, &free);
     let (_, out) = hook(&data, "PreToolUse", &covered, &[]);
     assert!(
         out.contains("\"deny\""),
