@@ -103,6 +103,19 @@ impl Core {
         })
     }
 
+    /// Whether any hook binding is recorded: without one (and without a pin naming a client
+    /// process) no hooked client is known, and a command's caller needs no judging against
+    /// one ([`Self::hooked_client_pids`], [`Self::client_pid_of_session`] are then empty).
+    pub fn has_hook_bindings(&mut self) -> Result<bool> {
+        self.store.read(|c| {
+            Ok(
+                c.query_row("SELECT EXISTS (SELECT 1 FROM hook_bindings)", [], |r| {
+                    r.get(0)
+                })?,
+            )
+        })
+    }
+
     /// Every client pid a hook binding recorded, whatever its session's state: a process
     /// that ran a hooked conversation is an agent's client for as long as it lives. A client
     /// whose hooks run under a shared host (Codex's app-server daemon, which also runs its
