@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 pub const PROOF_FILE: &str = "claims-proof.tsv";
 
 const MAGIC: &str = "acc-claims-proof";
+/// The last line: a proof cut short at a line's end is no proof.
+const END: &str = "end\n";
 const FORMAT: u32 = 1;
 
 /// More live claims than this and no proof is written (a publication stays bounded).
@@ -116,22 +118,27 @@ fn io(path: &Path, e: std::io::Error) -> AccError {
 }
 
 fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
-    // One statement for the guards the file cannot carry, so a hooked store (the common
-    // case under an agent) pays one compile at each publication and no more.
-    let (bindings, version): (i64, i64) = conn.query_row(
-        "SELECT (SELECT count(*) FROM hook_bindings), (SELECT user_version FROM pragma_user_version)",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    if bindings > 0 {
+    // A hooked store (the common case under an agent) pays this one row read at each
+    // publication and no more.
+    let bound: bool = conn
+        .prepare_cached(crate::core::bindings::ANY_BINDING)?
+        .query_row([], |r| r.get(0))?;
+    if bound {
         return Ok(None);
     }
+    // The store was opened by this acc, which refuses a newer schema and migrates an older
+    // one: it is at this acc's version.
+    let version = super::schema::current_version();
     let mut claims = Vec::new();
-    let mut stmt = conn.prepare_cached(
+    // The limits are written into the SQL: a bound LIMIT makes SQLite compile the
+    // statement a second time at its first step (it plans with the bound value).
+    let sql = format!(
         "SELECT claim_id, owner_session_id, resource, mode, expires_at FROM claims
-         WHERE expires_at > ?1 ORDER BY acquired_at, rowid LIMIT ?2",
-    )?;
-    let mut rows = stmt.query(params![now_ms, (MAX_CLAIMS + 1) as i64])?;
+         WHERE expires_at > ?1 ORDER BY acquired_at, rowid LIMIT {}",
+        MAX_CLAIMS + 1
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![now_ms])?;
     while let Some(r) = rows.next()? {
         claims.push(ProofClaim {
             claim_id: r.get(0)?,
@@ -150,11 +157,12 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
                    AND json_extract(payload, '$.takerSessionId') = sessions.session_id)
          FROM sessions
          WHERE state = 'open' OR session_id IN (SELECT owner_session_id FROM claims WHERE expires_at > ?1)
-         LIMIT ?2",
-        crate::core::sessions::SESSION_COLUMNS
+         LIMIT {}",
+        crate::core::sessions::SESSION_COLUMNS,
+        MAX_SESSIONS + 1
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params![now_ms, (MAX_SESSIONS + 1) as i64])?;
+    let mut rows = stmt.query(params![now_ms])?;
     let mut sessions = Vec::new();
     while let Some(r) = rows.next()? {
         let row = crate::core::sessions::SessionRow::from_row(&r)?;
@@ -203,6 +211,7 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
             c.claim_id, c.owner_session_id, c.resource, c.mode, c.expires_at_ms
         ));
     }
+    out.push_str(END);
     Ok(Some(out))
 }
 
@@ -248,7 +257,7 @@ fn pid(s: &str) -> Option<Option<u32>> {
 
 /// Parses a proof's text; `None` for anything acc did not write.
 pub fn parse(text: &str) -> Option<Proof> {
-    let mut lines = text.split_inclusive('\n');
+    let mut lines = text.strip_suffix(END)?.split_inclusive('\n');
     let head = lines.next()?.strip_suffix('\n')?;
     let mut f = head.split('\t');
     if f.next()? != MAGIC || num::<u32>(f.next()?)? != FORMAT {
@@ -304,4 +313,50 @@ pub fn parse(text: &str) -> Option<Proof> {
         }
     }
     Some(proof)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "acc-claims-proof\t1\ttag\t8\t1000\n";
+
+    #[test]
+    fn a_proof_reads_back_in_its_order() {
+        let text = format!(
+            "{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\t42\t-\t0\n\
+             c\tclaim_2\tsession_a\tfile:b.rs\texclusive\t5000\n\
+             c\tclaim_1\tsession_a\tfile:a.rs\tshared\t6000\nend\n"
+        );
+        let p = parse(&text).unwrap();
+        assert_eq!(
+            (p.tag.as_str(), p.schema_version, p.written_at_ms),
+            ("tag", 8, 1000)
+        );
+        let s = p.session("session_a").unwrap();
+        assert!(s.open && !s.taker);
+        assert_eq!(
+            (s.pid, s.host_pid, s.heartbeat_at_ms),
+            (Some(42), None, 900)
+        );
+        let ids: Vec<&str> = p.claims.iter().map(|c| c.claim_id.as_str()).collect();
+        assert_eq!(ids, ["claim_2", "claim_1"]);
+    }
+
+    #[test]
+    fn text_acc_did_not_write_is_no_proof() {
+        for bad in [
+            String::new(),
+            "acc-claims-proof\t2\ttag\t8\t1000\nend\n".to_string(),
+            "acc-claims-proof\t1\ttag\t8\nend\n".to_string(),
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\nend\n"),
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\tsoon\nend\n"),
+            format!("{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\tx\t-\t0\nend\n"),
+            format!("{HEAD}x\tsomething\nend\n"),
+            // Cut short at a line's end: no last line.
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\n"),
+        ] {
+            assert_eq!(parse(&bad), None, "{bad:?}");
+        }
+    }
 }
