@@ -241,3 +241,35 @@ fn a_stale_holder_is_named_by_the_store_path() {
         (&store.stdout, &store.stderr)
     );
 }
+
+#[test]
+fn a_peers_unusual_spelling_is_shown_escaped_on_both_paths() {
+    let sb = Sandbox::new();
+    let a = sb.attach("alice", &[]);
+    let b = sb.attach("bob", &[]);
+    let odd = "file:docs/\"acc\"`says`\u{200b}hi";
+    sb.run_as(&a, &["claim", "--resource", odd]).ok();
+    let args = ["claim", "--resource", odd];
+    let fast = sb.run_as(&b, &args);
+    let db = sb.db_path();
+    let saved = std::fs::read(&db).unwrap();
+    overwrite(&db, &vec![0u8; saved.len()]);
+    let blind = sb.run_as(&b, &args);
+    overwrite(&db, &saved);
+    std::fs::remove_file(token(&sb)).unwrap();
+    let store = sb.run_as(&b, &args);
+    for r in [&fast, &blind] {
+        assert_eq!(
+            (r.code, &r.stdout, &r.stderr),
+            (store.code, &store.stdout, &store.stderr)
+        );
+    }
+    assert_eq!(store.code, 5, "{}", store.stderr);
+    assert!(
+        store.stderr.contains(
+            r#"conflicts with "file:docs/\"acc\"`says`\u200bhi" held exclusive by alice"#
+        ),
+        "{}",
+        store.stderr
+    );
+}

@@ -286,11 +286,11 @@ fn conflict(
     Ok(conflict_error(
         wanted,
         &Held {
-            claim_id: held.claim_id.as_str(),
-            resource: held.resource.as_str(),
+            claim_id: &held.claim_id,
+            resource: &held.resource,
             mode: held.mode,
-            owner_participant_id: held.owner_participant_id.as_str(),
-            owner_session_id: held.owner_session_id.as_str(),
+            owner_participant_id: &held.owner_participant_id,
+            owner_session_id: &held.owner_session_id,
             expires_at: held.expires_at,
         },
         presence,
@@ -298,12 +298,14 @@ fn conflict(
 }
 
 /// A conflicting claim as its refusal names it.
+/// Typed, so that each is shown as the store path always showed it (a peer's spelling
+/// escaped).
 pub(crate) struct Held<'a> {
-    pub claim_id: &'a str,
-    pub resource: &'a str,
+    pub claim_id: &'a ClaimId,
+    pub resource: &'a Resource,
     pub mode: ClaimMode,
-    pub owner_participant_id: &'a str,
-    pub owner_session_id: &'a str,
+    pub owner_participant_id: &'a ParticipantId,
+    pub owner_session_id: &'a SessionId,
     pub expires_at: i64,
 }
 
@@ -321,9 +323,9 @@ pub(crate) fn conflict_error(wanted: &Resource, held: &Held<'_>, presence: Prese
             to_iso(held.expires_at)
         ),
     )
-    .with("claimId", held.claim_id)
-    .with("resource", held.resource)
-    .with("ownerSessionId", held.owner_session_id)
+    .with("claimId", held.claim_id.as_str())
+    .with("resource", held.resource.as_str())
+    .with("ownerSessionId", held.owner_session_id.as_str())
     .with("ownerPresence", presence.as_str())
     .with("expiresAt", to_iso(held.expires_at))
 }

@@ -12,7 +12,7 @@ use crate::core::resources::Resource;
 use crate::core::takeovers::{Takeover, TakeoverKind, TakeoverRequest};
 use crate::core::{Core, Owner};
 use crate::error::{AccError, Result};
-use crate::ids::ClaimId;
+use crate::ids::{ClaimId, ParticipantId, SessionId};
 use crate::paths;
 use crate::store::OpenMode;
 use crate::workspace::pin;
@@ -139,11 +139,11 @@ pub fn proven_conflict(inv: &Invocation<'_>, a: &ClaimArgs) -> Option<AccError> 
         return Some(conflict_error(
             &wanted,
             &Held {
-                claim_id: &held.claim_id,
-                resource: &held.resource,
+                claim_id: &ClaimId::from_store(held.claim_id.clone()),
+                resource: &Resource::from_store(held.resource.clone()),
                 mode: held_mode,
-                owner_participant_id: &holder.participant_id,
-                owner_session_id: &held.owner_session_id,
+                owner_participant_id: &ParticipantId::from_store(holder.participant_id.clone()),
+                owner_session_id: &SessionId::from_store(held.owner_session_id.clone()),
                 expires_at: held.expires_at_ms,
             },
             presence,
