@@ -13,7 +13,8 @@
 //! `ACC_BENCH_DIR=<dir>` keeps the store; `ACC_BENCH_ACC=<binary>` races another build of
 //! `acc` (a before/after pair run alternately by the same bench). Beside the wall-time rate
 //! it prints the CPU time per process (the children's user + system time), which a loaded
-//! host does not inflate the way it inflates the wall time.
+//! host does not inflate the way it inflates the wall time, in all and for granted and
+//! refused claims apart (each child's own, from `wait4`).
 
 use acc_runtime::core::sessions::OpenSession;
 use acc_runtime::env::Env;
@@ -64,27 +65,63 @@ fn median(mut xs: Vec<Duration>) -> Duration {
     xs[xs.len() / 2]
 }
 
-/// One racer: claims `file:race/rN.rs` for every round in turn; returns how many it won.
-fn racer(data: &Path, ws: &Path, owner: &Owner, rounds: usize) -> usize {
-    let mut won = 0;
+/// What one racer's processes did: claims won and lost, and the CPU time of each kind.
+#[derive(Default)]
+struct Tally {
+    won: usize,
+    lost: usize,
+    won_cpu: Duration,
+    lost_cpu: Duration,
+}
+
+/// Waits for `child` with `wait4`, which gives this one child's CPU time (user + system):
+/// the racers' threads wait concurrently, so the process-wide children's total cannot
+/// tell a winner's from a loser's.
+fn wait_with_cpu(child: std::process::Child) -> (Option<i32>, Duration, String) {
+    use std::io::Read;
+    let pid = child.id() as libc::pid_t;
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    let mut status = 0;
+    // SAFETY: `wait4` fills the zeroed struct and the status it is given; the child is ours
+    // and not waited for elsewhere (its `Child` is dropped without waiting).
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::wait4(pid, &mut status, 0, &mut ru), pid, "wait4");
+        ru
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, tv(ru.ru_utime) + tv(ru.ru_stime), stderr)
+}
+
+/// One racer: claims `file:race/rN.rs` for every round in turn.
+fn racer(data: &Path, ws: &Path, owner: &Owner, rounds: usize) -> Tally {
+    let mut tally = Tally::default();
     for round in 0..rounds {
         let resource = format!("file:race/r{round:04}.rs");
-        let out = acc(data, ws)
+        let child = acc(data, ws)
             .env("ACC_SESSION", owner.session.as_str())
             .env("ACC_GENERATION", owner.generation.as_str())
             .args(["claim", "--resource", &resource])
-            .output()
+            .spawn()
             .expect("acc starts");
-        match out.status.code() {
-            Some(0) => won += 1,
-            Some(CONFLICT_EXIT) => {}
-            other => panic!(
-                "acc claim {resource} ended with {other:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ),
+        let (code, cpu, stderr) = wait_with_cpu(child);
+        match code {
+            Some(0) => {
+                tally.won += 1;
+                tally.won_cpu += cpu;
+            }
+            Some(CONFLICT_EXIT) => {
+                tally.lost += 1;
+                tally.lost_cpu += cpu;
+            }
+            other => panic!("acc claim {resource} ended with {other:?}: {stderr}"),
         }
     }
-    won
+    tally
 }
 
 fn main() {
@@ -130,13 +167,22 @@ fn main() {
 
     let cpu_before_race = children_cpu();
     let started = Instant::now();
-    let won: usize = std::thread::scope(|s| {
+    let tally = std::thread::scope(|s| {
         let handles: Vec<_> = owners
             .iter()
             .map(|o| s.spawn(|| racer(&data, &ws, o, rounds)))
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).sum()
+        let mut all = Tally::default();
+        for h in handles {
+            let t = h.join().unwrap();
+            all.won += t.won;
+            all.lost += t.lost;
+            all.won_cpu += t.won_cpu;
+            all.lost_cpu += t.lost_cpu;
+        }
+        all
     });
+    let won = tally.won;
     let wall = started.elapsed();
     let processes = racers * rounds;
     let rate = processes as f64 / wall.as_secs_f64();
@@ -174,6 +220,14 @@ fn main() {
         floor_cpu.as_secs_f64() * 1000.0,
         claim_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
         cores as f64 / claim_cpu.as_secs_f64()
+    );
+    let per = |cpu: Duration, n: usize| cpu.as_secs_f64() * 1000.0 / n.max(1) as f64;
+    println!(
+        "  CPU per process by outcome: granted {:.2} ms ({} processes), refused {:.2} ms ({})",
+        per(tally.won_cpu, tally.won),
+        tally.won,
+        per(tally.lost_cpu, tally.lost),
+        tally.lost
     );
     println!(
         "  granted {won} of {rounds} resources; double grants: {double}; resources never granted: {missing}"

@@ -33,6 +33,10 @@ pub struct HookBinding {
     pub updated_at: String,
 }
 
+/// Whether any hook binding is recorded: one row read. The claims proof asks it too, on the
+/// same connection, so a claim compiles it once.
+pub(crate) const ANY_BINDING: &str = "SELECT EXISTS (SELECT 1 FROM hook_bindings)";
+
 impl Core {
     /// Binds `key` to the owner session (which must be open at that generation).
     pub fn put_binding(
@@ -101,6 +105,14 @@ impl Core {
             })
             .optional()?)
         })
+    }
+
+    /// Whether any hook binding is recorded: without one (and without a pin naming a client
+    /// process) no hooked client is known, and a command's caller needs no judging against
+    /// one ([`Self::hooked_client_pids`], [`Self::client_pid_of_session`] are then empty).
+    pub fn has_hook_bindings(&mut self) -> Result<bool> {
+        self.store
+            .read(|c| Ok(c.prepare_cached(ANY_BINDING)?.query_row([], |r| r.get(0))?))
     }
 
     /// Every client pid a hook binding recorded, whatever its session's state: a process

@@ -283,7 +283,36 @@ fn conflict(
     let presence = sessions::load(conn, held.owner_session_id.as_str())?
         .map(|s| s.presence(ports, now))
         .unwrap_or(Presence::Offline);
-    Ok(AccError::new(
+    Ok(conflict_error(
+        wanted,
+        &Held {
+            claim_id: &held.claim_id,
+            resource: &held.resource,
+            mode: held.mode,
+            owner_participant_id: &held.owner_participant_id,
+            owner_session_id: &held.owner_session_id,
+            expires_at: held.expires_at,
+        },
+        presence,
+    ))
+}
+
+/// A conflicting claim as its refusal names it.
+/// Typed, so that each is shown as the store path always showed it (a peer's spelling
+/// escaped).
+pub(crate) struct Held<'a> {
+    pub claim_id: &'a ClaimId,
+    pub resource: &'a Resource,
+    pub mode: ClaimMode,
+    pub owner_participant_id: &'a ParticipantId,
+    pub owner_session_id: &'a SessionId,
+    pub expires_at: i64,
+}
+
+/// The refusal (exit 5) of a claim on `wanted` that `held` conflicts with: the store path's
+/// and the proof's ([`crate::store::claims_proof`]) say the same bytes.
+pub(crate) fn conflict_error(wanted: &Resource, held: &Held<'_>, presence: Presence) -> AccError {
+    AccError::new(
         ErrorCode::ClaimConflict,
         format!(
             "{wanted} conflicts with {} held {} by {} (session {}, {presence}) until {}",
@@ -298,7 +327,7 @@ fn conflict(
     .with("resource", held.resource.as_str())
     .with("ownerSessionId", held.owner_session_id.as_str())
     .with("ownerPresence", presence.as_str())
-    .with("expiresAt", to_iso(held.expires_at)))
+    .with("expiresAt", to_iso(held.expires_at))
 }
 
 fn delete(tx: &Connection, id: &ClaimId) -> Result<()> {
@@ -334,23 +363,39 @@ impl Core {
                     return Err(conflict(tx, ports, now, &req.resource, &held)?);
                 }
             }
-            let mine = rows(
+            // This participant's claims on this exact resource, live or not, in one read:
+            // the owner's own, or else one an ended session of the participant holds.
+            let same = rows(
                 tx,
-                "WHERE c.owner_session_id = ?1 AND c.resource = ?2",
-                params![owner.session.as_str(), req.resource.as_str()],
-            )?
-            .pop();
+                "WHERE c.resource = ?1 AND s.participant_id = ?2 ORDER BY c.acquired_at, c.rowid",
+                params![req.resource.as_str(), me.participant_id.as_str()],
+            )?;
+            let (mine, others): (Vec<ClaimRow>, Vec<ClaimRow>) = same
+                .into_iter()
+                .partition(|c| c.owner_session_id == owner.session);
+            let mine = mine.into_iter().next_back();
             // Claiming a resource an ended session of this participant holds adopts that claim
             // rather than leaving two.
             let adopted = match mine {
                 Some(_) => None,
-                None => inherited_rows(tx, ports, now, &me, false)?
-                    .into_iter()
-                    .find(|c| c.resource == req.resource),
+                None => {
+                    let mut found = None;
+                    for c in others {
+                        if session_ended(tx, ports, now, &c.owner_session_id)? {
+                            found = Some(c);
+                            break;
+                        }
+                    }
+                    found
+                }
             };
             let adopted_from = adopted.as_ref().map(|c| c.owner_session_id.clone());
+            // What the row holds after the write below, reported without reading it back.
+            let (mut acquired_at, mut reason) = (now, req.reason.clone());
             let (claim_id, renewed) = match mine.or(adopted) {
                 Some(existing) => {
+                    acquired_at = existing.acquired_at;
+                    reason = reason.or(existing.reason);
                     tx.execute(
                         "UPDATE claims SET mode = ?2, enforcement = ?3, reason = coalesce(?4, reason),
                             expires_at = ?5, generation = ?6, owner_session_id = ?7
@@ -410,9 +455,20 @@ impl Core {
                     payload
                 },
             )?;
-            let row = by_id(tx, claim_id.as_str())?.expect("the claim was just written");
+            let claim = ClaimRow {
+                claim_id,
+                owner_session_id: owner.session.clone(),
+                owner_participant_id: me.participant_id.clone(),
+                resource: req.resource.clone(),
+                mode: req.mode,
+                enforcement: req.enforcement,
+                reason,
+                acquired_at,
+                expires_at: expires,
+                generation: me.generation.as_str().to_string(),
+            };
             Ok(ClaimOutcome {
-                claim: row.record(now),
+                claim: claim.record(now),
                 renewed,
                 adopted_from,
             })

@@ -173,7 +173,7 @@ impl SessionRow {
         self.extensions.get("host").and_then(Value::as_str)
     }
 
-    fn presence_facts(&self) -> PresenceFacts {
+    pub(crate) fn presence_facts(&self) -> PresenceFacts {
         // Another host's process ids mean nothing here: its sessions are judged by their
         // heartbeats alone.
         let local = self.host().is_none_or(|h| h == this_host());
@@ -519,6 +519,14 @@ impl Core {
                     now
                 ],
             )?;
+            // Presence's facts changed: the claims proof (store::claims_proof), which
+            // answers a refused claim with its holder's presence, is published again.
+            if row.pid != refresh.pid || row.cadence_ms != refresh.cadence_ms as i64 {
+                tx.execute(
+                    "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'claims_version'",
+                    [],
+                )?;
+            }
             let row = load(tx, owner.session.as_str())?.expect("the session exists");
             Ok(Some(row.record(ports, now)))
         })

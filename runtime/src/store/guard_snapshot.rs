@@ -1558,7 +1558,7 @@ mod tests {
             tag: &tag,
         };
         std::fs::write(path_for(&store), render(&h, claims, bindings)).unwrap();
-        super::super::guard_token::publish(&store, &tag, &path_for(&store)).unwrap();
+        super::super::guard_token::publish(&store, &tag, &path_for(&store), None).unwrap();
         (dir, store)
     }
 
@@ -1675,12 +1675,12 @@ mod tests {
         // Sealed anew by a token (a crash that lost a block after publication): the block
         // read for the look-up fails its sum.
         let tag = SnapshotText::parse(&good).unwrap().tag.to_string();
-        super::super::guard_token::publish(&store, &tag, &file).unwrap();
+        super::super::guard_token::publish(&store, &tag, &file, None).unwrap();
         let (_, mut sealed) = SealedFile::open(&store).unwrap();
         assert_eq!(sealed.claims_overlapping("file:src/m200/a.rs"), None);
         // Cut short and sealed: its footer no longer matches its length.
         std::fs::write(&file, &good[..good.len() - 5]).unwrap();
-        super::super::guard_token::publish(&store, &tag, &file).unwrap();
+        super::super::guard_token::publish(&store, &tag, &file, None).unwrap();
         assert!(SealedFile::open(&store).is_none());
     }
 
@@ -1844,7 +1844,7 @@ mod tests {
         let at = after.find("file:src/m250/**").unwrap();
         damaged[at + 10] = b'9';
         std::fs::write(&snapshot, &damaged).unwrap();
-        crate::store::guard_token::publish(store.path(), &tag_now, &snapshot).unwrap();
+        crate::store::guard_token::publish(store.path(), &tag_now, &snapshot, None).unwrap();
         store.write(|c| bind(c, "k3", "s3")).unwrap();
         let after = std::fs::read_to_string(&snapshot).unwrap();
         assert!(after.contains("file:src/m250/**"));

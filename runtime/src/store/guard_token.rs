@@ -109,6 +109,9 @@ pub(crate) fn present(store_file: &Path) -> bool {
 pub struct Token {
     pub tag: String,
     pub seal: String,
+    /// The seal of the claims proof published with the snapshot
+    /// ([`super::claims_proof`]), when one was.
+    pub proof: Option<String>,
 }
 
 /// A file's seal: device, inode, change time and size, which a rewrite, a rename over it or
@@ -124,20 +127,33 @@ pub fn seal_of(meta: &std::fs::Metadata) -> String {
     )
 }
 
-/// Publishes `tag` with the seal of `snapshot_file` as it is now, atomically (a temporary
-/// file renamed over the token).
-pub(crate) fn publish(store_file: &Path, tag: &str, snapshot_file: &Path) -> Result<()> {
+/// Publishes `tag` with the seal of `snapshot_file` (and of `proof_file`, the claims proof,
+/// when one was written) as they are now, atomically (a temporary file renamed over the
+/// token).
+pub(crate) fn publish(
+    store_file: &Path,
+    tag: &str,
+    snapshot_file: &Path,
+    proof_file: Option<&Path>,
+) -> Result<()> {
     let path = path_for(store_file);
-    let seal = std::fs::symlink_metadata(snapshot_file)
-        .map(|m| seal_of(&m))
-        .map_err(|e| {
-            AccError::new(
-                ErrorCode::StoreIo,
-                format!("{}: cannot be read ({e})", snapshot_file.display()),
-            )
-        })?;
-    let written =
-        crate::atomic_write::AtomicWrite::new().write(&path, format!("{tag}\t{seal}\n").as_bytes());
+    let seal_at = |file: &Path| {
+        std::fs::symlink_metadata(file)
+            .map(|m| seal_of(&m))
+            .map_err(|e| {
+                AccError::new(
+                    ErrorCode::StoreIo,
+                    format!("{}: cannot be read ({e})", file.display()),
+                )
+            })
+    };
+    let mut line = format!("{tag}\t{}", seal_at(snapshot_file)?);
+    if let Some(proof) = proof_file {
+        line.push('\t');
+        line.push_str(&seal_at(proof)?);
+    }
+    line.push('\n');
+    let written = crate::atomic_write::AtomicWrite::new().write(&path, line.as_bytes());
     written.map_err(|e| {
         AccError::new(
             ErrorCode::StoreIo,
@@ -157,13 +173,22 @@ pub fn read(store_file: &Path) -> Option<Token> {
     let mut text = String::new();
     file.take(MAX_TOKEN_BYTES).read_to_string(&mut text).ok()?;
     let line = text.strip_suffix('\n')?;
-    let (tag, seal) = line.split_once('\t')?;
-    if tag.is_empty() || seal.is_empty() || line.contains('\n') || seal.contains('\t') {
+    let (tag, seals) = line.split_once('\t')?;
+    let (seal, proof) = match seals.split_once('\t') {
+        Some((seal, proof)) => (seal, Some(proof)),
+        None => (seals, None),
+    };
+    if tag.is_empty()
+        || seal.is_empty()
+        || line.contains('\n')
+        || proof.is_some_and(|p| p.is_empty() || p.contains('\t'))
+    {
         return None;
     }
     tag.starts_with(&identity(store_file)?).then(|| Token {
         tag: tag.to_string(),
         seal: seal.to_string(),
+        proof: proof.map(str::to_string),
     })
 }
 
@@ -180,7 +205,7 @@ mod tests {
         let snapshot = dir.path().join("snap");
         std::fs::write(&snapshot, b"s").unwrap();
         let tag = new_tag(&store, 7, 3).unwrap();
-        publish(&store, &tag, &snapshot).unwrap();
+        publish(&store, &tag, &snapshot, None).unwrap();
         let token = read(&store).unwrap();
         assert_eq!(token.tag, tag);
         assert_eq!(schema_of(&token.tag), Some(3));
@@ -199,7 +224,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("acc.db");
         std::fs::write(&store, b"x").unwrap();
-        publish(&store, &new_tag(&store, 1, 3).unwrap(), &store).unwrap();
+        publish(&store, &new_tag(&store, 1, 3).unwrap(), &store, None).unwrap();
         // The store moved aside and another file took its name.
         std::fs::rename(&store, dir.path().join("old.db")).unwrap();
         std::fs::write(&store, b"y").unwrap();
@@ -249,7 +274,8 @@ mod tests {
             format!("{id}1.2.3"),
             format!("{id}1.2.3\n"),
             format!("{id}1\t\n"),
-            format!("{id}1\t2\t3\n"),
+            format!("{id}1\t2\t3\t4\n"),
+            format!("{id}1\t2\t\n"),
             format!("{}\n", "1".repeat(300)),
         ] {
             std::fs::write(path_for(&store), bad.as_bytes()).unwrap();

@@ -7,6 +7,7 @@
 //! existing file that is not a readable store of this workspace fails closed and is never
 //! recreated.
 
+pub mod claims_proof;
 pub mod engine;
 pub mod guard_snapshot;
 pub mod guard_token;
@@ -655,7 +656,12 @@ impl Store {
         if !reused {
             guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
         }
-        guard_token::publish(&self.path, &tag, file)?;
+        // A claim refused from the proof must be refused on the same state: both sealed by
+        // the one token. Best effort: without it every claim takes the store path.
+        let proof = claims_proof::write(&tx, &self.path, &tag, self.clock.now_ms())
+            .unwrap_or(false)
+            .then(|| claims_proof::path_for(&self.path));
+        guard_token::publish(&self.path, &tag, file, proof.as_deref())?;
         tx.commit()?;
         Ok(())
     }

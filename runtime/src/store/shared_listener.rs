@@ -362,7 +362,7 @@ impl Store {
         })?;
         // Same inode (truncated in place): the anchor's identity stays the tag's prefix.
         std::fs::write(&anchor, version.to_string())?;
-        guard_token::publish(&self.path, &tag, &file)?;
+        guard_token::publish(&self.path, &tag, &file, None)?;
         *published = Some((version, tag.clone()));
         Ok(tag)
     }

@@ -12,7 +12,7 @@ use crate::core::resources::Resource;
 use crate::core::takeovers::{Takeover, TakeoverKind, TakeoverRequest};
 use crate::core::{Core, Owner};
 use crate::error::{AccError, Result};
-use crate::ids::ClaimId;
+use crate::ids::{ClaimId, ParticipantId, SessionId};
 use crate::paths;
 use crate::store::OpenMode;
 use crate::workspace::pin;
@@ -45,6 +45,111 @@ pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
         (None, false) => format!("claimed {}", out.claim.resource),
     };
     Ok(Output::new(line, out))
+}
+
+/// The refusal the claims proof beside the store ([`crate::store::claims_proof`]) proves
+/// for this claim, answered without opening SQLite (most racers for a resource lose, and
+/// opening the store is most of a claim's cost). It answers only what the store path would
+/// answer, byte for byte: the caller is no hooked client's (no binding, no pin with a
+/// client), the claimant's session is open at its generation and was never a takeover's
+/// taker, and the first live claim overlapping the resource, in the store's order, that is
+/// not the claimant's is another participant's and conflicts, its holder online (a later
+/// heartbeat keeps it so) or closed. Anything else, and every grant, takes the store path
+/// (`None`). Nothing is written, as on the store path, whose refusal rolls back.
+pub fn proven_conflict(inv: &Invocation<'_>, a: &ClaimArgs) -> Option<AccError> {
+    use crate::core::claims::{DEFAULT_LEASE_SECONDS, Held, MAX_LEASE_SECONDS, conflict_error};
+    use crate::core::model::{Presence, SessionState};
+    use crate::core::presence::{PresenceFacts, compute};
+    use crate::store::{claims_proof, schema, shared_listener, tamper};
+    let owner = owner::optional(&a.owner, inv.env).ok()??;
+    let wanted = Resource::parse(&a.resource).ok()?;
+    let mode = ClaimMode::parse(&a.mode).ok()?;
+    Enforcement::parse(&a.enforcement).ok()?;
+    if let Some(reason) = &a.reason {
+        crate::text::check_peer_line("reason", reason).ok()?;
+    }
+    let lease = a.lease.unwrap_or(DEFAULT_LEASE_SECONDS);
+    if lease == 0 || lease > MAX_LEASE_SECONDS {
+        return None;
+    }
+    let data_home = paths::data_home(inv.env).ok()?;
+    let ws = inv.workspace().ok()?;
+    if ws.shared.is_some() || paths::refuse_inside_roots(&data_home, &ws.roots).is_err() {
+        return None;
+    }
+    // A caller under a hooked client is judged from the process table and its bindings.
+    if pin::all(&data_home)
+        .iter()
+        .any(|p| p.facts.client_pid.is_some())
+    {
+        return None;
+    }
+    let store = paths::store_file(&data_home, &ws.id);
+    if tamper::marked(&store) {
+        return None;
+    }
+    let proof = claims_proof::vouched(&store)?;
+    let ports = inv.ports().ok()?;
+    let now = ports.now();
+    if shared_listener::is_shared_tag(&proof.tag)
+        || proof.schema_version != schema::current_version()
+        || now < proof.written_at_ms
+    {
+        return None;
+    }
+    let me = proof.session(owner.session.as_str())?;
+    if !me.open || me.generation != owner.generation.as_str() || me.taker {
+        return None;
+    }
+    let wanted = wanted.resolve_against(ws.checkout_root());
+    for held in &proof.claims {
+        if held.expires_at_ms <= now
+            || held.owner_session_id == owner.session.as_str()
+            || !crate::core::resources::spellings_overlap(&held.resource, wanted.as_str())
+        {
+            continue;
+        }
+        // A claim the store's join would drop (its session gone) is not read there.
+        let holder = proof.session(&held.owner_session_id)?;
+        // The same participant's: inherited or not, only the store can tell.
+        if holder.participant_id == me.participant_id {
+            return None;
+        }
+        let held_mode = ClaimMode::parse(&held.mode).ok()?;
+        if held_mode != ClaimMode::Exclusive && mode != ClaimMode::Exclusive {
+            continue;
+        }
+        let facts = PresenceFacts {
+            state: if holder.open {
+                SessionState::Open
+            } else {
+                SessionState::Closed
+            },
+            heartbeat_at_ms: holder.heartbeat_at_ms,
+            cadence_ms: holder.cadence_ms,
+            pid: holder.pid,
+            host_pid: holder.host_pid,
+        };
+        let presence = compute(facts, now, ports.pids.as_ref());
+        // Heartbeats since the proof only make a session fresher: online stays online, and
+        // a closed session is offline whatever its heartbeat.
+        if holder.open && presence != Presence::Online {
+            return None;
+        }
+        return Some(conflict_error(
+            &wanted,
+            &Held {
+                claim_id: &ClaimId::from_store(held.claim_id.clone()),
+                resource: &Resource::from_store(held.resource.clone()),
+                mode: held_mode,
+                owner_participant_id: &ParticipantId::from_store(holder.participant_id.clone()),
+                owner_session_id: &SessionId::from_store(held.owner_session_id.clone()),
+                expires_at: held.expires_at_ms,
+            },
+            presence,
+        ));
+    }
+    None
 }
 
 /// What `acc release` names: a claim by id, or this session's claim on a resource.

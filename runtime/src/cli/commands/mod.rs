@@ -15,6 +15,12 @@ use crate::cli::agent;
 use crate::error::Result;
 
 pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
+    // A refusal the claims proof shows, before anything opens the store.
+    if let Command::Claim(a) = &command
+        && let Some(refused) = claims::proven_conflict(inv, a)
+    {
+        return Err(refused);
+    }
     judge_agent(inv, &command)?;
     match command {
         Command::Attach(a) => sessions::attach(inv, a),
@@ -93,8 +99,15 @@ fn judge_agent(inv: &Invocation<'_>, command: &Command) -> Result<()> {
         return Ok(());
     };
     inv.with_core(|core| {
-        agent::require_own_session(core, &data_home, &owner)?;
-        tell_outside_act(core, &data_home, &owner, command)
+        // No hooked client known (no pin names one, no binding is recorded): the caller is
+        // no agent's, and no session has a live client to act outside of. One row read
+        // instead of the three statements that would find nothing.
+        let hooked = !crate::workspace::pin::client_pids(&data_home).is_empty()
+            || core.has_hook_bindings()?;
+        if hooked {
+            agent::require_own_session(core, &data_home, &owner)?;
+        }
+        tell_outside_act(core, &data_home, &owner, command, hooked)
     })
 }
 
@@ -107,6 +120,7 @@ fn tell_outside_act(
     data_home: &std::path::Path,
     owner: &crate::core::Owner,
     command: &Command,
+    hooked: bool,
 ) -> Result<()> {
     use crate::core::takeovers::{TakeoverKind, TakeoverRequest};
     use crate::error::{AccError, ErrorCode};
@@ -144,6 +158,9 @@ fn tell_outside_act(
             ),
         )
         .with("takeover", t.sequence.0));
+    }
+    if !hooked {
+        return Ok(());
     }
     let Some(out) = crate::cli::takeover::outside(core, data_home, &owner.session)? else {
         return Ok(());

@@ -1,0 +1,362 @@
+//! What a losing `acc claim` needs to be refused without opening SQLite
+//! (`<store dir>/claims-proof.tsv`): every live claim, in the order the store's conflict
+//! check visits them, and the sessions that check reads (the claimant's credentials, each
+//! holder's presence facts). Written at each publication of the guard's snapshot, under the
+//! same write lock, and sealed by the same token ([`super::guard_token`]): a reader that
+//! finds the token naming this file's seal and tag knows no claim, session or binding
+//! changed since it was written.
+//!
+//! Written only while it can prove what the store path would answer: no hook binding (a
+//! hooked client's caller is judged from the process table and the bindings, which this
+//! file does not carry) and at most [`MAX_CLAIMS`] live claims and [`MAX_SESSIONS`]
+//! sessions (what a publication writes stays bounded). Otherwise no file is written and
+//! every claim takes the store path.
+
+use crate::error::{AccError, ErrorCode, Result};
+use crate::store::engine::{Connection, params};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The file's name, beside `acc.db`.
+pub const PROOF_FILE: &str = "claims-proof.tsv";
+
+const MAGIC: &str = "acc-claims-proof";
+/// The last line: a proof cut short at a line's end is no proof.
+const END: &str = "end\n";
+const FORMAT: u32 = 1;
+
+/// More live claims than this and no proof is written (a publication stays bounded).
+pub const MAX_CLAIMS: usize = 512;
+/// More sessions to name than this and no proof is written.
+pub const MAX_SESSIONS: usize = 256;
+/// A larger file was not written by acc.
+const MAX_BYTES: u64 = 256 * 1024;
+
+/// `<store dir>/claims-proof.tsv` for the store at `store_file`.
+pub fn path_for(store_file: &Path) -> PathBuf {
+    store_file.with_file_name(PROOF_FILE)
+}
+
+/// A session as the claim's checks read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProofSession {
+    pub session_id: String,
+    pub participant_id: String,
+    pub generation: String,
+    pub open: bool,
+    pub heartbeat_at_ms: i64,
+    pub cadence_ms: i64,
+    /// The process ids presence probes (already dropped for another host's session).
+    pub pid: Option<u32>,
+    pub host_pid: Option<u32>,
+    /// Named as the taker of a takeover (held or settled): only the store can tell which.
+    pub taker: bool,
+}
+
+/// A live claim as the conflict check reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProofClaim {
+    pub claim_id: String,
+    pub owner_session_id: String,
+    pub resource: String,
+    pub mode: String,
+    pub expires_at_ms: i64,
+}
+
+/// A proof as read: its claims in the store's order (`acquired_at`, rowid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proof {
+    pub tag: String,
+    pub schema_version: u32,
+    /// The time its claims were live at: a claim that ran out before it is not listed, so
+    /// the proof says nothing to a reader whose clock reads earlier.
+    pub written_at_ms: i64,
+    pub sessions: Vec<ProofSession>,
+    pub claims: Vec<ProofClaim>,
+}
+
+impl Proof {
+    pub fn session(&self, id: &str) -> Option<&ProofSession> {
+        self.sessions.iter().find(|s| s.session_id == id)
+    }
+}
+
+/// A field the line format can carry: no separator, no line break.
+fn plain(s: &str) -> bool {
+    !s.contains(['\t', '\n', '\r'])
+}
+
+fn opt(p: Option<u32>) -> String {
+    p.map_or_else(|| "-".into(), |p| p.to_string())
+}
+
+/// Writes the proof for the committed state `conn` reads (under the publication's write
+/// lock), tagged `tag`. `Ok(false)` when the store holds what the proof cannot carry: the
+/// file is then removed, and the token names no proof.
+pub(crate) fn write(conn: &Connection, store_file: &Path, tag: &str, now_ms: i64) -> Result<bool> {
+    let path = path_for(store_file);
+    let text = render(conn, tag, now_ms)?;
+    let Some(text) = text else {
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io(&path, e)),
+        }
+        return Ok(false);
+    };
+    crate::atomic_write::AtomicWrite::new()
+        .write(&path, text.as_bytes())
+        .map_err(|e| io(&path, e))?;
+    Ok(true)
+}
+
+fn io(path: &Path, e: std::io::Error) -> AccError {
+    AccError::new(
+        ErrorCode::StoreIo,
+        format!("{}: cannot be written ({e})", path.display()),
+    )
+}
+
+fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
+    // A hooked store (the common case under an agent) pays this one row read at each
+    // publication and no more.
+    let bound: bool = conn
+        .prepare_cached(crate::core::bindings::ANY_BINDING)?
+        .query_row([], |r| r.get(0))?;
+    if bound {
+        return Ok(None);
+    }
+    // The store was opened by this acc, which refuses a newer schema and migrates an older
+    // one: it is at this acc's version.
+    let version = super::schema::current_version();
+    let mut claims = Vec::new();
+    // The limits are written into the SQL: a bound LIMIT makes SQLite compile the
+    // statement a second time at its first step (it plans with the bound value).
+    let sql = format!(
+        "SELECT claim_id, owner_session_id, resource, mode, expires_at FROM claims
+         WHERE expires_at > ?1 ORDER BY acquired_at, rowid LIMIT {}",
+        MAX_CLAIMS + 1
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![now_ms])?;
+    while let Some(r) = rows.next()? {
+        claims.push(ProofClaim {
+            claim_id: r.get(0)?,
+            owner_session_id: r.get(1)?,
+            resource: r.get(2)?,
+            mode: r.get(3)?,
+            expires_at_ms: r.get(4)?,
+        });
+    }
+    if claims.len() > MAX_CLAIMS {
+        return Ok(None);
+    }
+    let sql = format!(
+        "SELECT {}, EXISTS (SELECT 1 FROM events
+                 WHERE type = 'session.takeover'
+                   AND json_extract(payload, '$.takerSessionId') = sessions.session_id)
+         FROM sessions
+         WHERE state = 'open' OR session_id IN (SELECT owner_session_id FROM claims WHERE expires_at > ?1)
+         LIMIT {}",
+        crate::core::sessions::SESSION_COLUMNS,
+        MAX_SESSIONS + 1
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params![now_ms])?;
+    let mut sessions = Vec::new();
+    while let Some(r) = rows.next()? {
+        let row = crate::core::sessions::SessionRow::from_row(&r)?;
+        let facts = row.presence_facts();
+        sessions.push(ProofSession {
+            session_id: row.session_id.as_str().to_string(),
+            participant_id: row.participant_id.as_str().to_string(),
+            generation: row.generation.as_str().to_string(),
+            open: facts.state == crate::core::model::SessionState::Open,
+            heartbeat_at_ms: facts.heartbeat_at_ms,
+            cadence_ms: facts.cadence_ms,
+            pid: facts.pid,
+            host_pid: facts.host_pid,
+            taker: r.get(17)?,
+        });
+    }
+    if sessions.len() > MAX_SESSIONS {
+        return Ok(None);
+    }
+    let mut out = format!("{MAGIC}\t{FORMAT}\t{tag}\t{version}\t{now_ms}\n");
+    for s in &sessions {
+        let fields = [&s.session_id, &s.participant_id, &s.generation];
+        if !fields.iter().all(|f| plain(f)) {
+            return Ok(None);
+        }
+        out.push_str(&format!(
+            "s\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            s.session_id,
+            s.participant_id,
+            s.generation,
+            u8::from(s.open),
+            s.heartbeat_at_ms,
+            s.cadence_ms,
+            opt(s.pid),
+            opt(s.host_pid),
+            u8::from(s.taker)
+        ));
+    }
+    for c in &claims {
+        let fields = [&c.claim_id, &c.owner_session_id, &c.resource, &c.mode];
+        if !fields.iter().all(|f| plain(f)) {
+            return Ok(None);
+        }
+        out.push_str(&format!(
+            "c\t{}\t{}\t{}\t{}\t{}\n",
+            c.claim_id, c.owner_session_id, c.resource, c.mode, c.expires_at_ms
+        ));
+    }
+    out.push_str(END);
+    Ok(Some(out))
+}
+
+/// The proof the token of the store at `store_file` seals, read whole: `None` when there
+/// is no token, it names no proof, or the file is not the one it sealed (edited, replaced,
+/// copied back) or does not parse.
+pub fn vouched(store_file: &Path) -> Option<Proof> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let token = super::guard_token::read(store_file)?;
+    let sealed = token.proof.as_deref()?;
+    // The token is this publication's only while the snapshot it sealed is still there.
+    let snapshot = std::fs::symlink_metadata(super::guard_snapshot::path_for(store_file)).ok()?;
+    if super::guard_token::seal_of(&snapshot) != token.seal {
+        return None;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path_for(store_file))
+        .ok()?;
+    let mut text = String::new();
+    (&mut file).take(MAX_BYTES).read_to_string(&mut text).ok()?;
+    // Sealed after the read: a file written while it was read has a new change time.
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || super::guard_token::seal_of(&meta) != sealed {
+        return None;
+    }
+    let proof = parse(&text)?;
+    (proof.tag == token.tag).then_some(proof)
+}
+
+fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
+    s.parse().ok()
+}
+
+fn pid(s: &str) -> Option<Option<u32>> {
+    if s == "-" {
+        Some(None)
+    } else {
+        num(s).map(Some)
+    }
+}
+
+/// Parses a proof's text; `None` for anything acc did not write.
+pub fn parse(text: &str) -> Option<Proof> {
+    let mut lines = text.strip_suffix(END)?.split_inclusive('\n');
+    let head = lines.next()?.strip_suffix('\n')?;
+    let mut f = head.split('\t');
+    if f.next()? != MAGIC || num::<u32>(f.next()?)? != FORMAT {
+        return None;
+    }
+    let tag = f.next()?.to_string();
+    let schema_version = num(f.next()?)?;
+    let written_at_ms = num(f.next()?)?;
+    if f.next().is_some() {
+        return None;
+    }
+    let mut proof = Proof {
+        tag,
+        schema_version,
+        written_at_ms,
+        sessions: Vec::new(),
+        claims: Vec::new(),
+    };
+    for line in lines {
+        let line = line.strip_suffix('\n')?;
+        let f: Vec<&str> = line.split('\t').collect();
+        match f.as_slice() {
+            [
+                "s",
+                id,
+                participant,
+                generation,
+                open,
+                beat,
+                cadence,
+                p,
+                hp,
+                taker,
+            ] => proof.sessions.push(ProofSession {
+                session_id: id.to_string(),
+                participant_id: participant.to_string(),
+                generation: generation.to_string(),
+                open: num::<u8>(open)? == 1,
+                heartbeat_at_ms: num(beat)?,
+                cadence_ms: num(cadence)?,
+                pid: pid(p)?,
+                host_pid: pid(hp)?,
+                taker: num::<u8>(taker)? != 0,
+            }),
+            ["c", id, session, resource, mode, expires] => proof.claims.push(ProofClaim {
+                claim_id: id.to_string(),
+                owner_session_id: session.to_string(),
+                resource: resource.to_string(),
+                mode: mode.to_string(),
+                expires_at_ms: num(expires)?,
+            }),
+            _ => return None,
+        }
+    }
+    Some(proof)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "acc-claims-proof\t1\ttag\t8\t1000\n";
+
+    #[test]
+    fn a_proof_reads_back_in_its_order() {
+        let text = format!(
+            "{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\t42\t-\t0\n\
+             c\tclaim_2\tsession_a\tfile:b.rs\texclusive\t5000\n\
+             c\tclaim_1\tsession_a\tfile:a.rs\tshared\t6000\nend\n"
+        );
+        let p = parse(&text).unwrap();
+        assert_eq!(
+            (p.tag.as_str(), p.schema_version, p.written_at_ms),
+            ("tag", 8, 1000)
+        );
+        let s = p.session("session_a").unwrap();
+        assert!(s.open && !s.taker);
+        assert_eq!(
+            (s.pid, s.host_pid, s.heartbeat_at_ms),
+            (Some(42), None, 900)
+        );
+        let ids: Vec<&str> = p.claims.iter().map(|c| c.claim_id.as_str()).collect();
+        assert_eq!(ids, ["claim_2", "claim_1"]);
+    }
+
+    #[test]
+    fn text_acc_did_not_write_is_no_proof() {
+        for bad in [
+            String::new(),
+            "acc-claims-proof\t2\ttag\t8\t1000\nend\n".to_string(),
+            "acc-claims-proof\t1\ttag\t8\nend\n".to_string(),
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\nend\n"),
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\tsoon\nend\n"),
+            format!("{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\tx\t-\t0\nend\n"),
+            format!("{HEAD}x\tsomething\nend\n"),
+            // Cut short at a line's end: no last line.
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\n"),
+        ] {
+            assert_eq!(parse(&bad), None, "{bad:?}");
+        }
+    }
+}
