@@ -329,8 +329,8 @@ fn another_workspaces_whole_directory_copied_over_is_refused() {
 #[test]
 fn claims_deleted_with_the_version_triggers_dropped_or_moved_to_me_are_refused() {
     for sql in [
-        "DROP TRIGGER claims_version_on_delete; DELETE FROM claims;",
-        "DROP TRIGGER claims_version_on_update; UPDATE claims SET enforcement = 'advisory';",
+        "DROP TRIGGER claim_versions_on_delete; DELETE FROM claims;",
+        "DROP TRIGGER claim_versions_on_update; UPDATE claims SET enforcement = 'advisory';",
         "UPDATE claims SET expires_at = 0;",
     ] {
         let room = room();

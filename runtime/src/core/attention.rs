@@ -34,13 +34,25 @@ fn item(kind: AttentionKind, source: &str, summary: String, quotes: Vec<Quote>) 
     }
 }
 
-/// Obligations the participant owes: unacknowledged receipts of messages that need a reply
-/// or an acknowledgement.
-fn owed(conn: &Connection, me: &ParticipantId, out: &mut Vec<AttentionItem>) -> Result<()> {
+/// A message that obliges a reply or an acknowledgement, whose receipt of the participant
+/// is not acknowledged yet.
+pub(crate) struct Owing {
+    pub message_id: String,
+    kind: String,
+    obligation: String,
+    from: String,
+    subject: String,
+    /// The receipt's state: delivery reminds of those offered or retrieved.
+    pub state: String,
+}
+
+/// What the participant owes, oldest first: attention lists it, and a turn's delivery
+/// reminds of what of it was shown, from this one statement.
+pub(crate) fn owing(conn: &Connection, me: &ParticipantId) -> Result<Vec<Owing>> {
     // From the messages that oblige anyone (`messages_owing`) to their receipts: from the
     // participant's receipts instead, a turn read every queued note (issue 30).
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT m.message_id, m.kind, m.obligation, m.from_participant_id, m.subject
+        "SELECT m.message_id, m.kind, m.obligation, m.from_participant_id, m.subject, r.state
          FROM messages m CROSS JOIN receipts r INDEXED BY receipts_by_message
            ON r.message_seq = m.seq
          WHERE r.recipient_participant_id = ?1 AND r.state <> 'acknowledged'
@@ -48,25 +60,36 @@ fn owed(conn: &Connection, me: &ParticipantId, out: &mut Vec<AttentionItem>) -> 
          ORDER BY m.seq"
     ))?;
     let mut rows = stmt.query(params![me.as_str()])?;
+    let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        let id: String = r.get(0)?;
-        let kind: String = r.get(1)?;
-        let obligation: String = r.get(2)?;
-        let from: String = r.get(3)?;
-        let subj: String = r.get(4)?;
-        let k = if obligation == "reply" {
+        out.push(Owing {
+            message_id: r.get(0)?,
+            kind: r.get(1)?,
+            obligation: r.get(2)?,
+            from: r.get(3)?,
+            subject: r.get(4)?,
+            state: r.get(5)?,
+        });
+    }
+    Ok(out)
+}
+
+/// Obligations the participant owes: unacknowledged receipts of messages that need a reply
+/// or an acknowledgement.
+fn owed(owing: &[Owing], out: &mut Vec<AttentionItem>) {
+    for o in owing {
+        let k = if o.obligation == "reply" {
             AttentionKind::ReplyRequired
         } else {
             AttentionKind::AcknowledgementRequired
         };
         out.push(item(
             k,
-            &id,
-            format!("{kind} from {from}"),
-            vec![subject(&subj)],
+            &o.message_id,
+            format!("{} from {}", o.kind, o.from),
+            vec![subject(&o.subject)],
         ));
     }
-    Ok(())
 }
 
 /// The participant's messages with an obligation that a recipient without any online
@@ -114,16 +137,19 @@ pub(crate) fn for_participant(
     now: i64,
     me: &ParticipantId,
 ) -> Result<Vec<AttentionItem>> {
-    for_participant_among(conn, ports, now, me, &sessions::load_all(conn, false)?)
+    let sessions = sessions::load_all(conn, false)?;
+    for_participant_among(conn, ports, now, me, &sessions, &owing(conn, me)?)
 }
 
-/// [`for_participant`] with every session (open and closed) already loaded.
+/// [`for_participant`] with every session (open and closed) and what `me` owes
+/// ([`owing`]) already read.
 pub(crate) fn for_participant_among(
     conn: &Connection,
     ports: &Ports,
     now: i64,
     me: &ParticipantId,
     sessions: &[SessionRow],
+    owing: &[Owing],
 ) -> Result<Vec<AttentionItem>> {
     let presence: Vec<(&SessionRow, Presence)> = sessions
         .iter()
@@ -146,7 +172,7 @@ pub(crate) fn for_participant_among(
         .collect();
 
     let mut out = Vec::new();
-    owed(conn, me, &mut out)?;
+    owed(owing, &mut out);
     unavailable(conn, me, &online, &mut out)?;
 
     // Only the claims an item can name are read: a turn of a participant with no intent

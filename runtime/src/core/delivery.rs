@@ -147,21 +147,6 @@ fn repeat_bodies(conn: &Connection, me: &ParticipantId, now: i64) -> Result<Vec<
     Ok(rows)
 }
 
-fn reminders(conn: &Connection, me: &ParticipantId) -> Result<Vec<String>> {
-    // Driven from the messages that oblige anyone, as attention's owed items are: every
-    // offered note of the participant's history would be read otherwise.
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT m.message_id FROM messages m CROSS JOIN receipts r INDEXED BY receipts_by_message
-           ON r.message_seq = m.seq
-         WHERE r.recipient_participant_id = ?1 AND r.state IN ('offered', 'retrieved')
-           AND m.obligation <> 'none' AND {HEAD_ONLY} ORDER BY m.seq"
-    ))?;
-    let ids = stmt
-        .query_map(params![me.as_str()], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(ids)
-}
-
 fn has_live_claims(conn: &Connection, now: i64) -> Result<bool> {
     Ok(conn
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM claims WHERE expires_at > ?1)")?
@@ -175,7 +160,14 @@ fn without_bodies(
     now: i64,
     me: &ParticipantId,
 ) -> Result<NextTurnDelivery> {
-    let reminder_message_ids = reminders(c, me)?;
+    // Reminders are what the participant owes and was shown: one read serves them and
+    // attention's owed items.
+    let owing = attention::owing(c, me)?;
+    let reminder_message_ids = owing
+        .iter()
+        .filter(|o| o.state == "offered" || o.state == "retrieved")
+        .map(|o| o.message_id.clone())
+        .collect();
     // One read of every session serves both the peers and attention.
     let all_sessions = sessions::load_all(c, false)?;
     let peers: HashSet<&ParticipantId> = all_sessions
@@ -184,7 +176,7 @@ fn without_bodies(
         .filter(|s| s.presence(ports, now) != Presence::Offline)
         .map(|s| &s.participant_id)
         .collect();
-    let attention = attention::for_participant_among(c, ports, now, me, &all_sessions)?;
+    let attention = attention::for_participant_among(c, ports, now, me, &all_sessions, &owing)?;
     let solo = peers.is_empty() && attention.is_empty() && !has_live_claims(c, now)?;
     Ok(NextTurnDelivery {
         messages: Vec::new(),

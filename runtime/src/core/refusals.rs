@@ -237,10 +237,38 @@ impl Core {
         })
     }
 
+    /// The newest sequence of notices `owner` was shown, and whether any event a notice is
+    /// made of came after it (for anyone): one statement, where reading each kind of notice
+    /// is five to compile and run at every turn, almost always for nothing.
+    fn notices_shown_and_since(&mut self, owner: &Owner) -> Result<(EventSeq, bool)> {
+        let sql = format!(
+            "SELECT s.up_to, EXISTS (SELECT 1 FROM events
+                 WHERE type IN ('{}', '{}', '{}') AND sequence > coalesce(s.up_to, 0))
+             FROM (SELECT max(CAST(json_extract(payload, '$.upTo') AS INTEGER)) AS up_to
+                   FROM events
+                   WHERE type = '{}' AND actor_session_id = ?1) s",
+            EventType::ClaimWriteRefused.as_str(),
+            EventType::ClaimWriteDetected.as_str(),
+            EventType::SessionTakeover.as_str(),
+            EventType::ClaimWriteRefusalsShown.as_str(),
+        );
+        self.store.read(|c| {
+            let (up_to, since): (Option<i64>, bool) = c
+                .prepare_cached(&sql)?
+                .query_row(params![owner.session.as_str()], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?;
+            Ok((EventSeq(up_to.unwrap_or(0).max(0) as u64), since))
+        })
+    }
+
     /// What `owner` was not shown yet about writes into or by it: refusals into its claims,
     /// changes detected under its claims, and changes detected while its own calls ran.
     pub fn unshown_write_notices(&mut self, owner: &Owner) -> Result<WriteNotices> {
-        let shown = self.notices_shown(owner)?;
+        let (shown, since) = self.notices_shown_and_since(owner)?;
+        if !since {
+            return Ok(WriteNotices::default());
+        }
         let me = Some(&owner.session);
         Ok(WriteNotices {
             refused: self.write_notices(EventType::ClaimWriteRefused, me, None, shown)?,
@@ -327,5 +355,50 @@ mod tests {
         let again = k.core.unshown_refused_writes(&alice).unwrap();
         assert_eq!(again.total, 1);
         assert_eq!(again.listed[0].target, "file:src/b.rs");
+    }
+
+    /// The turn reads its notices only when an event of theirs came after what it was
+    /// shown: whatever came, of each kind, is read whole, and the shown mark still counts.
+    #[test]
+    fn a_turn_skips_its_notices_only_when_none_came_since_it_was_shown() {
+        let mut k = kit();
+        let alice = k.attach("alice");
+        let bob = k.attach("bob");
+        assert_eq!(
+            k.core.unshown_write_notices(&alice).unwrap(),
+            WriteNotices::default()
+        );
+        // Another session's notice is read (the check is for anyone's) and not listed.
+        k.core
+            .record_refused_write(Some(&alice.session), &refusal(&bob, "file:src/x.rs"))
+            .unwrap();
+        assert_eq!(
+            k.core.unshown_write_notices(&alice).unwrap(),
+            WriteNotices::default()
+        );
+        k.core
+            .record_refused_write(Some(&bob.session), &refusal(&alice, "file:src/a.rs"))
+            .unwrap();
+        k.core
+            .record_detected_write(&bob.session, &refusal(&alice, "file:src/d.rs"))
+            .unwrap();
+        let both = k.core.unshown_write_notices(&alice).unwrap();
+        assert_eq!((both.refused.total, both.detected.total), (1, 1));
+        k.core
+            .mark_refused_writes_shown(&alice, both.newest().unwrap())
+            .unwrap();
+        assert_eq!(
+            k.core.unshown_write_notices(&alice).unwrap(),
+            WriteNotices::default()
+        );
+        // A detection after the mark, while alice's own call ran: listed as caused.
+        let seq = k
+            .core
+            .record_detected_write(&alice.session, &refusal(&bob, "file:src/e.rs"))
+            .unwrap();
+        let caused = k.core.unshown_write_notices(&alice).unwrap();
+        assert_eq!(caused.caused.total, 1);
+        assert_eq!(caused.newest(), Some(seq));
+        assert!(caused.refused.is_empty() && caused.detected.is_empty());
     }
 }

@@ -568,8 +568,11 @@ impl Core {
         let now = ports.now();
         self.store.read(|c| {
             let me = check_owner(c, owner)?;
-            let mut peers: Vec<ParticipantId> = load_all(c, true)?
+            // Every session, filtered here: the statement a turn already compiled for its
+            // delivery (compiling another costs more than reading the closed sessions).
+            let mut peers: Vec<ParticipantId> = load_all(c, false)?
                 .into_iter()
+                .filter(|s| s.state == SessionState::Open)
                 .filter(|s| s.participant_id != me.participant_id)
                 .filter(|s| s.presence(ports, now) != Presence::Offline)
                 .map(|s| s.participant_id)

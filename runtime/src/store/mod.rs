@@ -156,6 +156,9 @@ pub const MMAP_WHOLE_STORE: u64 = 256 * 1024 * 1024;
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // rusqlite keeps 16 statements by default; a hook turn runs about 30 different ones,
+    // and each one evicted was compiled again.
+    conn.set_prepared_statement_cache_capacity(64);
     // NORMAL is durable against process crashes in WAL mode; only a power loss can roll
     // back the newest commits, and it never corrupts.
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;

@@ -255,6 +255,40 @@ CREATE TRIGGER claim_rows_on_session_delete AFTER DELETE ON sessions BEGIN
 END;
 "#,
     },
+    Migration {
+        version: 8,
+        // One trigger where two fired on the same event: SQLite parses every trigger of the
+        // schema at each process's first statement (every hook that opens the store), and
+        // compiles every trigger that fires into each writing statement. The counters move
+        // on exactly the events they moved on before. The session updates keep a trigger
+        // each: they fire on different column lists, which one trigger cannot tell apart.
+        sql: r#"
+DROP TRIGGER claims_version_on_insert;
+DROP TRIGGER claims_version_on_update;
+DROP TRIGGER claims_version_on_delete;
+DROP TRIGGER claim_rows_on_insert;
+DROP TRIGGER claim_rows_on_update;
+DROP TRIGGER claim_rows_on_delete;
+DROP TRIGGER guard_version_on_session_delete;
+DROP TRIGGER claim_rows_on_session_delete;
+CREATE TRIGGER claim_versions_on_insert AFTER INSERT ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1
+    WHERE key IN ('claims_version', 'claim_rows_version');
+END;
+CREATE TRIGGER claim_versions_on_update AFTER UPDATE ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1
+    WHERE key IN ('claims_version', 'claim_rows_version');
+END;
+CREATE TRIGGER claim_versions_on_delete AFTER DELETE ON claims BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1
+    WHERE key IN ('claims_version', 'claim_rows_version');
+END;
+CREATE TRIGGER versions_on_session_delete AFTER DELETE ON sessions BEGIN
+    UPDATE meta SET value = CAST(value AS INTEGER) + 1
+    WHERE key IN ('claims_version', 'claim_rows_version');
+END;
+"#,
+    },
 ];
 
 /// The schema version this build writes and understands.
@@ -332,6 +366,115 @@ mod tests {
                 "from version {old}"
             );
         }
+    }
+
+    /// `(claims_version, claim_rows_version)` after each of a series of writes, on a store
+    /// made by the first `migrations`.
+    fn counters_through_events(migrations: &[Migration]) -> Vec<(&'static str, i64, i64)> {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for m in migrations {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        let session = "INSERT INTO sessions (session_id, participant_id, generation, harness,
+                state, enforcement, lifecycle, cadence_ms, started_at, heartbeat_at)
+            VALUES ('s1', 'alice', 'g1', 'h', 'open', 'guarded', 'managed', 1, 0, 0)";
+        let claim = "INSERT INTO claims (claim_id, owner_session_id, resource, scheme, mode,
+                enforcement, acquired_at, expires_at, generation)
+            VALUES ('c1', 's1', 'file:a', 'file', 'exclusive', 'guarded', 0, 9, 'g1')";
+        let events: [(&str, &str); 14] = [
+            (
+                "participant",
+                "INSERT INTO participants VALUES ('alice', 'a', 'agent', 0), ('bob', 'b', 'agent', 0)",
+            ),
+            ("session", session),
+            ("heartbeat", "UPDATE sessions SET heartbeat_at = 5"),
+            ("session state", "UPDATE sessions SET state = 'closed'"),
+            (
+                "session participant",
+                "UPDATE sessions SET participant_id = 'bob'",
+            ),
+            ("claim", claim),
+            ("claim update", "UPDATE claims SET expires_at = 10"),
+            ("claim delete", "DELETE FROM claims"),
+            (
+                "binding",
+                "INSERT INTO hook_bindings VALUES ('k', 's1', 'g1', 'c', NULL, NULL, 0)",
+            ),
+            ("binding touched", "UPDATE hook_bindings SET updated_at = 1"),
+            (
+                "binding moved",
+                "UPDATE hook_bindings SET session_id = 's2'",
+            ),
+            ("binding delete", "DELETE FROM hook_bindings"),
+            ("claim again", claim),
+            ("session delete", "DELETE FROM claims; DELETE FROM sessions"),
+        ];
+        events
+            .iter()
+            .map(|(name, sql)| {
+                conn.execute_batch(sql).unwrap();
+                let read = |key: &str| -> i64 {
+                    conn.query_row(
+                        "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?1",
+                        [key],
+                        |r| r.get(0),
+                    )
+                    .unwrap()
+                };
+                (*name, read("claims_version"), read("claim_rows_version"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_merged_triggers_move_each_counter_on_each_event_as_before() {
+        let before = counters_through_events(&MIGRATIONS[..7]);
+        let now = counters_through_events(MIGRATIONS);
+        assert_eq!(now, before);
+        // What each event moves, so that the comparison above compares something.
+        let steps: Vec<(&str, i64, i64)> = now
+            .iter()
+            .scan((0, 0), |last, &(name, v, rows)| {
+                let step = (name, v - last.0, rows - last.1);
+                *last = (v, rows);
+                Some(step)
+            })
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                ("participant", 0, 0),
+                ("session", 1, 0),
+                ("heartbeat", 0, 0),
+                ("session state", 1, 0),
+                ("session participant", 1, 1),
+                ("claim", 1, 1),
+                ("claim update", 1, 1),
+                ("claim delete", 1, 1),
+                ("binding", 1, 0),
+                ("binding touched", 0, 0),
+                ("binding moved", 1, 0),
+                ("binding delete", 1, 0),
+                ("claim again", 1, 1),
+                ("session delete", 2, 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_schema_keeps_one_trigger_per_table_and_event_where_one_column_list_serves() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for m in MIGRATIONS {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        let triggers: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(triggers, 10);
     }
 
     #[test]

@@ -38,8 +38,19 @@ pub fn child_start(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
 /// conversation of its own (no identity lines, no delivery of its family's messages), a
 /// child session where granted. `None` when the event is no subagent's of a live session.
 pub fn subagent_turn(call: &Call, core: &mut Core) -> Result<Option<Answer>, Failure> {
+    let own = Bound::load(core, &call.event.session_id)?;
+    subagent_turn_of(call, core, own.as_ref())
+}
+
+/// [`subagent_turn`] with the conversation's own binding already read (`own`); it changes
+/// nothing when it answers `None`, so the caller may go on using `own`.
+pub fn subagent_turn_of(
+    call: &Call,
+    core: &mut Core,
+    own: Option<&Bound>,
+) -> Result<Option<Answer>, Failure> {
     // A client may name only the subagent inside it (Grok): its binding says it is a child.
-    if Bound::load(core, &call.event.session_id)?.is_some_and(|b| b.is_child()) {
+    if own.is_some_and(Bound::is_child) {
         lifecycle::touch(call, core)?;
         return Ok(Some(Answer::silent()));
     }

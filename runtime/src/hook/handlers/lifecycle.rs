@@ -15,22 +15,20 @@ use crate::text;
 /// The live session of this conversation and its grants, judged from what `sessionStart`
 /// stored (no probe).
 pub fn live(call: &Call, core: &mut Core) -> Result<Option<(Bound, Identity, Grants)>, Failure> {
+    Ok(live_of(call, Bound::load(core, &call.event.session_id)?))
+}
+
+/// [`live`] from the conversation's binding as already read (`own`).
+pub fn live_of(call: &Call, own: Option<Bound>) -> Option<(Bound, Identity, Grants)> {
     // A child session takes no delivery: its parent's turns show what the family is sent.
-    let Some(bound) = Bound::load(core, &call.event.session_id)?
-        .filter(Bound::is_live)
-        .filter(|b| !b.is_child())
-    else {
-        return Ok(None);
-    };
-    let Some(participant) = bound.session.as_ref().map(|s| s.participant_id.clone()) else {
-        return Ok(None);
-    };
+    let bound = own.filter(Bound::is_live).filter(|b| !b.is_child())?;
+    let participant = bound.session.as_ref().map(|s| s.participant_id.clone())?;
     let grants = Grants::of_call(call, bound.facts(call.primary(), &call.platform));
     let me = Identity {
         owner: bound.owner(),
         participant,
     };
-    Ok(Some((bound, me, grants)))
+    Some((bound, me, grants))
 }
 
 /// Heartbeats a live bound session whose last heartbeat is older than

@@ -10,6 +10,12 @@ use crate::live::bind::{self, HookFacts};
 use crate::live::contract::live_push_candidate;
 
 pub fn publish_binding(call: &Call, core: &mut Core) {
+    publish_binding_of(call, core, None);
+}
+
+/// [`publish_binding`] with the conversation's binding as already read this call (`known`,
+/// read again when `None`).
+pub fn publish_binding_of(call: &Call, core: &mut Core, known: Option<&Bound>) {
     if call.adapter.behaviour().native_session().is_none() || call.deadline.check().is_err() {
         return;
     }
@@ -20,8 +26,16 @@ pub fn publish_binding(call: &Call, core: &mut Core) {
     if call.adapter.native_delivery().is_none() && !candidate {
         return;
     }
-    let Ok(Some(bound)) = Bound::load(core, &call.event.session_id) else {
-        return;
+    let loaded;
+    let bound = match known {
+        Some(bound) => bound,
+        None => match Bound::load(core, &call.event.session_id) {
+            Ok(Some(bound)) => {
+                loaded = bound;
+                &loaded
+            }
+            _ => return,
+        },
     };
     if !bound.is_live() {
         return;

@@ -2,6 +2,7 @@
 
 use super::super::answer::Answer;
 use super::super::beat_marker;
+use super::super::bound::Bound;
 use super::super::call::Call;
 use super::super::failure::Failure;
 use super::lifecycle;
@@ -13,25 +14,28 @@ use acc_sdk::capabilities::Capability;
 /// Heartbeat (starting the session first when the conversation has none), then the turn's
 /// context. A solo session with nothing else to show sees its identity lines alone.
 pub fn before_turn(call: &Call, core: &mut Core) -> Result<Answer, Failure> {
-    if let Some(answer) = super::child::subagent_turn(call, core)? {
+    // Read once for the subagent check, the live session and the native binding: the
+    // heartbeat changes none of what they read.
+    let own = Bound::load(core, &call.event.session_id)?;
+    if let Some(answer) = super::child::subagent_turn_of(call, core, own.as_ref())? {
         return Ok(answer);
     }
-    let (me, grants) = match lifecycle::live(call, core)? {
+    let (me, grants, bound) = match lifecycle::live_of(call, own) {
         Some((bound, me, grants)) => {
             let beat = core.heartbeat(&me.owner)?;
             // The guard calls of this turn need not take the store path to find it fresh.
             if let Some(at) = crate::clock::parse_iso(&beat) {
                 beat_marker::mark(&call.data_home, &bound.key, at);
             }
-            (me, grants)
+            (me, grants, Some(bound))
         }
         // Opening or resuming is itself a heartbeat.
         None => {
             let started = start::start(call, core)?;
-            (started.identity, started.grants)
+            (started.identity, started.grants, None)
         }
     };
-    super::native::publish_binding(call, core);
+    super::native::publish_binding_of(call, core, bound.as_ref());
     // A recorder attributing startup context keeps this hook silent; nothing is offered.
     if grants.is_withheld(Capability::BeforeTurnInjection) {
         return Ok(Answer::silent());

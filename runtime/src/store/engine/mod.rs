@@ -134,11 +134,15 @@ impl Connection {
     /// Starts a transaction; it rolls back when dropped uncommitted.
     pub fn begin(&self, kind: TxKind) -> SqlResult<Tx<'_>> {
         match self {
-            // The very statements rusqlite's `Transaction` issues.
-            Connection::Sqlite(c) => c.execute_batch(match kind {
-                TxKind::Read => "BEGIN DEFERRED",
-                TxKind::Write => "BEGIN IMMEDIATE",
-            })?,
+            // The very statements rusqlite's `Transaction` issues, compiled once per
+            // connection: a hook turn opens a dozen transactions.
+            Connection::Sqlite(c) => {
+                c.prepare_cached(match kind {
+                    TxKind::Read => "BEGIN DEFERRED",
+                    TxKind::Write => "BEGIN IMMEDIATE",
+                })?
+                .execute([])?;
+            }
             Connection::Postgres(c) => c.begin(kind)?,
         }
         Ok(Tx {
@@ -172,7 +176,7 @@ impl Tx<'_> {
     pub fn commit(mut self) -> SqlResult<()> {
         self.done = true;
         match self.conn {
-            Connection::Sqlite(c) => c.execute_batch("COMMIT"),
+            Connection::Sqlite(c) => c.prepare_cached("COMMIT")?.execute([]).map(|_| ()),
             Connection::Postgres(c) => c.commit(),
         }
     }

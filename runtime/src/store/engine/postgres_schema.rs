@@ -12,6 +12,8 @@
 //! - A trigger's body becomes a trigger function (`acc_trigger_<digest of the body>`, its
 //!   search path pinned to the workspace's schema it is created in), and the trigger runs
 //!   it for each row.
+//! - `DROP TRIGGER <name>;` names the trigger's table, as PostgreSQL requires (the table the
+//!   migration that created it named).
 //!
 //! A migration using SQLite syntax beyond this fails at its first application on a server,
 //! in the tests that start one (`tests/shared_store.rs`), never silently.
@@ -46,6 +48,7 @@ fn translate_ddl(sql: &str) -> String {
         .replace("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY")
         .replace(") WITHOUT ROWID;", ");");
     out = replace_word(&out, "INTEGER", "BIGINT");
+    out = drop_trigger_on_table(&out);
     for table in ORDERED_BY_ROWID {
         out = out.replace(
             &format!("CREATE TABLE {table} (\n"),
@@ -81,6 +84,42 @@ $$;
 {} FOR EACH ROW EXECUTE FUNCTION acc_trigger_{name}();",
         head.trim_end()
     )
+}
+
+/// Each line `DROP TRIGGER <name>;` as `DROP TRIGGER <name> ON <table>;`, the table being the
+/// one the trigger was created on in [`crate::store::schema::MIGRATIONS`]. A trigger no
+/// migration created is left as it is, for the server to refuse.
+fn drop_trigger_on_table(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    for line in sql.split_inclusive('\n') {
+        let name = line
+            .trim_end()
+            .strip_prefix("DROP TRIGGER ")
+            .and_then(|l| l.strip_suffix(';'));
+        match name.and_then(|n| created_on(n).map(|t| (n, t))) {
+            Some((name, table)) => {
+                out.push_str(&format!("DROP TRIGGER {name} ON {table};"));
+                out.push_str(&line[line.trim_end().len()..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// The table of the trigger `name`, as the migration that created it says.
+fn created_on(name: &str) -> Option<&'static str> {
+    let head = format!("CREATE TRIGGER {name}");
+    crate::store::schema::MIGRATIONS.iter().find_map(|m| {
+        let (at, _) = m
+            .sql
+            .match_indices(&head)
+            .find(|(at, _)| m.sql[at + head.len()..].starts_with(char::is_whitespace))?;
+        let trigger = &m.sql[at..];
+        let before_body = &trigger[..trigger.find("BEGIN")?];
+        let on = before_body.rfind(" ON ")?;
+        before_body[on + " ON ".len()..].split_whitespace().next()
+    })
 }
 
 /// `from` replaced by `to` where it stands as a whole word.
@@ -148,6 +187,17 @@ mod tests {
             "CREATE TRIGGER t2\nAFTER UPDATE OF a, b ON sessions FOR EACH ROW EXECUTE FUNCTION {name}();"
         )));
         assert!(pg.contains("CAST(value AS BIGINT) + 1 WHERE key = 'v';\n    RETURN NULL;"));
+    }
+
+    #[test]
+    fn a_dropped_trigger_names_the_table_it_was_created_on() {
+        let pg = translate_migration(
+            "DROP TRIGGER claim_rows_on_session_delete;\nDROP TRIGGER guard_version_on_session_update;\nDROP TRIGGER claims_version_on_update;\nDROP TRIGGER nobody_made_me;\n",
+        );
+        assert_eq!(
+            pg,
+            "DROP TRIGGER claim_rows_on_session_delete ON sessions;\nDROP TRIGGER guard_version_on_session_update ON sessions;\nDROP TRIGGER claims_version_on_update ON claims;\nDROP TRIGGER nobody_made_me;\n"
+        );
     }
 
     #[test]
