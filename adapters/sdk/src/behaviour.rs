@@ -38,10 +38,8 @@ macro_rules! shipped_adapter {
         }
 
         /// The shipped adapter, its declaration read and checked when first used
-        /// ([`Adapter::deferred`]); `define()` checks it at once. A refusal is a bug in
-        /// this crate's own files.
-        ///
-        /// [`Adapter::deferred`]: $crate::define::Adapter::deferred
+        /// (`acc_sdk::define::Adapter::deferred`); `define()` checks it at once. A refusal
+        /// is a bug in this crate's own files.
         pub fn adapter() -> $crate::define::Adapter {
             $crate::define::Adapter::deferred(
                 $id,
