@@ -237,9 +237,31 @@ impl IdSource for SequentialIds {
     }
 }
 
+/// `bytes` as lowercase hex digits, two per byte: the form of the ids acc derives from a
+/// digest (binding keys, workspace ids). Written out here because a `format!` per byte was
+/// a visible part of a hook's start.
+pub fn lower_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lower_hex_is_two_lowercase_digits_a_byte() {
+        assert_eq!(lower_hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
+        assert_eq!(lower_hex(&[]), "");
+        let all: Vec<u8> = (0..=255).collect();
+        let want: String = all.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(lower_hex(&all), want);
+    }
 
     #[test]
     fn portable_ids() {

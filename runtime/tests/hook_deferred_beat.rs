@@ -1,7 +1,8 @@
 //! A guard call whose heartbeat is due (the first after 30 s) is still answered from the
 //! published snapshot when that proves an allow; the heartbeat is written after the answer
 //! by an `acc-hook --beat` process the call starts and does not wait for (issue 30). A
-//! covered write with the heartbeat due is still refused through the store.
+//! covered write with the heartbeat due is refused from the snapshot the same way: its
+//! event spooled, its heartbeat written after the answer.
 
 mod hook_support;
 
@@ -129,12 +130,39 @@ fn a_covered_write_with_the_heartbeat_due_is_still_refused() {
     let peer = attach(&mut core, "peer", true);
     claim(&mut core, &peer, &format!("file:{}", rel.display()), true);
     drop(core);
+    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
+    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let before = sb
+        .core()
+        .session(&me.session)
+        .unwrap()
+        .unwrap()
+        .heartbeat_at;
     std::fs::remove_dir_all(heartbeats(&sb)).unwrap();
+    std::thread::sleep(Duration::from_millis(20));
     let denied = run(&sb, "PreToolUse", &tool);
     assert!(
         denied.stdout.contains("deny") || denied.code == 2,
         "{denied:?}"
     );
+    // Answered from the snapshot (the store path's deny sets no marker): the marker is set
+    // at once, so the denies that follow (an agent retrying its write) stay there too.
+    assert_eq!(std::fs::read_dir(heartbeats(&sb)).unwrap().count(), 1);
+    // The heartbeat reaches the store from the process the call started.
+    let until = Instant::now() + GENEROUS;
+    loop {
+        let now = sb
+            .core()
+            .session(&me.session)
+            .unwrap()
+            .unwrap()
+            .heartbeat_at;
+        if now > before {
+            break;
+        }
+        assert!(Instant::now() < until, "no heartbeat after {before}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let status = sb.core().status(None, false).unwrap();
     assert_eq!(
         status.refused_writes.total, 1,

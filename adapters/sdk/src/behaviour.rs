@@ -29,20 +29,30 @@ macro_rules! shipped_adapter {
         /// capability the evidence does not back.
         pub fn define()
         -> ::core::result::Result<$crate::define::Adapter, $crate::error::DefineError> {
-            static EVIDENCE: &[$crate::certification::EvidenceEntry] =
-                include!(concat!(env!("OUT_DIR"), "/evidence_table.rs"));
             $crate::define::Adapter::from_compiled(
                 include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/adapter.json")),
-                EVIDENCE,
+                __ACC_EVIDENCE,
                 include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/certification.json")),
                 ::std::boxed::Box::new($behaviour),
             )
         }
 
-        /// The shipped adapter. A refusal here is a bug in this crate's own files.
+        /// The shipped adapter, its declaration read and checked when first used
+        /// (`acc_sdk::define::Adapter::deferred`); `define()` checks it at once. A refusal
+        /// is a bug in this crate's own files.
         pub fn adapter() -> $crate::define::Adapter {
-            define().unwrap_or_else(|e| panic!("the shipped {} adapter is invalid: {e}", $id))
+            $crate::define::Adapter::deferred(
+                $id,
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/adapter.json")),
+                __ACC_EVIDENCE,
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/certification.json")),
+                ::std::boxed::Box::new($behaviour),
+            )
         }
+
+        #[doc(hidden)]
+        static __ACC_EVIDENCE: &[$crate::certification::EvidenceEntry] =
+            include!(concat!(env!("OUT_DIR"), "/evidence_table.rs"));
     };
 }
 

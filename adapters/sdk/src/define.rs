@@ -303,15 +303,37 @@ fn check_declared(
 
 /// A usable adapter: a declaration and the behaviour that backs it.
 pub struct Adapter {
-    declaration: Declaration,
+    /// Set at construction, or (a shipped adapter's, [`Adapter::deferred`]) when first
+    /// asked for.
+    declaration: std::sync::OnceLock<Declaration>,
+    /// Where a deferred declaration is read from.
+    compiled: Option<Compiled>,
     behaviour: Box<dyn AdapterBehaviour>,
+}
+
+/// A shipped adapter's embedded files and the evidence table its build script generated.
+struct Compiled {
+    id: &'static str,
+    adapter_json: &'static str,
+    evidence: &'static [crate::certification::EvidenceEntry],
+    certification_json: &'static str,
 }
 
 impl fmt::Debug for Adapter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Adapter")
-            .field("declaration", &self.declaration)
+            .field("declaration", self.declaration())
             .finish_non_exhaustive()
+    }
+}
+
+impl Adapter {
+    fn of(declaration: Declaration, behaviour: Box<dyn AdapterBehaviour>) -> Adapter {
+        Adapter {
+            declaration: std::sync::OnceLock::from(declaration),
+            compiled: None,
+            behaviour,
+        }
     }
 }
 
@@ -322,10 +344,7 @@ pub fn define_adapter(
     behaviour: Box<dyn AdapterBehaviour>,
 ) -> Result<Adapter, DefineError> {
     match Declaration::check(manifest, certification, Some(behaviour.as_ref())) {
-        Ok(declaration) => Ok(Adapter {
-            declaration,
-            behaviour,
-        }),
+        Ok(declaration) => Ok(Adapter::of(declaration, behaviour)),
         Err(mut problems) => Err(DefineError(problems.remove(0))),
     }
 }
@@ -355,37 +374,68 @@ impl Adapter {
         certification_json: &'static str,
         behaviour: Box<dyn AdapterBehaviour>,
     ) -> Result<Adapter, DefineError> {
-        let manifest =
-            manifest::parse_json(MANIFEST_FILE, adapter_json.as_bytes()).map_err(DefineError)?;
-        match Declaration::check_compiled(
-            &manifest,
-            EvidenceTable::compiled(evidence),
+        let declaration = compiled_declaration(
+            adapter_json,
+            evidence,
             certification_json,
-            Some(behaviour.as_ref()),
-        ) {
-            Ok(declaration) => Ok(Adapter {
-                declaration,
-                behaviour,
+            behaviour.as_ref(),
+        )?;
+        Ok(Adapter::of(declaration, behaviour))
+    }
+
+    /// A shipped adapter whose declaration is read and checked (as [`Adapter::from_compiled`]
+    /// does) only when first asked for: a hook answering a tool call from the guard's
+    /// snapshot uses only the behaviour, and parsing and checking the manifest was a tenth
+    /// of its instructions. The files are the crate's own, and its `define()` (which the
+    /// registry's tests call for every shipped adapter) refuses them at once if they are
+    /// wrong; should one still be, the first use panics, as `adapter()` did at once.
+    pub fn deferred(
+        id: &'static str,
+        adapter_json: &'static str,
+        evidence: &'static [crate::certification::EvidenceEntry],
+        certification_json: &'static str,
+        behaviour: Box<dyn AdapterBehaviour>,
+    ) -> Adapter {
+        Adapter {
+            declaration: std::sync::OnceLock::new(),
+            compiled: Some(Compiled {
+                id,
+                adapter_json,
+                evidence,
+                certification_json,
             }),
-            Err(mut problems) => Err(DefineError(problems.remove(0))),
+            behaviour,
         }
     }
 
+    /// The declaration, read and checked now if it was deferred.
+    pub fn declaration(&self) -> &Declaration {
+        self.declaration.get_or_init(|| {
+            let c = self
+                .compiled
+                .as_ref()
+                .expect("an adapter without a declaration is deferred");
+            compiled_declaration(
+                c.adapter_json,
+                c.evidence,
+                c.certification_json,
+                self.behaviour.as_ref(),
+            )
+            .unwrap_or_else(|e| panic!("the shipped {} adapter is invalid: {e}", c.id))
+        })
+    }
+
     pub fn id(&self) -> &str {
-        self.declaration.manifest.id.as_str()
+        self.declaration().manifest.id.as_str()
     }
 
     pub fn manifest(&self) -> &Manifest {
-        &self.declaration.manifest
+        &self.declaration().manifest
     }
 
     /// The whole evidence file, parsed on the first call.
     pub fn certification(&self) -> &Certification {
-        self.declaration.certification()
-    }
-
-    pub fn declaration(&self) -> &Declaration {
-        &self.declaration
+        self.declaration().certification()
     }
 
     pub fn behaviour(&self) -> &dyn AdapterBehaviour {
@@ -393,15 +443,15 @@ impl Adapter {
     }
 
     pub fn native_delivery(&self) -> Option<&NativeDelivery> {
-        self.declaration.native_delivery()
+        self.declaration().native_delivery()
     }
 
     pub fn effective_capabilities(&self, facts: &ClientFacts) -> CapabilitySet {
-        self.declaration.effective_capabilities(facts)
+        self.declaration().effective_capabilities(facts)
     }
 
     pub fn capability_evidence(&self, facts: &ClientFacts, cap: Capability) -> Verdict {
-        self.declaration.capability_evidence(facts, cap)
+        self.declaration().capability_evidence(facts, cap)
     }
 
     pub fn evaluate_version_contract(
@@ -409,7 +459,7 @@ impl Adapter {
         client_version: Option<&str>,
         protocol: Option<&str>,
     ) -> VersionVerdict {
-        self.declaration
+        self.declaration()
             .evaluate_version_contract(client_version, protocol)
     }
 
@@ -418,7 +468,7 @@ impl Adapter {
         client_version: Option<&str>,
         probe: Option<&Value>,
     ) -> Result<Eligibility, Problem> {
-        self.declaration
+        self.declaration()
             .evaluate_native_eligibility(client_version, probe)
     }
 
@@ -427,7 +477,7 @@ impl Adapter {
         client_version: Option<&str>,
         handshake: Option<&Value>,
     ) -> Result<HandshakeVerdict, Problem> {
-        self.declaration
+        self.declaration()
             .validate_native_handshake(client_version, handshake)
     }
 
@@ -448,10 +498,29 @@ impl Adapter {
         crate::identity::resolve_client(
             table,
             hook_pid,
-            &self.declaration.manifest.client,
+            &self.declaration().manifest.client,
             self.behaviour(),
         )
     }
+}
+
+/// The declaration of a shipped adapter's embedded manifest, checked against its compiled
+/// evidence and its behaviour.
+fn compiled_declaration(
+    adapter_json: &str,
+    evidence: &'static [crate::certification::EvidenceEntry],
+    certification_json: &'static str,
+    behaviour: &dyn AdapterBehaviour,
+) -> Result<Declaration, DefineError> {
+    let manifest =
+        manifest::parse_json(MANIFEST_FILE, adapter_json.as_bytes()).map_err(DefineError)?;
+    Declaration::check_compiled(
+        &manifest,
+        EvidenceTable::compiled(evidence),
+        certification_json,
+        Some(behaviour),
+    )
+    .map_err(|mut problems| DefineError(problems.remove(0)))
 }
 
 /// A declaration read from an adapter directory, for tools that run on adapters without

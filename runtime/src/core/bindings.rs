@@ -14,11 +14,7 @@ use sha2::{Digest, Sha256};
 /// The binding key of a client session id: the first 32 hex digits of its sha256, so the raw
 /// client id is never stored.
 pub fn binding_key(client_session_id: &str) -> String {
-    Sha256::digest(client_session_id.as_bytes())
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::ids::lower_hex(&Sha256::digest(client_session_id.as_bytes())[..16])
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

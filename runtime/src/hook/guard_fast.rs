@@ -11,9 +11,9 @@
 //! heartbeat due ([`beat_marker`]). A shell call the client lets acc rewrite is rewritten
 //! to run confined from the same snapshot's claims ([`super::handlers::confine`]). A deny
 //! the snapshot proves answers the same way, its event kept for the claim's owner in the
-//! spool beside the store ([`crate::core::refusal_spool`]), unless the heartbeat is due,
-//! the store is shared, a target is only named by a program acc cannot bound (the store
-//! path may run it confined) or the spool takes no line now. Anything else (an unreadable
+//! spool beside the store ([`crate::core::refusal_spool`]), unless the store is shared, a
+//! target is only named by a program acc cannot bound (the store path may run it confined)
+//! or the spool takes no line now; a due heartbeat is written after either answer. Anything else (an unreadable
 //! command; a missing or stale token, or a snapshot that is not the file the token sealed;
 //! a store marked tampered) returns `None`, and the store path answers exactly as before.
 //! A fast answer writes nothing to the store; its shell calls are fingerprinted from the
@@ -198,11 +198,14 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
     let guarded = Guarded::of_records(records);
     if let Some(denial) = verdict::judge_resolved(&guarded, &roots, &resolved, until) {
         // A refusal only of what a program acc cannot bound names may run confined
-        // instead; a shared store's events are the server's; a due heartbeat is written
-        // with the deny's event: all three are the store path's.
-        let spoolable = matches!(tool.targets, Targets::Paths(_)) && !shared && !beat_due;
+        // instead; a shared store's events are the server's: both are the store path's. A
+        // due heartbeat is written after the answer, as an allow's is (the store path's
+        // deny writes none, so every deny of a conversation that only retried its refused
+        // write took the store path and left the heartbeat due).
+        let spoolable = matches!(tool.targets, Targets::Paths(_)) && !shared;
+        let beat = beat_due.then_some(key.as_str());
         return spoolable
-            .then(|| deny(call, &store, me, &denial, pinned.notes))
+            .then(|| deny(call, &store, me, &denial, pinned.notes, beat))
             .flatten();
     }
     let confined = if rewrites {
@@ -246,16 +249,22 @@ pub fn before_tool(call: &Call) -> Option<Answer> {
 /// ([`refusal_spool`]) for the next process that opens it; `None` (the store path, which
 /// records it there) when the spool takes no line now.
 /// `notes` are the workspace binding's (a broken config, a takeover attempt), said with the
-/// deny as with an allow.
+/// deny as with an allow. `beat_due` names the binding whose heartbeat is due: written after
+/// the answer by the process the runner starts, as for an allow.
 fn deny(
     call: &Call,
     store: &Path,
     me: &str,
     denial: &Denial,
     notes: Vec<String>,
+    beat_due: Option<&str>,
 ) -> Option<Answer> {
     let by = SessionId::from_store(me.to_owned());
     let now = call.settings.ports.now();
+    let deferred_beat = match beat_due {
+        Some(_) => Some(serde_json::to_vec(call.payload).ok()?),
+        None => None,
+    };
     refusal_spool::append(store, now, &by, &deny_events::of_denial(denial)).ok()?;
     let outcome = call
         .adapter
@@ -264,6 +273,10 @@ fn deny(
     let mut answer = Answer::of(outcome);
     answer.notes = notes;
     answer.notes.append(&mut call.faults.borrow_mut());
+    if let Some(key) = beat_due {
+        answer.deferred_beat = deferred_beat;
+        beat_marker::mark(&call.data_home, key, now);
+    }
     Some(answer)
 }
 

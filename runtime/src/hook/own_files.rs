@@ -10,7 +10,7 @@
 
 use super::targets::canonical_target;
 use crate::env::Env;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The workspace configuration's file name.
 pub const WORKSPACE_FILE: &str = "acc.workspace.json";
@@ -230,10 +230,11 @@ fn ends_with(path: &Path, ending: &str) -> bool {
         None => (false, ending),
     };
     let probe = if dir_only { path.parent() } else { Some(path) };
+    // Compared from the end without collecting either path: every guarded call checks
+    // every client's endings.
     probe.is_some_and(|p| {
-        let want: Vec<Component> = Path::new(ending).components().collect();
-        let have: Vec<Component> = p.components().collect();
-        have.len() > want.len() && have[have.len() - want.len()..] == want[..]
+        let ending = Path::new(ending);
+        p.ends_with(ending) && p.components().count() > ending.components().count()
     })
 }
 
@@ -305,6 +306,19 @@ mod tests {
             ".grok/hooks/"
         ));
         assert!(!ends_with(Path::new("/h/.grok/hooks"), ".grok/hooks/"));
+        // The ending alone is not a file under some directory.
+        assert!(!ends_with(
+            Path::new(".claude/settings.json"),
+            ".claude/settings.json"
+        ));
+        assert!(ends_with(
+            Path::new("x/.claude/settings.json"),
+            ".claude/settings.json"
+        ));
+        assert!(!ends_with(
+            Path::new("/h/settings.json"),
+            ".claude/settings.json"
+        ));
     }
 
     #[test]

@@ -1105,6 +1105,19 @@ pub struct SealedFile {
     /// The claim lines, then (after a blank line) the binding lines.
     claims: std::ops::Range<usize>,
     bindings: std::ops::Range<usize>,
+    /// Lines a search already read, by start: their key and where the next line starts.
+    /// A later search for a nearby key (a target's ancestors, its tree) starts between
+    /// them instead of from the whole range, so it reads no block again and few new ones.
+    fences: Vec<Fence>,
+}
+
+/// A line a search of the range starting at `range` read: `start..next` holds it, `key` is
+/// its sort key (the claims' and the bindings' keys differ).
+struct Fence {
+    range: usize,
+    start: usize,
+    next: usize,
+    key: String,
 }
 
 impl SealedFile {
@@ -1140,6 +1153,7 @@ impl SealedFile {
             tag: String::new(),
             claims: 0..0,
             bindings: 0..0,
+            fences: Vec::new(),
         };
         sealed.buf[file_len - FOOTER_LEN..].copy_from_slice(&footer);
         // The sums, in one read.
@@ -1257,11 +1271,36 @@ impl SealedFile {
         key_of: fn(&str) -> Option<Cow<'_, str>>,
     ) -> Option<usize> {
         let (mut lo, mut hi) = (range.start, range.end);
+        // Narrowed by the lines earlier searches read in this range (the same bisection
+        // would have ended between them). The range's first line is looked at first: a
+        // key before every line (a target's ancestor tree, which sorts before the claims
+        // under it) is then answered from the block the header was read with.
+        for f in self
+            .fences
+            .iter()
+            .filter(|f| f.range == range.start && f.next <= range.end)
+        {
+            if f.key.as_str() < key {
+                lo = lo.max(f.next);
+            } else {
+                hi = hi.min(f.start);
+            }
+        }
+        let mut first = lo == range.start && lo < hi;
         while lo < hi {
-            let mid = lo + (hi - lo) / 2;
+            let mid = if first { lo } else { lo + (hi - lo) / 2 };
+            first = false;
             let start = self.line_start(lo, mid)?;
             let (line, next) = self.line(start)?;
-            if key_of(line)?.as_ref() < key {
+            let line_key = key_of(line)?.into_owned();
+            let before = line_key.as_str() < key;
+            self.fences.push(Fence {
+                range: range.start,
+                start,
+                next,
+                key: line_key,
+            });
+            if before {
                 lo = next;
             } else {
                 hi = start;
@@ -1652,6 +1691,93 @@ mod tests {
             "{read} blocks read"
         );
         assert_eq!(text, std::fs::read_to_string(path_for(&store)).unwrap());
+    }
+
+    /// Earlier searches narrow later ones: whatever order the look-ups come in, one file
+    /// answers each as a file opened for it alone does, and a target's ancestors (trees
+    /// sorting before every claim under them) cost no block beyond the target's own.
+    #[test]
+    fn look_ups_in_any_order_find_what_each_finds_alone() {
+        let mut claims = Vec::new();
+        for i in 0..10_000 {
+            let mut c = claim(&format!("file:src/module_{i:05}/**"), "peer");
+            c.claim_id = format!("claim_m{i}");
+            claims.push(c);
+        }
+        for (i, r) in [
+            "file:src",
+            "file:src/module_05000/a.rs",
+            "file:zz/**",
+            "file:!/x",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut c = claim(r, "peer");
+            c.claim_id = format!("claim_x{i}");
+            claims.push(c);
+        }
+        let bindings = vec![binding("k1", Some(("open", None)))];
+        let (_dir, store) = published(&claims, &bindings);
+        let lookups = [
+            "file:src/module_09999/new_file.rs",
+            "file:src/**",
+            "file:src/module_05000/a.rs",
+            "file:src/module_05000/**",
+            "file:src",
+            "file:!/x/y",
+            "file:zz/a",
+            "file:docs/notes.md",
+            "file:src/module_00000/x",
+            "file:src/module_10000/x",
+            "file:**",
+        ];
+        let ids = |found: Vec<SnapshotClaim>| {
+            let mut ids: Vec<String> = found.into_iter().map(|c| c.claim_id).collect();
+            ids.sort();
+            ids
+        };
+        let alone: Vec<Vec<String>> = lookups
+            .iter()
+            .map(|l| {
+                let (_, mut sealed) = SealedFile::open(&store).unwrap();
+                ids(sealed.claims_overlapping(l).unwrap())
+            })
+            .collect();
+        assert_eq!(alone[0], ["claim_m9999"]);
+        assert_eq!(alone[1].len(), 10_002, "all under src/ and src itself");
+        let n = lookups.len();
+        for order in [
+            (0..n).collect::<Vec<_>>(),
+            (0..n).rev().collect(),
+            (0..n).map(|i| (i * 7) % n).collect(),
+        ] {
+            let (_, mut sealed) = SealedFile::open(&store).unwrap();
+            assert!(sealed.binding("k1").unwrap().is_some());
+            for &i in &order {
+                let got = ids(sealed.claims_overlapping(lookups[i]).unwrap());
+                assert_eq!(got, alone[i], "{} after {order:?}", lookups[i]);
+            }
+        }
+        // The bench's deny at 10,000 claims: the target, then its ancestors' trees.
+        let (_dir, store) = published(&claims[..10_000], &bindings);
+        let (_, mut sealed) = SealedFile::open(&store).unwrap();
+        assert!(sealed.binding("k1").unwrap().is_some());
+        let before = sealed.checked.iter().filter(|c| **c).count();
+        sealed
+            .claims_at("file:src/module_09999/new_file.rs", false)
+            .unwrap();
+        let target = sealed.checked.iter().filter(|c| **c).count();
+        let found = sealed
+            .claims_overlapping("file:src/module_09999/new_file.rs")
+            .unwrap();
+        assert_eq!(ids(found), ["claim_m9999"]);
+        let all = sealed.checked.iter().filter(|c| **c).count();
+        assert!(
+            all - target <= 1 && target - before <= 12,
+            "{before} blocks for the binding, {target} with the target, {all} in all, of {}",
+            sealed.checked.len()
+        );
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl WorkspaceDescriptor {
 /// `workspace_` + the first 32 hex digits of sha256 of a real path.
 pub fn hashed_id(real_path: &Path) -> WorkspaceId {
     let digest = Sha256::digest(real_path.as_os_str().as_encoded_bytes());
-    let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    let hex = crate::ids::lower_hex(&digest[..16]);
     WorkspaceId::parse(&format!("workspace_{hex}")).expect("hex ids are portable")
 }
 

@@ -409,6 +409,53 @@ fn a_compiled_table_still_refuses_what_the_evidence_does_not_back() {
     assert_eq!(e.code(), ProblemCode::InvalidJson);
 }
 
+/// A hook builds a shipped adapter without reading its manifest; the declaration it gets
+/// when it asks is the one `from_compiled` checks at once, and files that `from_compiled`
+/// refuses are refused at that first use, naming the adapter.
+#[test]
+fn a_deferred_declaration_is_the_checked_one_read_when_first_asked_for() {
+    let caps = [Capability::BeforeWrite, Capability::NextTurn];
+    let m: &'static str = Box::leak(
+        manifest_json("example", "example", &caps)
+            .to_string()
+            .into(),
+    );
+    let (table, text) = compiled(&rows_for(&caps));
+    let b = || TestBehaviour::new().backing_all().boxed();
+    let deferred = Adapter::deferred("example", m, table, text, b());
+    let eager = Adapter::from_compiled(m, table, text, b()).unwrap();
+    assert_eq!(deferred.declaration(), eager.declaration());
+    assert_eq!(deferred.id(), "example");
+
+    let (failing, failing_text) = compiled(&certification_json(vec![evidence_row(
+        C,
+        "1.0.0",
+        "linux-x64",
+        Capability::BeforeWrite,
+        false,
+    )]));
+    let m_one: &'static str = Box::leak(
+        manifest_json("example", "example", &[Capability::BeforeWrite])
+            .to_string()
+            .into(),
+    );
+    assert!(Adapter::from_compiled(m_one, failing, failing_text, b()).is_err());
+    for (manifest, table, text) in [(m_one, failing, failing_text), ("{", table, text)] {
+        // Built without a look at the files: the behaviour is there at once.
+        let refused = Adapter::deferred("example", manifest, table, text, b());
+        let _ = refused.behaviour();
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            refused.declaration().manifest.id.clone()
+        }))
+        .unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(
+            message.starts_with("the shipped example adapter is invalid: "),
+            "{message}"
+        );
+    }
+}
+
 #[test]
 fn a_directory_loads_without_behaviour() {
     let dir = tempfile::tempdir().unwrap();
