@@ -123,8 +123,8 @@ impl Plan {
     }
 
     /// [`Plan::apply`] in a process created in its new user and mount namespace
-    /// (`clone(CLONE_NEWUSER | CLONE_NEWNS)`, [`super::spawn`]): the same steps but the first
-    /// `unshare`. Makes no allocation.
+    /// (`clone(CLONE_NEWUSER | CLONE_NEWNS)`, as the runner creates the command's): the same
+    /// steps but the first `unshare`. Makes no allocation.
     pub fn apply_entered(&self) -> Result<(), SetupError> {
         self.map_ids()?;
         self.mount_and_lock()
@@ -385,12 +385,6 @@ fn kept_flags(st: libc::c_ulong) -> libc::c_ulong {
     .into_iter()
     .filter(|(st_flag, _)| st & st_flag != 0)
     .fold(0, |acc, (_, ms)| acc | ms)
-}
-
-/// Can this process set up `plan` here? Answered by a child created as the runner creates
-/// the command's ([`super::spawn::probe`]), so that what is probed is what runs.
-pub fn probe(plan: &Plan) -> Result<(), SetupError> {
-    super::spawn::probe(plan)
 }
 
 #[cfg(test)]

@@ -28,7 +28,8 @@ use crate::core::model::{ClaimMode, Enforcement};
 use crate::core::resources::Resource;
 use crate::guard_exec::layout::{self, Mount, Unlisted};
 use crate::guard_exec::layout_cache;
-use crate::guard_exec::namespace::{self, Plan};
+use crate::guard_exec::namespace::Plan;
+use crate::guard_exec::spawn;
 use crate::guard_exec::{ClaimLine, GuardExec};
 use crate::hook::failure::Failure;
 use crate::ids::{ClaimId, ParticipantId, SessionId, WorkspaceId};
@@ -351,7 +352,7 @@ fn namespaces_work(data_home: &Path, first: &Mount) -> bool {
     let Ok(plan) = Plan::of_mounts(std::slice::from_ref(first)) else {
         return false;
     };
-    if namespace::probe(&plan).is_err() {
+    if spawn::probe(&plan).is_err() {
         return false;
     }
     // Best effort: without the marker the next call probes again.
