@@ -1,8 +1,8 @@
 //! Entering a private user and mount namespace in which chosen paths are read-only.
 //!
-//! The setup is split in two so that it can also run in a forked child of a multi-threaded
-//! process (the hook's availability probe): [`Plan::new`] allocates everything up front, and
-//! [`Plan::apply`] only makes system calls.
+//! The setup is split in two so that it can run in a child that shares its parent's memory
+//! (the command's process and the hook's probe, both cloned so): [`Plan::new`] allocates
+//! everything up front, and [`Plan::apply`] and [`Plan::apply_entered`] only make system calls.
 //!
 //! The bind mounts ([`super::layout`]: read-only ones, and writable ones re-opening what is
 //! not claimed under a read-only directory) are made in a first user namespace, then a
