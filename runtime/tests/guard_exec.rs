@@ -880,3 +880,117 @@ fn acc_guard_keeps_the_claim_read_only_and_serves_acc_as_acc_hook_guard_exec_doe
     assert_ne!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
 }
+
+/// The command's process is created in its namespaces and shares the runner's memory until
+/// it execs (`guard_exec::spawn`): every path that ends before the exec (a mount that fails,
+/// no `bash` to run), and what the command inherits, checked where acc's own paths make the
+/// runner keep a broker outside.
+#[test]
+fn a_command_started_inside_its_namespaces_keeps_every_guarantee() {
+    if namespaces_refused().is_some() {
+        return;
+    }
+    let ws = workspace();
+    let src = ws.path().join("src");
+    let data = tempfile::tempdir().unwrap();
+    let own = data.path().canonicalize().unwrap().join("acc");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(own.join("state"), "acc's\n").unwrap();
+    let run = |ro: &Path, path_var: Option<&str>, command: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_acc-guard"));
+        cmd.current_dir(ws.path())
+            .env("ACC_GUARD_TEST_VAR", "kept")
+            .arg("--ro")
+            .arg(ro)
+            .arg("--own")
+            .arg(&own)
+            .args(["--claim", "file:src/**", "alice", "s-alice", "--", command])
+            .stdin(Stdio::null());
+        if let Some(p) = path_var {
+            cmd.env("PATH", p);
+        }
+        cmd.output().unwrap()
+    };
+    for attack in [
+        "rm -rf src",
+        "echo new > src/new.rs",
+        "umount src; echo x > src/x",
+        "umount -l src; echo x > src/x",
+        "mount -o remount,rw src; echo x > src/x",
+        "mount -o remount,bind,rw src; echo x > src/x",
+        "unshare --user --map-root-user --mount sh -c 'umount src; echo x > src/x'",
+        "unshare --user --map-root-user --mount sh -c 'umount -l src; echo x > src/x'",
+    ] {
+        let attack = format!("{attack}; echo y > '{}/state'", own.display());
+        let out = run(&src, None, &attack);
+        assert_ne!(out.status.code(), Some(0), "{attack}: {}", stderr(&out));
+        assert_eq!(std::fs::read_to_string(src.join("x")).unwrap(), KNOWN);
+        assert_eq!(
+            std::fs::read_to_string(own.join("state")).unwrap(),
+            "acc's\n"
+        );
+        let names: Vec<_> = std::fs::read_dir(&src)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["x"], "{attack}");
+    }
+
+    // Inherited as from `bash -c`: the environment with the broker's address, `_` as bash
+    // sets it for a program it execs, SIGPIPE at its default, the caller's ids.
+    let env_path = String::from_utf8(
+        Command::new("bash")
+            .args(["-c", "command -v env"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let out = run(&src, None, "env");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let vars = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        vars.lines().any(|l| l == "ACC_GUARD_TEST_VAR=kept"),
+        "{vars}"
+    );
+    assert!(
+        vars.lines()
+            .any(|l| l.starts_with("ACC_GUARD_BROKER=@acc-guard-")),
+        "{vars}"
+    );
+    assert!(
+        vars.lines().any(|l| l == format!("_={}", env_path.trim())),
+        "{vars}"
+    );
+    let out = run(&src, None, "trap -p PIPE; id -u; id -g");
+    // SAFETY: getuid and getgid cannot fail.
+    let ids = unsafe { format!("{}\n{}\n", libc::getuid(), libc::getgid()) };
+    assert_eq!(String::from_utf8_lossy(&out.stdout), ids, "{out:?}");
+    // A pipeline's writer ends by SIGPIPE, as outside.
+    let out = run(
+        &src,
+        None,
+        "yes | head -n 1 >/dev/null; echo \"${PIPESTATUS[0]}\"",
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "141\n", "{out:?}");
+
+    // No `bash` to run the command: 127 and why, nothing ran, the claim named.
+    let out = run(&src, Some("/nonexistent"), "echo ran > ran.txt");
+    assert_eq!(out.status.code(), Some(127), "{out:?}");
+    assert!(
+        stderr(&out).starts_with("acc: the command did not run: bash: "),
+        "{out:?}"
+    );
+    assert!(stderr(&out).contains("claimed by alice"), "{out:?}");
+    assert!(!ws.path().join("ran.txt").exists());
+
+    // A mount that fails in the child: 125, why, and nothing ran.
+    let out = run(&ws.path().join("no-such-dir"), None, "echo ran > ran.txt");
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    assert!(
+        stderr(&out).starts_with("acc: the command did not run: the read-only guard"),
+        "{out:?}"
+    );
+    assert!(!stderr(&out).contains("claimed by alice"), "{out:?}");
+    assert!(!ws.path().join("ran.txt").exists());
+}

@@ -73,13 +73,15 @@ impl Broker {
 
     /// Serves requests (as [`Broker::serve`]) until the process `child` exits, on this
     /// thread: a command that never runs `acc` costs no thread. Where the kernel has no
-    /// pidfd (before Linux 5.3), serves from a thread and returns at once.
-    pub fn serve_until_exit(self, acc: PathBuf, child: u32) {
+    /// pidfd (before Linux 5.3), serves from a thread and returns at once. `acc` names the
+    /// program to run, asked when a first request comes.
+    pub fn serve_until_exit(self, acc: fn() -> PathBuf, child: u32) {
         // SAFETY: pidfd_open takes a pid and flags, and returns a new descriptor or -1.
         let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, child as libc::pid_t, 0) };
         if pidfd < 0 {
-            return self.serve(acc, child);
+            return self.serve(acc(), child);
         }
+        let mut program: Option<PathBuf> = None;
         use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
         // SAFETY: a descriptor just returned to this process and owned by nothing else.
         let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as i32) };
@@ -102,7 +104,7 @@ impl Broker {
                 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
                     continue;
                 }
-                return self.serve(acc, child);
+                return self.serve(program.unwrap_or_else(acc), child);
             }
             if fds[0].revents != 0 {
                 return;
@@ -110,7 +112,7 @@ impl Broker {
             if fds[1].revents != 0
                 && let Ok((stream, _)) = self.listener.accept()
             {
-                let acc = acc.clone();
+                let acc = program.get_or_insert_with(acc).clone();
                 std::thread::spawn(move || {
                     if peer_pid(&stream).is_some_and(|pid| descends_from(pid, child)) {
                         let _ = answer(stream, &acc);

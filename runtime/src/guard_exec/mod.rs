@@ -27,6 +27,7 @@ pub mod direct;
 pub mod layout;
 pub mod layout_cache;
 pub mod namespace;
+pub mod spawn;
 
 use layout::Mount;
 
@@ -269,16 +270,22 @@ fn confined(mounts: &[Mount], command: &OsStr, stderr: &mut dyn Write) -> i32 {
     }
 }
 
+/// The program to exec in place of `bash -c command`, where that is what bash would do
+/// ([`direct`]).
+fn direct_program(command: &OsStr) -> Option<direct::Direct> {
+    let vars: Vec<OsString> = std::env::vars_os().map(|(k, _)| k).collect();
+    direct::resolve(
+        command,
+        |k| std::env::var_os(k),
+        vars.iter().map(OsString::as_os_str),
+    )
+}
+
 /// The command started without the inner shell, where that is what `bash -c` would do
 /// ([`direct`]).
 fn direct_command(command: &OsStr) -> Option<Command> {
     use std::os::unix::process::CommandExt;
-    let vars: Vec<OsString> = std::env::vars_os().map(|(k, _)| k).collect();
-    let found = direct::resolve(
-        command,
-        |k| std::env::var_os(k),
-        vars.iter().map(OsString::as_os_str),
-    )?;
+    let found = direct_program(command)?;
     let mut c = Command::new(&found.program);
     c.arg0(&found.arg0)
         .args(&found.args)
@@ -317,47 +324,48 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
             writable: false,
         }))
         .collect();
-    // SAFETY: this process has one thread here (the runner is entered before any other is
-    // started), so the child may allocate; it leaves through `_exit`.
-    let child = unsafe { libc::fork() };
-    if child < 0 {
-        let _ = writeln!(
-            stderr,
-            "acc: the command did not run: fork failed ({})",
-            std::io::Error::last_os_error()
-        );
-        return SETUP_FAILED;
+    let direct = direct_program(&exec.command);
+    let prepared = namespace::Plan::of_mounts(&mounts)
+        .map_err(|e| e.to_string())
+        .and_then(|plan| {
+            let launch = spawn::Launch::new(
+                &exec.command,
+                direct.as_ref(),
+                &[(broker::SOCKET_VAR, OsStr::new(&socket))],
+            )
+            .map_err(|e| e.to_string())?;
+            Ok((plan, launch))
+        });
+    let (plan, launch) = match prepared {
+        Ok(p) => p,
+        Err(why) => {
+            let _ = writeln!(stderr, "{}", setup_failed(&why));
+            return SETUP_FAILED;
+        }
+    };
+    // The child becomes the command (its shell, or the program itself): no third process
+    // to start and reap.
+    let (child, failure) = match spawn::confined(&plan, &launch) {
+        Ok(started) => started,
+        Err(e) => {
+            let why = namespace::SetupError {
+                step: namespace::Step::Unshare,
+                errno: e.raw_os_error().unwrap_or(0),
+            };
+            let _ = writeln!(stderr, "{}", setup_failed(&why.to_string()));
+            return SETUP_FAILED;
+        }
+    };
+    match failure {
+        Some(spawn::Failure::Setup(why)) => {
+            let _ = writeln!(stderr, "{}", setup_failed(&why.to_string()));
+        }
+        Some(spawn::Failure::Exec(errno)) => {
+            let e = std::io::Error::from_raw_os_error(errno);
+            let _ = writeln!(stderr, "acc: the command did not run: bash: {e}");
+        }
+        None => broker.serve_until_exit(acc_beside_runner, child as u32),
     }
-    if child == 0 {
-        // The child becomes the command's shell: no third process to start and reap.
-        let code = match enter(&mounts) {
-            Err(why) => {
-                let _ = writeln!(std::io::stderr(), "{}", setup_failed(&why));
-                SETUP_FAILED
-            }
-            Ok(()) => {
-                use std::os::unix::process::CommandExt;
-                if let Some(mut direct) = direct_command(&exec.command) {
-                    // Returns only when the exec failed: bash then runs it and says why.
-                    let _ = direct.env(broker::SOCKET_VAR, &socket).exec();
-                }
-                let e = Command::new("bash")
-                    .arg("-c")
-                    .arg(&exec.command)
-                    .env(broker::SOCKET_VAR, &socket)
-                    .exec();
-                let _ = writeln!(std::io::stderr(), "acc: the command did not run: bash: {e}");
-                127
-            }
-        };
-        // SAFETY: ends the child without running the parent's exit handlers twice.
-        unsafe { libc::_exit(code) };
-    }
-    let acc = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(|d| d.join("acc")))
-        .unwrap_or_else(|| PathBuf::from("acc"));
-    broker.serve_until_exit(acc, child as u32);
     let mut status: libc::c_int = 0;
     loop {
         // SAFETY: waits for our own child; `status` outlives the call.
@@ -376,6 +384,15 @@ fn brokered(exec: &GuardExec, stderr: &mut dyn Write) -> i32 {
     } else {
         SETUP_FAILED
     }
+}
+
+/// The `acc` the broker runs: beside the runner (looked up when a command first asks, so
+/// that a command that never runs `acc` does not pay for it).
+fn acc_beside_runner() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("acc")))
+        .unwrap_or_else(|| PathBuf::from("acc"))
 }
 
 fn enter(mounts: &[Mount]) -> Result<(), String> {

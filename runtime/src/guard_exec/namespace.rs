@@ -1,8 +1,8 @@
 //! Entering a private user and mount namespace in which chosen paths are read-only.
 //!
-//! The setup is split in two so that it can also run in a forked child of a multi-threaded
-//! process (the hook's availability probe): [`Plan::new`] allocates everything up front, and
-//! [`Plan::apply`] only makes system calls.
+//! The setup is split in two so that it can run in a child that shares its parent's memory
+//! (the command's process and the hook's probe, both cloned so): [`Plan::new`] allocates
+//! everything up front, and [`Plan::apply`] and [`Plan::apply_entered`] only make system calls.
 //!
 //! The bind mounts ([`super::layout`]: read-only ones, and writable ones re-opening what is
 //! not claimed under a read-only directory) are made in a first user namespace, then a
@@ -119,6 +119,18 @@ impl Plan {
     /// namespace otherwise). Makes no allocation.
     pub fn apply(&self) -> Result<(), SetupError> {
         self.enter()?;
+        self.mount_and_lock()
+    }
+
+    /// [`Plan::apply`] in a process created in its new user and mount namespace
+    /// (`clone(CLONE_NEWUSER | CLONE_NEWNS)`, as the runner creates the command's): the same
+    /// steps but the first `unshare`. Makes no allocation.
+    pub fn apply_entered(&self) -> Result<(), SetupError> {
+        self.map_ids()?;
+        self.mount_and_lock()
+    }
+
+    fn mount_and_lock(&self) -> Result<(), SetupError> {
         private()?;
         for (i, (path, writable, dir)) in self.mounts.iter().enumerate() {
             if *writable {
@@ -143,6 +155,10 @@ impl Plan {
         if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
             return Err(last(Step::Unshare));
         }
+        self.map_ids()
+    }
+
+    fn map_ids(&self) -> Result<(), SetupError> {
         // Without `deny`, an unprivileged process may not write its gid_map.
         write_file(c"/proc/self/setgroups", c"deny")?;
         write_file(c"/proc/self/uid_map", &self.uid_map)?;
@@ -369,73 +385,6 @@ fn kept_flags(st: libc::c_ulong) -> libc::c_ulong {
     .into_iter()
     .filter(|(st_flag, _)| st & st_flag != 0)
     .fold(0, |acc, (_, ms)| acc | ms)
-}
-
-/// Can this process set up `plan` here? Answered by a forked child that applies it and
-/// exits, so the caller's own namespaces are untouched. Safe to call from a multi-threaded
-/// process: the child only makes system calls.
-pub fn probe(plan: &Plan) -> Result<(), SetupError> {
-    // SAFETY: the child runs only `Plan::apply` (system calls, no allocation or locks)
-    // and `_exit`; the parent waits for it.
-    unsafe {
-        let pid = libc::fork();
-        if pid < 0 {
-            return Err(last(Step::Unshare));
-        }
-        if pid == 0 {
-            let code = match plan.apply() {
-                Ok(()) => 0,
-                Err(e) => encode(e),
-            };
-            libc::_exit(code);
-        }
-        let mut status: c_int = 0;
-        loop {
-            if libc::waitpid(pid, &mut status, 0) == pid {
-                break;
-            }
-            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                return Err(last(Step::Unshare));
-            }
-        }
-        match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
-            (true, 0) => Ok(()),
-            (true, code) => Err(decode(code)),
-            _ => Err(SetupError {
-                step: Step::Unshare,
-                errno: 0,
-            }),
-        }
-    }
-}
-
-/// An exit status that names the failed step (the errno does not fit beside it).
-fn encode(e: SetupError) -> c_int {
-    match e.step {
-        Step::Unshare => 1,
-        Step::IdMap => 2,
-        Step::Private => 3,
-        Step::Bind(_) => 4,
-        Step::ReadOnly(_) => 5,
-        Step::Cwd => 6,
-        Step::Link(_) => 7,
-    }
-}
-
-fn decode(code: c_int) -> SetupError {
-    let step = match code {
-        2 => Step::IdMap,
-        3 => Step::Private,
-        4 => Step::Bind(0),
-        5 => Step::ReadOnly(0),
-        6 => Step::Cwd,
-        7 => Step::Link(0),
-        _ => Step::Unshare,
-    };
-    SetupError {
-        step,
-        errno: libc::EPERM,
-    }
 }
 
 #[cfg(test)]
