@@ -94,6 +94,47 @@ fn a_proven_conflict_is_refused_without_the_store_in_the_store_paths_bytes() {
 }
 
 #[test]
+fn a_claim_during_a_write_waits_for_its_publication_and_refuses_from_it() {
+    let (sb, _a, b) = held();
+    let fast = claim(&sb, &b, &[]);
+    assert_eq!(fast.code, 5, "{}", fast.stderr);
+    // The token withdrawn, as a writer does before it commits; its publication comes a few
+    // milliseconds after the claim started.
+    let aside = store_dir(&sb).join("guard-token.aside");
+    std::fs::rename(token(&sb), &aside).unwrap();
+    let db = sb.db_path();
+    let saved = std::fs::read(&db).unwrap();
+    overwrite(&db, &vec![0u8; saved.len()]);
+    let published = {
+        let token = token(&sb);
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(3));
+            std::fs::rename(&aside, &token).unwrap();
+        })
+    };
+    let waited = claim(&sb, &b, &[]);
+    published.join().unwrap();
+    overwrite(&db, &saved);
+    // The store's bytes were zeroes throughout: a claim that had opened SQLite would fail.
+    assert_eq!(
+        (waited.code, &waited.stdout, &waited.stderr),
+        (fast.code, &fast.stdout, &fast.stderr),
+        "answered from what the write published"
+    );
+    // A writer that died after withdrawing: no token comes, the store answers (and grants a
+    // claim nobody holds), after the wait.
+    std::fs::remove_file(token(&sb)).unwrap();
+    let store = claim(&sb, &b, &[]);
+    assert_eq!(
+        (store.code, &store.stdout, &store.stderr),
+        (fast.code, &fast.stdout, &fast.stderr)
+    );
+    let free = sb.run_as(&b, &["claim", "--resource", "file:free.rs"]);
+    assert_eq!(free.code, 0, "{}", free.stderr);
+    assert!(token(&sb).exists(), "the grant published again");
+}
+
+#[test]
 fn a_proven_refusal_writes_nothing() {
     let (sb, _a, b) = held();
     // Every process closed: the WAL is checkpointed into acc.db.

@@ -243,6 +243,39 @@ pub fn vouched(store_file: &Path) -> Option<Proof> {
     (proof.tag == token.tag).then_some(proof)
 }
 
+/// How long a claim waits for a write in progress (its token withdrawn) to publish before it
+/// opens the store. A writer withdraws the token, commits, then writes the snapshot, this file
+/// and the token, in a few milliseconds; a claim that went to the store meanwhile would wait
+/// for the same writer's lock and then pay the store's open, which is most of a claim's cost
+/// (in a race, most losers arrive while the winner writes).
+pub const PUBLICATION_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// [`vouched`], or, when the store is there and its token is not (a write in progress, whose
+/// publication comes next), what that write publishes, waited for up to `wait`. A token that
+/// is there but vouches for no proof (a store with hook bindings, a proof too large) is not
+/// waited on. A writer that died after withdrawing leaves no token until the next write
+/// publishes: the wait runs out and the caller goes to the store, as it would have.
+pub fn vouched_or_awaited(store_file: &Path, wait: std::time::Duration) -> Option<Proof> {
+    use std::time::{Duration, Instant};
+    if let Some(proof) = vouched(store_file) {
+        return Some(proof);
+    }
+    let token = super::guard_token::path_for(store_file);
+    if token.symlink_metadata().is_ok() || std::fs::symlink_metadata(store_file).is_err() {
+        return None;
+    }
+    let deadline = Instant::now() + wait;
+    loop {
+        std::thread::sleep(Duration::from_micros(250));
+        if token.symlink_metadata().is_ok() {
+            return vouched(store_file);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+    }
+}
+
 fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
     s.parse().ok()
 }

@@ -56,6 +56,9 @@ pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
 /// not the claimant's is another participant's and conflicts, its holder online (a later
 /// heartbeat keeps it so) or closed. Anything else, and every grant, takes the store path
 /// (`None`). Nothing is written, as on the store path, whose refusal rolls back.
+/// A claim that finds the token withdrawn (a write in progress) waits for that write's
+/// publication ([`claims_proof::PUBLICATION_WAIT`] at most) and judges from it, where the
+/// store path would have waited for the same writer's lock.
 pub fn proven_conflict(inv: &Invocation<'_>, a: &ClaimArgs) -> Option<AccError> {
     use crate::core::claims::{DEFAULT_LEASE_SECONDS, Held, MAX_LEASE_SECONDS, conflict_error};
     use crate::core::model::{Presence, SessionState};
@@ -88,7 +91,7 @@ pub fn proven_conflict(inv: &Invocation<'_>, a: &ClaimArgs) -> Option<AccError> 
     if tamper::marked(&store) {
         return None;
     }
-    let proof = claims_proof::vouched(&store)?;
+    let proof = claims_proof::vouched_or_awaited(&store, claims_proof::PUBLICATION_WAIT)?;
     let ports = inv.ports().ok()?;
     let now = ports.now();
     if shared_listener::is_shared_tag(&proof.tag)
