@@ -147,6 +147,22 @@ impl Core {
         })
     }
 
+    /// Marks a turn's start on the owner session's binding without a new handshake (one that
+    /// ran out of time keeps the binding it had): [`Core::wake_pending`] reads a wake as this
+    /// turn's when it came after the binding's last update, so without the mark a wake that
+    /// started an earlier turn would read as pending and the turn end would not hold the turn
+    /// open for a message sent meanwhile. Returns whether there was a binding.
+    pub fn mark_native_turn(&mut self, owner: &Owner) -> Result<bool> {
+        let now = self.ports.now();
+        self.store.write(|tx| {
+            Ok(tx.execute(
+                "UPDATE native_bindings SET updated_at = ?3
+                 WHERE session_id = ?1 AND generation = ?2 AND updated_at < ?3",
+                params![owner.session.as_str(), owner.generation.as_str(), now],
+            )? > 0)
+        })
+    }
+
     /// Removes a session's binding (a refused handshake, a session that ended). Returns
     /// whether there was one.
     pub fn retire_native_binding(&mut self, session: &SessionId) -> Result<bool> {

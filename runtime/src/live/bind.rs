@@ -98,7 +98,10 @@ pub fn publish(adapter: &Adapter, core: &mut Core, f: &HookFacts<'_>) -> Result<
         // machine, a client slowed by a tracer): the binding it already has stays, and every
         // offer checks the endpoint again before it wakes anything. Retiring it here left
         // messages with no live target for the rest of the session.
-        if reason != ReasonCode::HandshakeTimeout {
+        if reason == ReasonCode::HandshakeTimeout {
+            core.mark_native_turn(f.owner)
+                .map_err(|e| format!("marking the native binding's turn: {e}"))?;
+        } else {
             retire(core, f.owner)?;
         }
         return Ok(Bound::Refused(reason.as_str().to_owned()));
@@ -207,11 +210,20 @@ mod tests {
         assert_eq!(first, Bound::Published);
         let held = bound(&mut k.core).expect("published");
 
+        // A wake started the next turn; that turn's handshake runs out of time.
+        k.clock.advance_ms(1_000);
+        k.core.mark_woken(&bob.session).unwrap();
+        assert!(k.core.wake_pending(&bob.session).unwrap());
+        k.clock.advance_ms(1_000);
         let slow = adapter(refused_binding(PROTOCOL, "handshake_timeout"));
         let timed_out = publish(&slow, &mut k.core, &facts).unwrap();
         assert_eq!(timed_out, Bound::Refused("handshake_timeout".into()));
         let kept = bound(&mut k.core).expect("a timeout proves nothing: the binding stays");
         assert_eq!(kept.endpoint_ref, held.endpoint_ref);
+        assert!(
+            !k.core.wake_pending(&bob.session).unwrap(),
+            "the earlier turn's wake is not this turn's: its end holds the turn open"
+        );
 
         let gone = adapter(refused_binding(PROTOCOL, "native_session_unavailable"));
         let refused = publish(&gone, &mut k.core, &facts).unwrap();
