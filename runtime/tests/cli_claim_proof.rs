@@ -32,6 +32,17 @@ fn overwrite(path: &Path, bytes: &[u8]) {
     f.write_all(bytes).unwrap();
 }
 
+/// Runs `f` with the store's bytes zeroed in place (same inode) and puts them back: a claim
+/// that opened SQLite meanwhile would fail.
+fn with_store_zeroed<T>(sb: &Sandbox, f: impl FnOnce() -> T) -> T {
+    let db = sb.db_path();
+    let saved = std::fs::read(&db).unwrap();
+    overwrite(&db, &vec![0u8; saved.len()]);
+    let out = f();
+    overwrite(&db, &saved);
+    out
+}
+
 fn claim(sb: &Sandbox, owner: &(String, String), extra: &[&str]) -> common::Run {
     let mut args = vec!["claim", "--resource", RESOURCE];
     args.extend_from_slice(extra);
@@ -59,11 +70,7 @@ fn a_proven_conflict_is_refused_without_the_store_in_the_store_paths_bytes() {
         let fast = claim(&sb, &b, extra);
         assert_eq!(fast.code, 5, "{}", fast.stderr);
         // The store's bytes replaced in place: a refusal that opened SQLite would fail.
-        let db = sb.db_path();
-        let saved = std::fs::read(&db).unwrap();
-        overwrite(&db, &vec![0u8; saved.len()]);
-        let blind = claim(&sb, &b, extra);
-        overwrite(&db, &saved);
+        let blind = with_store_zeroed(&sb, || claim(&sb, &b, extra));
         assert_eq!(
             (blind.code, &blind.stdout, &blind.stderr),
             (fast.code, &fast.stdout, &fast.stderr),
@@ -102,19 +109,18 @@ fn a_claim_during_a_write_waits_for_its_publication_and_refuses_from_it() {
     // milliseconds after the claim started.
     let aside = store_dir(&sb).join("guard-token.aside");
     std::fs::rename(token(&sb), &aside).unwrap();
-    let db = sb.db_path();
-    let saved = std::fs::read(&db).unwrap();
-    overwrite(&db, &vec![0u8; saved.len()]);
-    let published = {
-        let token = token(&sb);
-        std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(3));
-            std::fs::rename(&aside, &token).unwrap();
-        })
-    };
-    let waited = claim(&sb, &b, &[]);
-    published.join().unwrap();
-    overwrite(&db, &saved);
+    let waited = with_store_zeroed(&sb, || {
+        let published = {
+            let token = token(&sb);
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(3));
+                std::fs::rename(&aside, &token).unwrap();
+            })
+        };
+        let waited = claim(&sb, &b, &[]);
+        published.join().unwrap();
+        waited
+    });
     // The store's bytes were zeroes throughout: a claim that had opened SQLite would fail.
     assert_eq!(
         (waited.code, &waited.stdout, &waited.stderr),
@@ -292,11 +298,7 @@ fn a_peers_unusual_spelling_is_shown_escaped_on_both_paths() {
     sb.run_as(&a, &["claim", "--resource", odd]).ok();
     let args = ["claim", "--resource", odd];
     let fast = sb.run_as(&b, &args);
-    let db = sb.db_path();
-    let saved = std::fs::read(&db).unwrap();
-    overwrite(&db, &vec![0u8; saved.len()]);
-    let blind = sb.run_as(&b, &args);
-    overwrite(&db, &saved);
+    let blind = with_store_zeroed(&sb, || sb.run_as(&b, &args));
     std::fs::remove_file(token(&sb)).unwrap();
     let store = sb.run_as(&b, &args);
     for r in [&fast, &blind] {
