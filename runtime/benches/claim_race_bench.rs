@@ -14,7 +14,10 @@
 //! `acc` (a before/after pair run alternately by the same bench). Beside the wall-time rate
 //! it prints the CPU time per process (the children's user + system time), which a loaded
 //! host does not inflate the way it inflates the wall time, in all and for granted and
-//! refused claims apart (each child's own, from `wait4`).
+//! refused claims apart (each child's own, from `wait4`). With `ACC_BENCH_SERVE=1` the
+//! claims run with `ACC_SERVE=1` (handed to the resident `acc-hook serve`, started by a
+//! first served claim outside the race) and the server's CPU over the race is added to
+//! the CPU per process (`support/served.rs`); the outcome split stays the clients' own.
 
 use acc_runtime::core::sessions::OpenSession;
 use acc_runtime::env::Env;
@@ -24,6 +27,9 @@ use acc_runtime::{Core, Owner, Ports, workspace};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "support/served.rs"]
+mod served;
 
 const CONFLICT_EXIT: i32 = 5;
 const FLOOR_RUNS: usize = 60;
@@ -40,6 +46,7 @@ fn acc(data: &Path, ws: &Path) -> Command {
     let mut c = Command::new(bin);
     c.env_clear()
         .env("ACC_DATA_HOME", data)
+        .envs(served::client_env().iter().copied())
         .arg("--cwd")
         .arg(ws)
         .stdin(Stdio::null())
@@ -165,6 +172,18 @@ fn main() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let limit = cores as f64 / floor.as_secs_f64();
 
+    if served::on() {
+        // A served claim outside the race starts the server; the race measures warm ones.
+        let s = acc(&data, &ws)
+            .env("ACC_SESSION", owners[0].session.as_str())
+            .env("ACC_GENERATION", owners[0].generation.as_str())
+            .args(["claim", "--resource", "file:warm-up.rs"])
+            .status()
+            .unwrap();
+        assert!(s.success(), "the warm-up claim");
+        served::await_server(&data);
+    }
+    let server = served::mark(&data);
     let cpu_before_race = children_cpu();
     let started = Instant::now();
     let tally = std::thread::scope(|s| {
@@ -186,7 +205,9 @@ fn main() {
     let wall = started.elapsed();
     let processes = racers * rounds;
     let rate = processes as f64 / wall.as_secs_f64();
-    let claim_cpu = (children_cpu() - cpu_before_race) / processes as u32;
+    let clients_cpu = children_cpu() - cpu_before_race;
+    let server_cpu = served::since(&server);
+    let claim_cpu = (clients_cpu + server_cpu) / processes as u32;
 
     // Every resource granted once: read back from the store, not from the exit codes.
     let desc = workspace::discover(&ws, &Env::new()).unwrap();
@@ -222,6 +243,12 @@ fn main() {
         cores as f64 / claim_cpu.as_secs_f64()
     );
     let per = |cpu: Duration, n: usize| cpu.as_secs_f64() * 1000.0 / n.max(1) as f64;
+    if served::on() {
+        println!(
+            "  served: the server's CPU {:.2} ms per process of the race (included above)",
+            per(server_cpu, processes)
+        );
+    }
     println!(
         "  CPU per process by outcome: granted {:.2} ms ({} processes), refused {:.2} ms ({})",
         per(tally.won_cpu, tally.won),

@@ -26,6 +26,9 @@
 //! (`payloads/{deny,allow,reads,post,shell,turn,start}.json`) are kept for profiling one process.
 //! `ACC_BENCH_POPULATION=small` or `large` runs one population only; with
 //! `ACC_BENCH_POPULATE_ONLY=1` the stores are populated and kept, and nothing is measured.
+//! With `ACC_BENCH_SERVE=1` every hook runs with `ACC_SERVE=1` (handed to the resident
+//! `acc-hook serve`, which the first call starts) and each call's CPU includes the server's
+//! (`support/served.rs`); the floor stays a bare `acc-hook --version`.
 //! `<dir>/data-template` (and `<dir>/large/data-template`) is the whole data home as
 //! populated, to restore before profiling a process (see docs/PERFORMANCE.md).
 
@@ -43,6 +46,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "support/served.rs"]
+mod served;
 
 /// The populations measured: the everyday one and the one the answers must stay flat to
 /// (issue 30: the large figure within 1.25x of the small one).
@@ -124,19 +130,23 @@ fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample
     let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
     c.env_clear()
         .env("ACC_DATA_HOME", data)
+        .envs(served::client_env().iter().copied())
         .envs(env.iter().copied())
         .args(["claude-code", event])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let server = served::mark(data);
     let cpu = children_cpu();
     let t = Instant::now();
     let mut child = c.spawn().unwrap();
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     let out = child.wait_with_output().unwrap();
+    let wall = t.elapsed();
+    let cpu = children_cpu() - cpu;
     let d = Sample {
-        wall: t.elapsed(),
-        cpu: children_cpu() - cpu,
+        wall,
+        cpu: cpu + served::since(&server),
     };
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -152,18 +162,22 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
     c.env_clear()
         .env("ACC_DATA_HOME", data)
+        .envs(served::client_env().iter().copied())
         .args(["claude-code", "PreToolUse"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let server = served::mark(data);
     let cpu = children_cpu();
     let t = Instant::now();
     let mut child = c.spawn().unwrap();
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     let out = child.wait_with_output().unwrap();
+    let wall = t.elapsed();
+    let cpu = children_cpu() - cpu;
     let d = Sample {
-        wall: t.elapsed(),
-        cpu: children_cpu() - cpu,
+        wall,
+        cpu: cpu + served::since(&server),
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let answer = if stdout.contains("\"deny\"") {
@@ -218,14 +232,50 @@ fn store_file(data: &Path, ws: &Path) -> PathBuf {
     paths::store_file(data, &desc.id)
 }
 
-/// Replaces the store with `template` (and drops any WAL), so a run starts from it.
+/// Replaces the store with `template` (and drops any WAL), so a run starts from it. A
+/// served bench's server may hold the store open: the template is copied in through
+/// SQLite's backup, as a writer would, so the server's connection reads the change.
 fn restore(store: &Path, template: &Path) {
+    if served::on() {
+        backup_into(store, template);
+        return;
+    }
     for suffix in ["-wal", "-shm"] {
         let mut p = store.as_os_str().to_owned();
         p.push(suffix);
         let _ = std::fs::remove_file(PathBuf::from(p));
     }
     std::fs::copy(template, store).unwrap();
+}
+
+/// Copies every page of `template` into `store` through SQLite's online backup (the
+/// `backup` feature is not enabled for the workspace, so through the C interface).
+fn backup_into(store: &Path, template: &Path) {
+    use rusqlite::ffi;
+    let dst = rusqlite::Connection::open(store).unwrap();
+    let src =
+        rusqlite::Connection::open_with_flags(template, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let main = c"main";
+    // SAFETY: both handles stay open for the whole backup, which is finished before either
+    // connection is dropped.
+    unsafe {
+        let b = ffi::sqlite3_backup_init(dst.handle(), main.as_ptr(), src.handle(), main.as_ptr());
+        assert!(
+            !b.is_null(),
+            "backup of {} could not start",
+            template.display()
+        );
+        let mut rc = ffi::SQLITE_BUSY;
+        while rc == ffi::SQLITE_BUSY || rc == ffi::SQLITE_LOCKED || rc == ffi::SQLITE_OK {
+            rc = ffi::sqlite3_backup_step(b, -1);
+            if rc == ffi::SQLITE_BUSY || rc == ffi::SQLITE_LOCKED {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        assert_eq!(rc, ffi::SQLITE_DONE, "backup into {}", store.display());
+        assert_eq!(ffi::sqlite3_backup_finish(b), ffi::SQLITE_OK);
+    }
 }
 
 /// With `ACC_BENCH_DIR`, the payloads of every case go to `<dir>/payloads/` so one process
@@ -386,7 +436,13 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
     drop(core);
     let store = store_file(&data, &ws);
     let template = base.join("template.db");
-    std::fs::copy(&store, &template).unwrap();
+    if served::on() {
+        // The server may hold the store open: read it through SQLite, not as bytes.
+        let _ = std::fs::remove_file(&template);
+        backup_into(&template, &store);
+    } else {
+        std::fs::copy(&store, &template).unwrap();
+    }
     println!("populated {claims} guarded claims and {messages} queued messages");
     if keep {
         // The whole data home as the population left it: the store with the snapshot and
@@ -475,6 +531,9 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
     }
 
     let mut rows: Vec<(String, Vec<Sample>)> = Vec::new();
+    // Served: the first served call started the server; the rows measure warm ones.
+    hook(&data, "PreToolUse", &free, &[]);
+    served::await_server(&data);
     settle_heartbeat(&data, &key, &free);
     let (_, out) = hook(&data, "PreToolUse", &covered, &[]);
     assert!(
