@@ -22,6 +22,7 @@ pub fn main() -> i32 {
     } else {
         Box::new(std::io::stdin())
     };
+    super::watchdog::enable();
     let mut settings = HookSettings::system(HookEnv::from_process());
     settings.beat_exe = std::env::current_exe().ok();
     let stdout = std::io::stdout();
