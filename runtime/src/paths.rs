@@ -148,7 +148,8 @@ impl Drop for RealPathScope {
 
 mod real_path {
     use std::collections::HashMap;
-    use std::ffi::OsStr;
+    use std::ffi::OsString;
+    use std::hash::{BuildHasherDefault, Hasher};
     use std::io::Error;
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
     use std::path::{Path, PathBuf};
@@ -156,17 +157,47 @@ mod real_path {
     /// glibc's `MAXSYMLINKS`: links followed in one resolution before `ELOOP`.
     const MAX_LINKS: usize = 40;
 
-    /// What one real path (a resolved directory and a name in it) was at its first look.
-    #[derive(Clone)]
+    /// What one path (a resolved directory and a name in it) was at its first look.
     enum Looked {
         Dir,
         Other,
-        Link(PathBuf),
+        Link(Box<[u8]>),
         Failed(i32),
     }
 
+    /// FNV-1a: the keys are a few dozen short paths of one call, not attacker-chosen
+    /// buckets worth SipHash (which cost more than the walk it saved).
     #[derive(Default)]
-    pub struct Seen(HashMap<PathBuf, Looked>);
+    struct Fnv(u64);
+
+    impl Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+
+        fn write(&mut self, bytes: &[u8]) {
+            let mut h = if self.0 == 0 {
+                0xcbf2_9ce4_8422_2325
+            } else {
+                self.0
+            };
+            for b in bytes {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            self.0 = h;
+        }
+    }
+
+    type Map<V> = HashMap<Box<[u8]>, V, BuildHasherDefault<Fnv>>;
+
+    #[derive(Default)]
+    pub struct Seen {
+        looked: Map<Looked>,
+        /// Whole answers, by the path as asked: the same directories are asked for again
+        /// by the steps of one call.
+        answers: Map<Result<PathBuf, i32>>,
+    }
 
     pub fn kind_of(m: &std::fs::Metadata) -> super::FileKind {
         if m.file_type().is_symlink() {
@@ -180,90 +211,109 @@ mod real_path {
 
     impl Seen {
         pub fn kind(&mut self, path: &Path) -> std::io::Result<super::FileKind> {
-            match self.look(path) {
+            match self.look(path.as_os_str().as_bytes()) {
                 Looked::Dir => Ok(super::FileKind::Dir),
                 Looked::Other => Ok(super::FileKind::Other),
                 Looked::Link(_) => Ok(super::FileKind::Symlink),
-                Looked::Failed(errno) => Err(Error::from_raw_os_error(errno)),
+                Looked::Failed(errno) => Err(Error::from_raw_os_error(*errno)),
             }
         }
 
-        fn look(&mut self, path: &Path) -> Looked {
-            if let Some(l) = self.0.get(path) {
-                return l.clone();
-            }
-            let looked = match std::fs::symlink_metadata(path) {
-                Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
-                    Ok(target) => Looked::Link(target),
+        fn look(&mut self, path: &[u8]) -> &Looked {
+            if !self.looked.contains_key(path) {
+                let p = Path::new(std::ffi::OsStr::from_bytes(path));
+                let looked = match std::fs::symlink_metadata(p) {
+                    Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(p) {
+                        Ok(target) => Looked::Link(target.into_os_string().into_vec().into()),
+                        Err(e) => Looked::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
+                    },
+                    Ok(m) if m.is_dir() => Looked::Dir,
+                    Ok(_) => Looked::Other,
                     Err(e) => Looked::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
-                },
-                Ok(m) if m.is_dir() => Looked::Dir,
-                Ok(_) => Looked::Other,
-                Err(e) => Looked::Failed(e.raw_os_error().unwrap_or(libc::EIO)),
-            };
-            self.0.insert(path.to_path_buf(), looked.clone());
-            looked
+                };
+                self.looked.insert(path.into(), looked);
+            }
+            &self.looked[path]
         }
     }
 
-    /// glibc's walk: component by component, a link's target put in front of what is left.
     pub fn resolve(p: &Path, seen: &mut Seen) -> std::io::Result<PathBuf> {
         let raw = p.as_os_str().as_bytes();
+        if let Some(answer) = seen.answers.get(raw) {
+            return answer.clone().map_err(Error::from_raw_os_error);
+        }
+        let answer = walk(raw, seen);
+        let kept = match &answer {
+            Ok(path) => Ok(path.clone()),
+            Err(e) => Err(e.raw_os_error().unwrap_or(libc::EIO)),
+        };
+        seen.answers.insert(raw.into(), kept);
+        answer
+    }
+
+    /// glibc's walk: component by component, a link's target put in front of what is left.
+    fn walk(raw: &[u8], seen: &mut Seen) -> std::io::Result<PathBuf> {
         if raw.is_empty() {
             return Err(Error::from_raw_os_error(libc::ENOENT));
         }
-        let mut out = if raw[0] == b'/' {
-            PathBuf::from("/")
+        let mut out: Vec<u8> = if raw[0] == b'/' {
+            b"/".to_vec()
         } else {
-            std::env::current_dir()?
+            std::env::current_dir()?.into_os_string().into_vec()
         };
-        // What is left to walk, in order; a link's target is pushed in front.
+        // What is left to walk from `at`; a link's target is put in front of it.
         let mut rest: Vec<u8> = raw.to_vec();
+        let mut at = 0;
         let mut links = 0;
         loop {
-            let start = match rest.iter().position(|&b| b != b'/') {
-                Some(i) => i,
-                None => return Ok(out),
+            let Some(start) = rest[at..].iter().position(|&b| b != b'/').map(|i| at + i) else {
+                return Ok(PathBuf::from(OsString::from_vec(out)));
             };
             let end = rest[start..]
                 .iter()
                 .position(|&b| b == b'/')
                 .map_or(rest.len(), |i| start + i);
+            at = end;
             // A component followed by `/` (even a trailing one) must be a directory.
             let needs_dir = end < rest.len();
-            let name = rest[start..end].to_vec();
-            rest.drain(..end);
-            match name.as_slice() {
+            match &rest[start..end] {
                 b"." => continue,
                 b".." => {
-                    out.pop();
+                    let keep = out.iter().rposition(|&b| b == b'/').unwrap_or(0).max(1);
+                    out.truncate(keep);
                     continue;
                 }
                 _ => {}
             }
-            let next = out.join(OsStr::from_bytes(&name));
-            match seen.look(&next) {
-                Looked::Dir => out = next,
+            let parent_len = out.len();
+            if out.len() > 1 {
+                out.push(b'/');
+            }
+            out.extend_from_slice(&rest[start..end]);
+            match seen.look(&out) {
+                Looked::Dir => {}
                 Looked::Other if needs_dir => {
                     return Err(Error::from_raw_os_error(libc::ENOTDIR));
                 }
-                Looked::Other => out = next,
-                Looked::Failed(errno) => return Err(Error::from_raw_os_error(errno)),
+                Looked::Other => {}
+                Looked::Failed(errno) => return Err(Error::from_raw_os_error(*errno)),
                 Looked::Link(target) => {
                     links += 1;
                     if links > MAX_LINKS {
                         return Err(Error::from_raw_os_error(libc::ELOOP));
                     }
-                    let target = target.into_os_string().into_vec();
                     if target.is_empty() {
                         return Err(Error::from_raw_os_error(libc::ENOENT));
                     }
-                    if target[0] == b'/' {
-                        out = PathBuf::from("/");
-                    }
-                    let mut joined = target;
-                    joined.extend_from_slice(&rest);
+                    let mut joined = target.to_vec();
+                    joined.extend_from_slice(&rest[at..]);
                     rest = joined;
+                    at = 0;
+                    if rest[0] == b'/' {
+                        out.truncate(1);
+                    } else {
+                        out.truncate(parent_len);
+                    }
                 }
             }
         }
