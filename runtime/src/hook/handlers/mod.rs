@@ -60,6 +60,14 @@ fn open_mode(call: &Call) -> OpenMode {
     }
 }
 
+/// Runs the handler of the event's kind: [`without_store`], else [`with_store`].
+pub fn handle(call: &Call) -> Result<Handled, Failure> {
+    match without_store(call) {
+        Some(answer) => Ok(Handled { answer, core: None }),
+        None => with_store(call),
+    }
+}
+
 /// The answer of a tool call acc's own-file rules or the published snapshot settle without
 /// the store: reads of small files and looks at paths, no lock waited for (the runner
 /// answers it before any thread starts). `None` for everything else.
