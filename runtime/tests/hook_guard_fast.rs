@@ -267,3 +267,54 @@ fn a_claim_that_held_for_the_whole_call_is_never_allowed_while_it_changes_under_
         "too few calls judged: {held} held, {free} free"
     );
 }
+
+/// One call resolves every target through directories it looked at once (a symlinked
+/// directory, `..` taken in a link's target, relative spellings): the snapshot's answers
+/// are the ones `realpath` gives each target alone.
+#[cfg(unix)]
+#[test]
+fn targets_through_symlinked_directories_are_judged_as_their_real_paths_from_the_snapshot() {
+    use std::os::unix::fs::symlink;
+    let sb = Sandbox::new();
+    start(&sb, "me");
+    let ws = sb.ws();
+    std::fs::create_dir_all(ws.join("src/inner")).unwrap();
+    std::fs::create_dir_all(ws.join("docs")).unwrap();
+    symlink(ws.join("src/inner"), ws.join("shortcut")).unwrap();
+    symlink("docs", ws.join("d")).unwrap();
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, "file:src/**", true);
+    drop(core);
+    let store = store_file(&sb);
+    let saved = break_store(&store);
+    let refused = |path: &str| format!("{path} is claimed by peer (session {})", peer.session);
+
+    let allowed = write(&sb, "me", &["d/a.md", "docs/../d/b.md", "./d/./c.md", "d"]);
+    assert_eq!(
+        (allowed.code, allowed.stderr.as_str()),
+        (0, ""),
+        "{allowed:?}"
+    );
+    // The second target goes through the link the first one's directory shares.
+    let denied = write(&sb, "me", &["d/a.md", "shortcut/c.rs"]);
+    assert_eq!(
+        (denied.code, denied.stderr.as_str()),
+        (2, refused("file:src/inner/c.rs").as_str()),
+        "{denied:?}"
+    );
+    // `..` after a link is its target's parent, not the link's: `src`, claimed.
+    for spelling in [
+        "shortcut/../y.rs",
+        "d/../shortcut/../y.rs",
+        "shortcut/./../y.rs",
+    ] {
+        let denied = write(&sb, "me", &["d/x.md", spelling]);
+        assert_eq!(
+            (denied.code, denied.stderr.as_str()),
+            (2, refused("file:src/y.rs").as_str()),
+            "{spelling}: {denied:?}"
+        );
+    }
+    std::fs::write(&store, saved).unwrap();
+}

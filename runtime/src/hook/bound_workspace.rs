@@ -34,8 +34,9 @@ pub fn resolve(
     let key = binding_key(client_session_id);
     match pin::read(data_home, &key) {
         Ok(Some(mut ws)) => {
-            refresh_git(&mut ws);
-            let notes = drift(&ws, cwd, env).into_iter().collect();
+            let (note, found) = drift(&ws, cwd, env);
+            refresh_git(&mut ws, found);
+            let notes = note.into_iter().collect();
             Ok(Resolved {
                 workspace: ws,
                 pinned: true,
@@ -66,11 +67,16 @@ pub fn resolve(
 
 /// Re-reads the branch of the pinned worktree (it changes with every checkout), keeping the
 /// pinned repository: a worktree root that now leads to another repository keeps the pin.
-fn refresh_git(ws: &mut WorkspaceDescriptor) {
+/// `found` is what the drift check's discovery read: when it is the pinned worktree's, it
+/// is what probing that worktree again would read.
+fn refresh_git(ws: &mut WorkspaceDescriptor, found: Option<git::GitInfo>) {
     let Some(pinned) = ws.git.as_mut() else {
         return;
     };
-    if let Some(now) = git::probe(&pinned.worktree_root)
+    let now = found
+        .filter(|f| f.worktree_root == pinned.worktree_root)
+        .or_else(|| git::probe(&pinned.worktree_root));
+    if let Some(now) = now
         && now.common_dir == pinned.common_dir
         && now.worktree_root == pinned.worktree_root
     {
@@ -80,14 +86,21 @@ fn refresh_git(ws: &mut WorkspaceDescriptor) {
 }
 
 /// What discovery would say now, from the `cwd` when it lies inside the bound workspace
-/// (else from its checkout root), when that differs from the binding.
-fn drift(bound: &WorkspaceDescriptor, cwd: &Path, env: &Env) -> Option<String> {
-    let real_cwd = cwd.canonicalize().ok();
+/// (else from its checkout root), when that differs from the binding; and the repository
+/// it found.
+fn drift(
+    bound: &WorkspaceDescriptor,
+    cwd: &Path,
+    env: &Env,
+) -> (Option<String>, Option<git::GitInfo>) {
+    let real_cwd = crate::paths::canonicalize(cwd).ok();
     let start = match &real_cwd {
         Some(c) if bound.roots.iter().any(|r| c.starts_with(r)) => c.as_path(),
         _ => bound.checkout_root(),
     };
-    match workspace::discover(start, env) {
+    let found = workspace::discover(start, env);
+    let git = found.as_ref().ok().and_then(|now| now.git.clone());
+    let note = match found {
         Err(e) if e.code == ErrorCode::WorkspaceConfigInvalid => {
             let file = e
                 .details
@@ -112,7 +125,8 @@ fn drift(bound: &WorkspaceDescriptor, cwd: &Path, env: &Env) -> Option<String> {
             ))
         }
         Ok(_) => None,
-    }
+    };
+    (note, git)
 }
 
 /// Pins the conversation to `ws` at attach. A pin that cannot be written is reported, not

@@ -22,6 +22,7 @@ pub fn main() -> i32 {
     } else {
         Box::new(std::io::stdin())
     };
+    super::watchdog::enable();
     let mut settings = HookSettings::system(HookEnv::from_process());
     settings.beat_exe = std::env::current_exe().ok();
     let stdout = std::io::stdout();
@@ -118,7 +119,8 @@ fn stdin_is_terminal() -> bool {
 /// The work runs on a worker thread, and glibc gives a new thread an arena of its own that
 /// grows one `mprotect` at a time (over 200 calls in a turn with queued messages, about a
 /// tenth of the process's time); the main arena grows in 128 KiB steps. The main thread
-/// only waits, so sharing its arena costs no contention.
+/// works only before the worker starts (a call the snapshot settles) and then only waits,
+/// so sharing its arena costs no contention.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn one_malloc_arena() {
     // SAFETY: mallopt only changes allocator settings; it runs before any other thread

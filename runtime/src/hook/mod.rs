@@ -6,8 +6,10 @@
 //! kind, and answers through the adapter (`deny_outcome`, `inject_outcome`, ...), so this
 //! module never knows which client it talks to.
 //!
-//! Everything runs under one [`deadline::Deadline`] of [`DEFAULT_BUDGET`]: the work happens
-//! on a worker thread while the calling thread waits with a timeout. Any error, panic or
+//! Everything runs under one [`deadline::Deadline`] of [`DEFAULT_BUDGET`]: a call the
+//! snapshot settles is answered on the calling thread (held to the deadline by
+//! [`watchdog`]), the store path's work happens on a worker thread while the calling thread
+//! waits with a timeout. Any error, panic or
 //! timeout fails open: allow, exit 0, empty stdout and one short stderr line naming a stable
 //! reason code ([`failure::Failure`]). A hook never touches the network.
 //!
@@ -47,6 +49,7 @@ pub mod shell_words;
 pub mod tamper_guard;
 pub mod targets;
 pub mod verdict;
+pub mod watchdog;
 
 use std::time::Duration;
 

@@ -1,6 +1,8 @@
-//! One invocation under one deadline: the work runs on a worker thread while the calling
-//! thread waits with a timeout, writes the answer (stdout first), and only then lets the
-//! worker commit the offers that stdout carried.
+//! One invocation under one deadline. A call the snapshot settles is answered on the
+//! calling thread before any thread starts (the process's [`watchdog`] holds it to the
+//! deadline); otherwise the work runs on a worker thread while the calling thread waits
+//! with a timeout, writes the answer (stdout first), and only then lets the worker commit
+//! the offers that stdout carried.
 //!
 //! Whatever goes wrong (an error, a refusal, a panic, the deadline) the answer is allow:
 //! exit 0, nothing on stdout, one stderr line with a reason code. A worker that overruns is
@@ -15,7 +17,7 @@ use super::handlers;
 use super::payload;
 use super::platform;
 use super::settings::HookSettings;
-use crate::core::Core;
+use super::watchdog;
 use crate::core::delivery::NEXT_TURN;
 use crate::paths;
 use acc_sdk::peer_text::escape_hidden;
@@ -44,6 +46,7 @@ pub fn run(
         Err(f) => return fail_open(stderr, f),
     };
     let deadline = Deadline::after(settings.budget);
+    watchdog::arm(settings.budget);
     let settings_beat_exe = settings.beat_exe.clone();
     let log = FailLog {
         data_home: hook_args
@@ -61,6 +64,36 @@ pub fn run(
     }
     beat_argv.push(hook_args.adapter_id.clone().into());
     beat_argv.extend(hook_args.rest.iter().map(Into::into));
+    // What one call resolves, each directory looked at once: the data home, the cwd, the
+    // worktree's `.git` files and the targets share most of their components.
+    let _real_paths = paths::remember_real_paths();
+    // A call the snapshot or acc's own-file rules settle is answered here, before any
+    // thread starts: that work reads a few small files, looks at paths and tries the
+    // spool's lock without waiting for it, so nothing in it waits for another process;
+    // the payload's read stops once a whole value arrived. The watchdog the process armed
+    // ([`super::watchdog`]) still holds all of it to the deadline (a client that never
+    // writes its payload, a file system that hangs). Only the store path, which waits for
+    // SQLite's locks, runs on a worker the deadline can abandon.
+    let fast = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let prepared = read_event(&hook_args, stdin, &settings, deadline)?;
+        let answer = handlers::without_store(&prepared.call(&settings, deadline));
+        Ok::<_, Failure>((prepared, answer))
+    }));
+    let prepared = match fast {
+        Ok(Ok((_, Some(mut answer)))) => {
+            let beat = answer.deferred_beat.take();
+            let (written_tx, _) = mpsc::channel::<bool>();
+            let (_, committed_rx) = mpsc::channel::<Result<(), Failure>>();
+            let code = deliver(answer, stdout, stderr, written_tx, committed_rx, deadline);
+            if let (Some(payload), Some(exe)) = (beat, &settings_beat_exe) {
+                start_beat(exe, &beat_argv, &payload);
+            }
+            return code;
+        }
+        Ok(Ok((prepared, None))) => prepared,
+        Ok(Err(f)) => return log.fail_open(stderr, f),
+        Err(_) => return log.fail_open(stderr, Failure::Panic),
+    };
     let (answer_tx, answer_rx) = mpsc::channel::<Result<Answer, Failure>>();
     let (written_tx, written_rx) = mpsc::channel::<bool>();
     let (committed_tx, committed_rx) = mpsc::channel::<Result<(), Failure>>();
@@ -70,8 +103,10 @@ pub fn run(
         .spawn(move || {
             // Declared first, so it is dropped last: after the core, even on a panic.
             let _finished = Finished(finished_tx);
-            let (answer, core) = match prepare(hook_args, stdin, &settings, deadline) {
-                Ok((answer, core)) => (answer, core),
+            let _real_paths = paths::remember_real_paths();
+            let call = prepared.call(&settings, deadline);
+            let (answer, core) = match handlers::with_store(&call) {
+                Ok(handled) => (handled.answer, handled.core),
                 Err(f) => {
                     let _ = answer_tx.send(Err(f));
                     return;
@@ -154,6 +189,7 @@ fn deliver(
     committed_rx: mpsc::Receiver<Result<(), Failure>>,
     deadline: Deadline,
 ) -> i32 {
+    watchdog::disarm();
     let written = stdout
         .write_all(answer.outcome.stdout.as_bytes())
         .and_then(|()| stdout.flush())
@@ -185,13 +221,39 @@ fn deliver(
     answer.outcome.exit_code
 }
 
-/// Everything before the answer is written: adapter, payload, event, handler.
-fn prepare(
-    hook_args: HookArgs,
+/// A call's inputs once read: the adapter, the payload and its event, the data home.
+struct Prepared {
+    adapter: Arc<acc_sdk::define::Adapter>,
+    payload: serde_json::Value,
+    event: acc_sdk::event::NormalizedEvent,
+    data_home: std::path::PathBuf,
+    beat_only: bool,
+}
+
+impl Prepared {
+    fn call<'a>(&'a self, settings: &'a HookSettings, deadline: Deadline) -> Call<'a> {
+        Call {
+            adapter: Arc::clone(&self.adapter),
+            event: &self.event,
+            payload: &self.payload,
+            settings,
+            deadline,
+            data_home: self.data_home.clone(),
+            platform: platform::current(),
+            faults: Default::default(),
+            beat_only: self.beat_only,
+        }
+    }
+}
+
+/// Everything before a handler: adapter, payload, event, data home. The payload's read
+/// stops once a whole value arrived, so a client that keeps stdin open is not waited for.
+fn read_event(
+    hook_args: &HookArgs,
     mut stdin: Box<dyn Read + Send>,
     settings: &HookSettings,
     deadline: Deadline,
-) -> Result<(Answer, Option<Core>), Failure> {
+) -> Result<Prepared, Failure> {
     let adapter = (settings.adapters)(&hook_args.adapter_id).ok_or(Failure::UnknownAdapter)?;
     let payload = payload::read(&mut stdin)?;
     deadline.check()?;
@@ -199,23 +261,17 @@ fn prepare(
         .behaviour()
         .normalize_hook(&payload, &hook_args.rest)
         .map_err(|e| Failure::Refused((&e).into()))?;
-    let data_home = match hook_args.data_home {
-        Some(dir) => dir,
+    let data_home = match &hook_args.data_home {
+        Some(dir) => dir.clone(),
         None => paths::data_home(settings.env.env()).map_err(|_| Failure::DataHome)?,
     };
-    let call = Call {
+    Ok(Prepared {
         adapter: Arc::new(adapter),
-        event: &event,
-        payload: &payload,
-        settings,
-        deadline,
+        payload,
+        event,
         data_home,
-        platform: platform::current(),
-        faults: Default::default(),
         beat_only: hook_args.beat_only,
-    };
-    let handled = handlers::handle(&call)?;
-    Ok((handled.answer, handled.core))
+    })
 }
 
 /// Where a failure after the arguments were read is also logged for `acc watch`.
@@ -243,6 +299,7 @@ impl FailLog {
 }
 
 fn fail_open(stderr: &mut dyn Write, failure: Failure) -> i32 {
+    watchdog::disarm();
     let _ = stderr.write_all(failure.line().as_bytes());
     let _ = stderr.flush();
     0

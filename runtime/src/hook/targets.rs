@@ -99,7 +99,7 @@ impl Roots {
     pub fn new(own: &Path, others: &[PathBuf]) -> Roots {
         let mut roots: Vec<PathBuf> = Vec::new();
         for r in std::iter::once(own).chain(others.iter().map(PathBuf::as_path)) {
-            let real = r.canonicalize().unwrap_or_else(|_| r.to_path_buf());
+            let real = crate::paths::canonicalize(r).unwrap_or_else(|_| r.to_path_buf());
             if !roots.contains(&real) {
                 roots.push(real);
             }
@@ -219,7 +219,7 @@ fn canonical(path: &Path, hops: usize) -> PathBuf {
     let parts: Vec<Component> = path.components().collect();
     for keep in (1..=parts.len()).rev() {
         let prefix: PathBuf = parts[..keep].iter().collect();
-        let real = match prefix.canonicalize() {
+        let real = match crate::paths::canonicalize(&prefix) {
             Ok(real) => real,
             // A dangling symlink: writing through it creates its target, so the target is
             // what a claim must cover.
@@ -240,7 +240,7 @@ fn canonical(path: &Path, hops: usize) -> PathBuf {
 }
 
 fn is_symlink(p: &Path) -> bool {
-    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+    crate::paths::file_kind(p).is_ok_and(|k| k == crate::paths::FileKind::Symlink)
 }
 
 /// Every target inside (or holding) one of `roots`, in order, without duplicates; linear in

@@ -170,7 +170,8 @@ pub fn read(store_file: &Path) -> Option<Token> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path_for(store_file))
         .ok()?;
-    let mut text = String::new();
+    // Room for a whole token at once: grown from empty, the read took four calls.
+    let mut text = String::with_capacity(256);
     file.take(MAX_TOKEN_BYTES).read_to_string(&mut text).ok()?;
     let line = text.strip_suffix('\n')?;
     let (tag, seals) = line.split_once('\t')?;

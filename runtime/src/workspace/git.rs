@@ -23,8 +23,8 @@ pub fn probe(start: &Path) -> Option<GitInfo> {
     let mut dir = Some(start);
     while let Some(d) = dir {
         let dot_git = d.join(".git");
-        if let Ok(meta) = std::fs::symlink_metadata(&dot_git) {
-            return from_dot_git(d, &dot_git, meta.is_dir());
+        if let Ok(kind) = crate::paths::file_kind(&dot_git) {
+            return from_dot_git(d, &dot_git, kind == crate::paths::FileKind::Dir);
         }
         dir = d.parent();
     }
@@ -38,7 +38,10 @@ pub fn probe(start: &Path) -> Option<GitInfo> {
 pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
     let mut roots = Vec::new();
     if let Some(main) = common_dir.parent()
-        && main.join(".git").canonicalize().ok().as_deref() == Some(common_dir)
+        && crate::paths::canonicalize(&main.join(".git"))
+            .ok()
+            .as_deref()
+            == Some(common_dir)
     {
         roots.push(main.to_path_buf());
     }
@@ -50,7 +53,9 @@ pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
             continue;
         };
         let dot_git = entry.path().join(text.trim());
-        if let Some(root) = dot_git.parent().and_then(|r| r.canonicalize().ok())
+        if let Some(root) = dot_git
+            .parent()
+            .and_then(|r| crate::paths::canonicalize(r).ok())
             && !roots.contains(&root)
         {
             roots.push(root);
@@ -68,12 +73,12 @@ fn from_dot_git(worktree: &Path, dot_git: &Path, is_dir: bool) -> Option<GitInfo
         let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
         worktree.join(target)
     };
-    let git_dir = git_dir.canonicalize().ok()?;
+    let git_dir = crate::paths::canonicalize(&git_dir).ok()?;
     if !git_dir.join("HEAD").is_file() {
         return None;
     }
     let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(rel) => git_dir.join(rel.trim()).canonicalize().ok()?,
+        Ok(rel) => crate::paths::canonicalize(&git_dir.join(rel.trim())).ok()?,
         Err(_) => git_dir.clone(),
     };
     let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;

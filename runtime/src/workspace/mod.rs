@@ -105,8 +105,7 @@ pub fn start_dir(cwd: &Path, env: &Env) -> Result<PathBuf> {
         }
         None => cwd.to_path_buf(),
     };
-    let real = start
-        .canonicalize()
+    let real = crate::paths::canonicalize(&start)
         .map_err(|e| AccError::usage(format!("cannot use directory {}: {e}", start.display())))?;
     if !real.is_dir() {
         return Err(AccError::usage(format!(

@@ -309,7 +309,8 @@ fn read_file(data_home: &Path, binding_key: &str) -> Result<Option<PinFile>> {
     if !meta.is_file() {
         return Err(pin_error(&path, "is not a regular file"));
     }
-    let mut bytes = Vec::new();
+    // Sized from the descriptor: grown from empty, a pin took six reads.
+    let mut bytes = Vec::with_capacity(meta.len().min(MAX_PIN_BYTES) as usize + 1);
     file.take(MAX_PIN_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| pin_error(&path, format!("cannot be read ({e})")))?;

@@ -60,8 +60,43 @@ fn open_mode(call: &Call) -> OpenMode {
     }
 }
 
-/// Runs the handler of the event's kind.
+/// Runs the handler of the event's kind: [`without_store`], else [`with_store`].
 pub fn handle(call: &Call) -> Result<Handled, Failure> {
+    match without_store(call) {
+        Some(answer) => Ok(Handled { answer, core: None }),
+        None => with_store(call),
+    }
+}
+
+/// The answer of a tool call acc's own-file rules or the published snapshot settle without
+/// the store: reads of small files and looks at paths, no lock waited for (the runner
+/// answers it before any thread starts). `None` for everything else.
+pub fn without_store(call: &Call) -> Option<Answer> {
+    if call.beat_only || call.event.kind != EventKind::BeforeTool {
+        return None;
+    }
+    // acc's own files and commands first, without the store: a store an agent removed
+    // must not be what decides whether it may remove it.
+    if let Some(reason) = self_guard::deny_reason(call) {
+        let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
+        return Some(Answer::of(outcome));
+    }
+    // The recorder's read refusal (`ACC_CERTIFY_DENY_READ`, set only in
+    // `acc-certify record`'s sandbox) is answered here, once, so that the guard below
+    // never carries it.
+    if let Some(reason) = certify_read::deny_reason(call) {
+        let outcome = call
+            .adapter
+            .behaviour()
+            .deny_outcome(call.event, &escape_hidden(reason));
+        return Some(Answer::of(outcome));
+    }
+    // An allow or a deny the published snapshot proves needs no store.
+    guard_fast::before_tool(call)
+}
+
+/// Runs the handler of the event's kind once [`without_store`] answered `None`.
+pub fn with_store(call: &Call) -> Result<Handled, Failure> {
     if call.beat_only {
         let mut core = call.open_core(open_mode(call))?;
         let answer = lifecycle::heartbeat(call, &mut core)?;
@@ -71,32 +106,6 @@ pub fn handle(call: &Call) -> Result<Handled, Failure> {
         });
     }
     if call.event.kind == EventKind::BeforeTool {
-        // acc's own files and commands first, without the store: a store an agent removed
-        // must not be what decides whether it may remove it.
-        if let Some(reason) = self_guard::deny_reason(call) {
-            let outcome = call.adapter.behaviour().deny_outcome(call.event, &reason);
-            return Ok(Handled {
-                answer: Answer::of(outcome),
-                core: None,
-            });
-        }
-        // The recorder's read refusal (`ACC_CERTIFY_DENY_READ`, set only in
-        // `acc-certify record`'s sandbox) is answered here, once, so that the guard below
-        // never carries it.
-        if let Some(reason) = certify_read::deny_reason(call) {
-            let outcome = call
-                .adapter
-                .behaviour()
-                .deny_outcome(call.event, &escape_hidden(reason));
-            return Ok(Handled {
-                answer: Answer::of(outcome),
-                core: None,
-            });
-        }
-        // An allow the published snapshot proves needs no store.
-        if let Some(answer) = guard_fast::before_tool(call) {
-            return Ok(Handled { answer, core: None });
-        }
         // The guard must answer even when the store cannot be read in time. A store found
         // removed, replaced or robbed of claims (by this call's open or an earlier one):
         // what it last guarded is refused whatever the store now says or fails with.
