@@ -59,6 +59,11 @@ fn wal_path(store: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// The WAL's length beside `store` (0 when there is none).
+pub(crate) fn wal_bytes(store: &Path) -> u64 {
+    std::fs::metadata(wal_path(store)).map_or(0, |m| m.len())
+}
+
 /// The WAL beside `store` (`None` when it cannot be read: treated as someone else's).
 fn mark(store: &Path) -> Option<WalMark> {
     let mut f = match std::fs::File::open(wal_path(store)) {
