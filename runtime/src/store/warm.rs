@@ -9,17 +9,21 @@
 //! version, the workspace id, a migration) run at every checkout as on a fresh open, and
 //! the core's tamper check runs after it as before. What the connection brings with it (the
 //! parsed schema, its page cache, its compiled statements) is what it read from `acc.db`,
-//! so it is kept only when `acc.db` was not written while it was in use, and taken only when
-//! `acc.db` was not written since it was handed back: the same path, device and inode, size, modification and change times to the nanosecond,
-//! and the same first 100 bytes (SQLite's header: its change counter and schema cookie).
-//! No process can set a file's change time and every write gives it a new one (the guard
-//! token's seal rests on the same fact; the kernel's fine-grained change times, Linux 6.13
-//! on, separate a write from a `stat` made in the same clock tick), so a store deleted and
-//! created anew, moved aside, replaced by a copy, zeroed in place or checkpointed into by
-//! another program is opened anew and judged by a fresh connection. What other connections
-//! commit to the WAL without touching `acc.db` every connection sees alike: SQLite's own
-//! protocol (the WAL index) tells a connection, fresh or warm, what changed, and a schema
-//! changed there moves the schema cookie, which makes SQLite parse the schema again.
+//! so it is kept only when `acc.db` was not written while it was in use (this process's own
+//! hand-back checkpoints aside: they move committed frames, which every connection reads
+//! alike), and taken only when `acc.db` was not written since it was handed back: the same
+//! path, device and inode, size, modification and change times to the nanosecond, and the
+//! same first 100 bytes (SQLite's header: its change counter and schema cookie). No process
+//! can set a file's change time and every write gives it a new one (the guard token's seal
+//! rests on the same fact; the kernel's fine-grained change times, Linux 6.13 on, separate
+//! a write from a `stat` made in the same clock tick), so a store deleted and created anew,
+//! moved aside, replaced by a copy, zeroed in place or checkpointed into by another program
+//! is opened anew and judged by a fresh connection. What other connections commit to the
+//! WAL without touching `acc.db` every connection sees alike: SQLite's own protocol (the WAL
+//! index) tells a connection, fresh or warm, what changed, and a schema changed there moves
+//! the schema cookie, which makes SQLite parse the schema again. Left: a write to `acc.db`
+//! between the hand-back's own checkpoint and its `stat` (microseconds) is taken for the
+//! checkpoint's.
 //!
 //! Handed back are only connections a `Store` opened read-write on a file and left outside
 //! a transaction, on a thread that is not panicking; anything else is closed as today.
