@@ -169,7 +169,7 @@ struct Anchor {
 
 /// Up to the first [`SEAL_HEADER_BYTES`] of the store file `meta` describes, read through
 /// its kept descriptor (opened from `path` the first time).
-pub(crate) fn read_head(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<Vec<u8>> {
+pub fn read_head(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     let mut anchors = ANCHORS.lock().unwrap_or_else(|e| e.into_inner());
     let at = match anchors
