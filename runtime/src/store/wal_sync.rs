@@ -53,7 +53,7 @@ pub(crate) struct WalSync {
     len_at_begin: u64,
 }
 
-fn wal_path(store: &Path) -> PathBuf {
+pub(crate) fn wal_path(store: &Path) -> PathBuf {
     let mut p = store.as_os_str().to_owned();
     p.push("-wal");
     PathBuf::from(p)
