@@ -176,8 +176,21 @@ pub fn check(acc_data_dir: &Path) -> StoreHealth {
 
 fn check_store(path: &Path) -> Result<(), String> {
     let mut header = [0u8; 16];
-    let read =
-        std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header));
+    let read = if crate::store::warm::enabled() {
+        // This process may hold warm connections to the file: closing a descriptor of it
+        // would drop their locks ([`crate::store::warm`]).
+        std::fs::symlink_metadata(path)
+            .and_then(|m| crate::store::warm::read_head(path, &m))
+            .and_then(|h| match h.get(..header.len()) {
+                Some(h) => {
+                    header.copy_from_slice(h);
+                    Ok(())
+                }
+                None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+            })
+    } else {
+        std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header))
+    };
     if read.is_err() || &header != b"SQLite format 3\0" {
         return Err("not an SQLite database".to_owned());
     }

@@ -17,6 +17,7 @@ mod shared;
 pub mod shared_listener;
 pub mod tamper;
 mod wal_sync;
+pub mod warm;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
 use crate::ids::WorkspaceId;
@@ -47,9 +48,12 @@ pub struct Genesis {
     pub event_id: String,
 }
 
-/// An open store.
+/// An open store. Per connection (kept with it when it is warm, [`warm`]): `conn`, its
+/// statement cache, `mmap` and the level `sync` tracks (set back to NORMAL before it is
+/// kept). Per open (set afresh at every open, warm or not): every other field.
 pub struct Store {
-    conn: engine::Connection,
+    /// Taken once, by the drop, which closes it or hands it back ([`warm`]).
+    conn: std::mem::ManuallyDrop<engine::Connection>,
     path: PathBuf,
     /// An absent store opened read-only: an empty in-memory schema that is never persisted.
     ephemeral: bool,
@@ -68,6 +72,10 @@ pub struct Store {
     clock: std::sync::Arc<dyn crate::clock::Clock>,
     /// The sync level of this connection's commits ([`wal_sync`]).
     sync: wal_sync::WalSync,
+    /// The `mmap_size` in force on this connection.
+    mmap: u64,
+    /// `acc.db` as this open found it, when its connection may be kept warm at the drop.
+    warm: Option<warm::Seal>,
 }
 
 /// When a write that changed what the guard reads publishes its snapshot.
@@ -82,10 +90,21 @@ enum Publication {
 
 impl Drop for Store {
     fn drop(&mut self) {
-        if let Some(c) = self.conn.as_sqlite()
-            && !self.ephemeral
-        {
-            self.sync.before_close(c);
+        // SAFETY: the connection is taken here, once, and the field is not used again.
+        let conn = unsafe { std::mem::ManuallyDrop::take(&mut self.conn) };
+        let engine::Connection::Sqlite(c) = conn else {
+            return;
+        };
+        if self.ephemeral {
+            return;
+        }
+        // A transaction left open (a run that failed or panicked part-way) is rolled back
+        // and its connection closed, never kept.
+        let in_transaction = !c.is_autocommit();
+        self.sync.before_close(&c);
+        match self.warm.take() {
+            Some(opened) if !in_transaction => warm::hand_back(&self.path, c, self.mmap, &opened),
+            _ => drop(c),
         }
     }
 }
@@ -267,6 +286,7 @@ impl Store {
         // A server's pages are its own business.
         if let Some(c) = self.conn.as_sqlite() {
             c.execute_batch(&format!("PRAGMA mmap_size = {bytes}"))?;
+            self.mmap = bytes as u64;
         }
         Ok(())
     }
@@ -276,7 +296,7 @@ impl Store {
     /// days of milliseconds) it is capped.
     pub fn set_busy_timeout(&mut self, timeout: Duration) -> Result<()> {
         let capped = timeout.min(Duration::from_millis(i32::MAX as u64));
-        match &self.conn {
+        match &*self.conn {
             engine::Connection::Sqlite(c) => c.busy_timeout(capped)?,
             engine::Connection::Postgres(c) => c.set_lock_timeout(capped)?,
         }
@@ -290,7 +310,7 @@ impl Store {
         apply_migrations(&conn, 0)?;
         write_genesis(&conn, workspace, &genesis)?;
         Ok(Store {
-            conn: engine::Connection::sqlite(conn),
+            conn: std::mem::ManuallyDrop::new(engine::Connection::sqlite(conn)),
             path: path.to_path_buf(),
             ephemeral: true,
             busy: BUSY_TIMEOUT,
@@ -299,6 +319,8 @@ impl Store {
             prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
             sync: wal_sync::WalSync::default(),
+            mmap: 0,
+            warm: None,
         })
     }
 
@@ -359,28 +381,51 @@ impl Store {
         }
         // The cheap integrity signal: the header must be SQLite's before SQLite touches it,
         // so an empty or foreign file is never mistaken for a new database.
-        let mut header = [0u8; 16];
-        let mut f = std::fs::File::open(path).map_err(|e| corrupt(path, e))?;
-        if f.read_exact(&mut header).is_err() || &header != SQLITE_MAGIC {
+        let warm = warm::enabled();
+        let header = if warm {
+            // The whole header, which a warm connection's seal compares, through a
+            // descriptor whose close cannot drop this process's locks on the file.
+            warm::read_head(path, &meta).map_err(|e| corrupt(path, e))?
+        } else {
+            let mut header = vec![0u8; SQLITE_MAGIC.len()];
+            let mut f = std::fs::File::open(path).map_err(|e| corrupt(path, e))?;
+            if f.read_exact(&mut header).is_err() {
+                header.clear();
+            }
+            header
+        };
+        if !header.starts_with(SQLITE_MAGIC) {
             return Err(corrupt(path, "not an SQLite database"));
         }
-        drop(f);
         // A store acc may not write is still read; a change to it is refused by directory.
         let writable = read_only::store_writable(path);
         if !writable && mode == OpenMode::ReadWrite {
             return Err(read_only::refused(path));
         }
-        let conn = if writable {
-            Connection::open_with_flags(
-                path,
-                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-        } else {
-            read_only::open(path)
-        }
-        .map_err(|e| corrupt(path, e))?;
+        // Only a read-write connection is kept: a read-only one may be `immutable`.
+        let seal = (warm && writable).then(|| warm::Seal::of(&meta, &header));
+        let (conn, mmap) = match seal.as_ref().and_then(|s| warm::checkout(path, s)) {
+            Some(kept) => kept,
+            None => (
+                if writable {
+                    Connection::open_with_flags(
+                        path,
+                        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                    )
+                } else {
+                    read_only::open(path)
+                }
+                .map_err(|e| corrupt(path, e))?,
+                0,
+            ),
+        };
         let ctx = |e: AccError| Store::contextualise_at(path, BUSY_TIMEOUT, e);
         configure(&conn).map_err(ctx)?;
+        if mmap != 0 {
+            // A fresh connection reads without a map until its caller sets one.
+            conn.execute_batch("PRAGMA mmap_size = 0")
+                .map_err(|e| ctx(e.into()))?;
+        }
         let version = user_version(&conn).map_err(ctx)?;
         let current = schema::current_version();
         if version > current {
@@ -399,7 +444,7 @@ impl Store {
             return Err(corrupt(path, "no acc schema version"));
         }
         let mut store = Store {
-            conn: engine::Connection::sqlite(conn),
+            conn: std::mem::ManuallyDrop::new(engine::Connection::sqlite(conn)),
             path: path.to_path_buf(),
             ephemeral: false,
             busy: BUSY_TIMEOUT,
@@ -408,6 +453,8 @@ impl Store {
             prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
             sync: wal_sync::WalSync::default(),
+            mmap: 0,
+            warm: None,
         };
         // Whose store this is, before anything is written: a foreign store is refused
         // untouched, never migrated. `meta.workspace_id` exists from schema version 1 on.
@@ -448,6 +495,8 @@ impl Store {
             }
             store.migrate(version, current)?;
         }
+        // Only an open that passed every check keeps its connection.
+        store.warm = seal;
         Ok(store)
     }
 

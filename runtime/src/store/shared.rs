@@ -80,7 +80,7 @@ impl Store {
             return Store::empty(local, workspace, fallback_genesis());
         }
         let mut store = Store {
-            conn,
+            conn: std::mem::ManuallyDrop::new(conn),
             path: local.to_path_buf(),
             ephemeral: false,
             busy: BUSY_TIMEOUT,
@@ -89,6 +89,8 @@ impl Store {
             prior: None,
             clock: std::sync::Arc::new(crate::clock::SystemClock),
             sync: Default::default(),
+            mmap: 0,
+            warm: None,
         };
         if mode == OpenMode::ReadWrite || local.parent().is_some_and(Path::exists) {
             let _ = store.refresh_local_copy();
@@ -177,7 +179,7 @@ impl Store {
 
     /// Which engine holds this store, in one line (`acc doctor`).
     pub fn describe_engine(&self) -> String {
-        match &self.conn {
+        match &*self.conn {
             engine::Connection::Sqlite(_) => format!("SQLite {}", self.path.display()),
             engine::Connection::Postgres(c) => format!("PostgreSQL {}", c.describe()),
         }

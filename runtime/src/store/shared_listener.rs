@@ -294,7 +294,7 @@ pub fn run(url: &str, data_home: &Path, workspace: &WorkspaceId, repository: Opt
 }
 
 fn pg(store: &Store) -> Option<&engine::postgres::PgConnection> {
-    match &store.conn {
+    match &*store.conn {
         Connection::Postgres(pg) => Some(pg),
         Connection::Sqlite(_) => None,
     }

@@ -53,10 +53,15 @@ pub(crate) struct WalSync {
     len_at_begin: u64,
 }
 
-fn wal_path(store: &Path) -> PathBuf {
+pub(crate) fn wal_path(store: &Path) -> PathBuf {
     let mut p = store.as_os_str().to_owned();
     p.push("-wal");
     PathBuf::from(p)
+}
+
+/// The WAL's length beside `store` (0 when there is none).
+pub(crate) fn wal_bytes(store: &Path) -> u64 {
+    std::fs::metadata(wal_path(store)).map_or(0, |m| m.len())
 }
 
 /// The WAL beside `store` (`None` when it cannot be read: treated as someone else's).
