@@ -122,21 +122,20 @@ fn queued_ids(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Ve
 }
 
 /// What a turn reads of its queued page before any body: each message's id, kind and
-/// sequence, and the sizes the projector's floor is computed from (the fields a block
-/// shows, then the body). The sizes are read from the row without copying the text out.
+/// sequence, and the size of its subject and body, read from the row without copying the
+/// text out. The floor leaves the thread, sender and obligation out (a block costs at
+/// least what the rest adds up to): a size more per row costs more than the one or two
+/// bodies more it would spare.
 const QUEUED_SIZES_SELECT: &str = "SELECT m.seq, m.message_id, m.kind,
-    octet_length(m.kind) + octet_length(m.thread_id) + octet_length(m.message_id)
-      + octet_length(m.from_participant_id) + octet_length(m.from_session_id)
-      + octet_length(m.obligation) + octet_length(m.subject),
-    octet_length(m.body)
+    octet_length(m.subject) + octet_length(m.body)
     FROM receipts r JOIN messages m ON m.seq = r.message_seq";
 
 /// One queued message as first read: enough to tell whether its block can be shown.
 struct Sized {
     seq: i64,
     message: PeerMessage,
-    field_bytes: usize,
-    body_bytes: usize,
+    /// The subject's and the body's bytes.
+    text_bytes: usize,
 }
 
 fn queued_sizes(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<Sized>> {
@@ -157,8 +156,7 @@ fn queued_sizes(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<
                     body: String::new(),
                     repeat: None,
                 },
-                field_bytes: r.get::<_, i64>(3)?.max(0) as usize,
-                body_bytes: r.get::<_, i64>(4)?.max(0) as usize,
+                text_bytes: r.get::<_, i64>(3)?.max(0) as usize,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -200,7 +198,10 @@ fn queued_within(
         if is_answer(s) {
             0
         } else {
-            block_cost_floor(s.field_bytes, s.body_bytes)
+            // The body's line break is left out too: what the body and the subject hold
+            // together is a floor under both.
+            let id_and_kind = s.message.message_id.len() + s.message.kind.len();
+            block_cost_floor(id_and_kind + s.text_bytes, 0)
         }
     });
     let shown = blocks_within(floors, budget.bytes);
@@ -295,6 +296,21 @@ pub struct WithheldDelivery {
     /// The ids [`NextTurnDelivery::messages`] would have carried, oldest first (at most
     /// [`MAX_BODIES`]).
     pub queued: Vec<MessageId>,
+}
+
+/// The payload of `message.offer_succeeded`, written straight to its JSON text (a turn
+/// writes a dozen; a `json!` map per event cost more than its insert).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OfferSucceeded<'a> {
+    message_id: &'a str,
+    recipient_participant_id: &'a str,
+    target_session_id: &'a str,
+    target_generation: &'a str,
+    transport: &'a str,
+    adapter_id: &'a str,
+    client_version: Option<&'a serde_json::Value>,
+    repeat: bool,
 }
 
 /// What a turn's projector can show of the queued bodies: the budget its blocks are fitted
@@ -439,16 +455,19 @@ impl Core {
                         now
                     ])?;
                 }
-                payloads.push(json!({
-                    "messageId": id.as_str(),
-                    "recipientParticipantId": me.participant_id.as_str(),
-                    "targetSessionId": owner.session.as_str(),
-                    "targetGeneration": owner.generation.as_str(),
-                    "transport": transport,
-                    "adapterId": adapter_id,
-                    "clientVersion": client.get("version"),
-                    "repeat": repeat,
-                }));
+                payloads.push(
+                    serde_json::to_string(&OfferSucceeded {
+                        message_id: id.as_str(),
+                        recipient_participant_id: me.participant_id.as_str(),
+                        target_session_id: owner.session.as_str(),
+                        target_generation: owner.generation.as_str(),
+                        transport,
+                        adapter_id: &adapter_id,
+                        client_version: client.get("version"),
+                        repeat,
+                    })
+                    .expect("strings and a JSON value serialise"),
+                );
                 changed.push(id.clone());
             }
             events::append_all(
@@ -947,6 +966,33 @@ mod tests {
         let changed = k.core.commit_offers(&b, &ids, NEXT_TURN).unwrap();
         assert_eq!(changed, vec![two.clone(), live.clone(), one.clone()]);
         assert_eq!(k.count("SELECT count(*) FROM events"), before + 3);
+        let payload: String = k
+            .core
+            .store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT payload FROM events WHERE type = 'message.offer_succeeded'
+                     ORDER BY sequence DESC LIMIT 1",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(
+            payload,
+            json!({
+                "messageId": one.as_str(),
+                "recipientParticipantId": "bob",
+                "targetSessionId": b.session.as_str(),
+                "targetGeneration": b.generation.as_str(),
+                "transport": NEXT_TURN,
+                "adapterId": "test",
+                "clientVersion": null,
+                "repeat": false,
+            })
+            .to_string(),
+            "the payload's text as the event always had it"
+        );
         let events = offer_events(&mut k);
         assert_eq!(
             events[1..],

@@ -133,16 +133,17 @@ pub fn append(
 /// At most this many events are inserted by one statement of [`append_all`].
 const APPEND_CHUNK: usize = 100;
 
-/// Appends one event per payload, all of one type, actor and time, in the order given (so
-/// their sequences follow it): one `INSERT` of many rows, since `AUTOINCREMENT` reads and
-/// writes `sqlite_sequence` once per statement, not once per row.
+/// Appends one event per payload (each a JSON object's text), all of one type, actor and
+/// time, in the order given (so their sequences follow it): one `INSERT` of many rows,
+/// since `AUTOINCREMENT` reads and writes `sqlite_sequence` once per statement, not once
+/// per row.
 pub fn append_all(
     conn: &Connection,
     ids: &dyn IdSource,
     now_ms: i64,
     actor: Option<&SessionId>,
     event_type: EventType,
-    payloads: &[Value],
+    payloads: &[String],
 ) -> Result<()> {
     for chunk in payloads.chunks(APPEND_CHUNK) {
         let rows = (0..chunk.len())
@@ -155,12 +156,9 @@ pub fn append_all(
         );
         let actor = actor.map(|s| s.as_str());
         let event_type = event_type.as_str();
-        let fields: Vec<(String, String)> = chunk
-            .iter()
-            .map(|p| (ids.next(IdKind::Event), p.to_string()))
-            .collect();
+        let event_ids: Vec<String> = chunk.iter().map(|_| ids.next(IdKind::Event)).collect();
         let mut values: Vec<&dyn ToSql> = vec![&actor, &event_type, &now_ms];
-        for (id, payload) in &fields {
+        for (id, payload) in event_ids.iter().zip(chunk) {
             values.push(id);
             values.push(payload);
         }

@@ -94,6 +94,20 @@ pub(crate) fn load(
 /// At most this many receipts are offered by one statement (the ids are bound one by one).
 const OFFER_CHUNK: usize = 100;
 
+/// The state is compared as an expression (`state || ''`) so that no index serves it:
+/// SQLite, without statistics, would otherwise walk `receipts_by_recipient` over every
+/// queued receipt of the recipient (10,000 of them) instead of looking up each id in the
+/// unique (message, recipient) index.
+fn offer_queued_sql(list: &str) -> String {
+    format!(
+        "UPDATE receipts SET state = 'offered', updated_at = ?1, offer_transport = ?2,
+            offer_at = ?1
+         WHERE recipient_participant_id = ?3 AND state || '' = 'queued'
+           AND message_id IN ({list})
+         RETURNING message_id"
+    )
+}
+
 /// Offers, in one statement per [`OFFER_CHUNK`] ids, each of `recipient`'s receipts among
 /// `messages` that is still queued; returns the ids it changed. A receipt already past
 /// `queued`, or none at all, is left to the caller, which reads it.
@@ -110,13 +124,7 @@ pub(crate) fn offer_queued(
             .map(|n| format!("?{n}"))
             .collect::<Vec<_>>()
             .join(", ");
-        let sql = format!(
-            "UPDATE receipts SET state = 'offered', updated_at = ?1, offer_transport = ?2,
-                offer_at = ?1
-             WHERE recipient_participant_id = ?3 AND state = 'queued'
-               AND message_id IN ({list})
-             RETURNING message_id"
-        );
+        let sql = offer_queued_sql(&list);
         let recipient = recipient.as_str();
         let ids: Vec<&str> = chunk.iter().map(|id| id.as_str()).collect();
         let mut values: Vec<&dyn ToSql> = vec![&now, &transport, &recipient];
@@ -236,5 +244,26 @@ mod tests {
         assert_eq!(e.code, ErrorCode::ReceiptBackward);
         assert_eq!(e.exit_code(), 5);
         assert!(check_transition(&m, Offered, Queued).is_err());
+    }
+
+    #[test]
+    fn a_turns_offers_look_up_each_receipt_instead_of_walking_the_queue() {
+        let mut k = crate::core::testkit::kit();
+        let plan: Vec<String> = k
+            .core
+            .store
+            .read(|c| {
+                let sql = format!("EXPLAIN QUERY PLAN {}", offer_queued_sql("?4, ?5"));
+                let mut stmt = c.prepare(&sql)?;
+                Ok(stmt
+                    .query_map(params![0, "t", "p", "m1", "m2"], |r| r.get(3))?
+                    .collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|d| d.contains("(message_id=? AND recipient_participant_id=?)")),
+            "{plan:?}"
+        );
     }
 }
