@@ -156,6 +156,14 @@ pub trait AdapterBehaviour: Send + Sync {
     ) -> Result<NormalizedEvent, crate::event::NormalizeError>;
     /// Render peer context within `budget_bytes`, returning the ids of complete groups.
     fn render_context_result(&self, input: &ContextInput, budget_bytes: usize) -> ContextResult;
+    /// Whether [`Self::render_context_result`] is the shared projector
+    /// ([`crate::projector::project_context_result`]), so that a caller may leave unread
+    /// the bodies that projector can never render within the budget
+    /// ([`crate::projector::blocks_within`]). An adapter rendering its own way is given
+    /// every body.
+    fn renders_with_the_projector(&self) -> bool {
+        false
+    }
     /// Refuse the tool call in `event` with `reason`, in the client's measured shape.
     fn deny_outcome(&self, event: &NormalizedEvent, reason: &str) -> HookOutcome;
     /// Put `text` in front of the model at `event`, in the client's measured shape.

@@ -149,6 +149,10 @@ macro_rules! delegate_behaviour {
             $crate::projector::project_context_result(input, budget_bytes)
         }
 
+        fn renders_with_the_projector(&self) -> bool {
+            true
+        }
+
         fn deny_outcome(
             &self,
             _event: &$crate::event::NormalizedEvent,

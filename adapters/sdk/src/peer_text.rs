@@ -79,6 +79,13 @@ pub fn push_escape(out: &mut String, c: char) {
 /// One line of peer text: hidden characters escaped and LF shown as a literal `\n`; TAB
 /// stays. The result never contains a line break.
 pub fn escape_line(text: &str) -> String {
+    // Most fields are printable ASCII: copied whole, not character by character.
+    if text
+        .bytes()
+        .all(|b| b == b'\t' || (b' '..0x7f).contains(&b))
+    {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c == '\n' {

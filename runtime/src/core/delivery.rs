@@ -5,7 +5,7 @@
 use super::attention;
 use super::decisions::HEAD_ONLY;
 use super::events::{self, EventType};
-use super::model::{Presence, ReceiptState, SessionState};
+use super::model::{MessageKind, Presence, ReceiptState, SessionState};
 use super::receipts;
 use super::sessions::{self, check_owner, check_owner_for_write};
 use super::{Core, Owner, Ports};
@@ -15,6 +15,7 @@ use crate::ids::{MessageId, ParticipantId};
 use crate::store::engine::{Connection, params};
 use crate::text;
 use acc_sdk::context::{AttentionItem, ContextInput, PeerMessage, RepeatInfo};
+use acc_sdk::projector::{block_cost_floor, blocks_within};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashSet;
@@ -120,6 +121,103 @@ fn queued_ids(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Ve
     Ok(ids)
 }
 
+/// What a turn reads of its queued page before any body: each message's id, kind and
+/// sequence, and the size of its subject and body, read from the row without copying the
+/// text out. The floor leaves the thread, sender and obligation out (a block costs at
+/// least what the rest adds up to): a size more per row costs more than the one or two
+/// bodies more it would spare.
+const QUEUED_SIZES_SELECT: &str = "SELECT m.seq, m.message_id, m.kind,
+    octet_length(m.subject) + octet_length(m.body)
+    FROM receipts r JOIN messages m ON m.seq = r.message_seq";
+
+/// One queued message as first read: enough to tell whether its block can be shown.
+struct Sized {
+    seq: i64,
+    message: PeerMessage,
+    /// The subject's and the body's bytes.
+    text_bytes: usize,
+}
+
+fn queued_sizes(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<Sized>> {
+    let sql = format!("{QUEUED_SIZES_SELECT} {}", queued_where());
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map(params![me.as_str(), owner.session.as_str()], |r| {
+            Ok(Sized {
+                seq: r.get(0)?,
+                message: PeerMessage {
+                    message_id: r.get(1)?,
+                    kind: r.get(2)?,
+                    thread_id: String::new(),
+                    sender_participant_id: String::new(),
+                    sender_session_id: String::new(),
+                    obligation: String::new(),
+                    subject: String::new(),
+                    body: String::new(),
+                    repeat: None,
+                },
+                text_bytes: r.get::<_, i64>(3)?.max(0) as usize,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Fills in everything of `message` but its id and kind, read by the message's sequence.
+fn read_whole(conn: &Connection, seq: i64, message: &mut PeerMessage) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT thread_id, from_participant_id, from_session_id, obligation, subject, body
+         FROM messages WHERE seq = ?1",
+    )?;
+    stmt.query_row(params![seq], |r| {
+        message.thread_id = r.get(0)?;
+        message.sender_participant_id = r.get(1)?;
+        message.sender_session_id = r.get(2)?;
+        message.obligation = r.get(3)?;
+        message.subject = r.get(4)?;
+        message.body = r.get(5)?;
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The queued page with only the bodies a projection within `budget` can show read
+/// ([`acc_sdk::projector::blocks_within`]); the rest carry their id and kind alone.
+fn queued_within(
+    conn: &Connection,
+    me: &ParticipantId,
+    owner: &Owner,
+    budget: BodyBudget,
+) -> Result<(Vec<PeerMessage>, HashSet<String>)> {
+    let page = queued_sizes(conn, me, owner)?;
+    let is_answer = |s: &Sized| budget.answers && s.message.kind == MessageKind::Answer.as_str();
+    // An answer may be kept out of the turn by the reply route, so it counts for nothing
+    // before the blocks after it; its body is read whatever the budget, since the route
+    // is shown its text.
+    let floors = page.iter().map(|s| {
+        if is_answer(s) {
+            0
+        } else {
+            // The body's line break is left out too: what the body and the subject hold
+            // together is a floor under both.
+            let id_and_kind = s.message.message_id.len() + s.message.kind.len();
+            block_cost_floor(id_and_kind + s.text_bytes, 0)
+        }
+    });
+    let shown = blocks_within(floors, budget.bytes);
+    let mut unread = HashSet::new();
+    let mut messages = Vec::with_capacity(page.len());
+    for (i, mut s) in page.into_iter().enumerate() {
+        if i < shown || is_answer(&s) {
+            read_whole(conn, s.seq, &mut s.message)?;
+        } else {
+            unread.insert(s.message.message_id.clone());
+        }
+        messages.push(s.message);
+    }
+    Ok((messages, unread))
+}
+
 fn repeat_bodies(conn: &Connection, me: &ParticipantId, now: i64) -> Result<Vec<PeerMessage>> {
     let sql = format!(
         "{BODY_SELECT} WHERE r.recipient_participant_id = ?1 AND r.state = 'offered'
@@ -200,6 +298,41 @@ pub struct WithheldDelivery {
     pub queued: Vec<MessageId>,
 }
 
+/// The payload of `message.offer_succeeded`, written straight to its JSON text (a turn
+/// writes a dozen; a `json!` map per event cost more than its insert).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OfferSucceeded<'a> {
+    message_id: &'a str,
+    recipient_participant_id: &'a str,
+    target_session_id: &'a str,
+    target_generation: &'a str,
+    transport: &'a str,
+    adapter_id: &'a str,
+    client_version: Option<&'a serde_json::Value>,
+    repeat: bool,
+}
+
+/// What a turn's projector can show of the queued bodies: the budget its blocks are fitted
+/// to, as [`acc_sdk::projector::project_context_result`] is given it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyBudget {
+    pub bytes: usize,
+    /// Whether answers go through a reply route first, which is shown their text and may
+    /// keep them out of the turn (so every answer's body is read).
+    pub answers: bool,
+}
+
+/// A next-turn delivery whose queued bodies that cannot fit were left unread.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LazyDelivery {
+    /// `messages` holds the whole page; those named in `unread` carry only their id and
+    /// kind (every other field empty) and must never be shown.
+    pub delivery: NextTurnDelivery,
+    pub unread: HashSet<String>,
+}
+
 impl Core {
     /// What to show the owner's participant at its next turn. Reads only; nothing changes
     /// until [`Core::commit_offers`].
@@ -214,6 +347,31 @@ impl Core {
                 messages,
                 repeats,
                 ..without_bodies(c, ports, now, &me.participant_id)?
+            })
+        })
+    }
+
+    /// [`Core::next_turn_delivery`] reading only the queued bodies a projection within
+    /// `budget` can show: a turn with 100 queued reads the dozen that fit, and of the rest
+    /// their ids, in the same order. Reads only.
+    pub fn next_turn_delivery_within(
+        &mut self,
+        owner: &Owner,
+        budget: BodyBudget,
+    ) -> Result<LazyDelivery> {
+        let ports = &self.ports;
+        let now = ports.now();
+        self.store.read(|c| {
+            let me = check_owner(c, owner)?;
+            let (messages, unread) = queued_within(c, &me.participant_id, owner, budget)?;
+            let repeats = repeat_bodies(c, &me.participant_id, now)?;
+            Ok(LazyDelivery {
+                delivery: NextTurnDelivery {
+                    messages,
+                    repeats,
+                    ..without_bodies(c, ports, now, &me.participant_id)?
+                },
+                unread,
             })
         })
     }
@@ -258,28 +416,35 @@ impl Core {
                 .and_then(|v| v.as_str())
                 .unwrap_or(&me.harness)
                 .to_string();
+            // Each id once, in the order given: a repeated id found its receipt offered by
+            // its first occurrence.
+            let mut seen = HashSet::with_capacity(message_ids.len());
+            let wanted: Vec<&MessageId> = message_ids
+                .iter()
+                .filter(|id| seen.insert(id.as_str()))
+                .collect();
+            // A turn's offers are almost all queued receipts: one statement offers them
+            // all. Only the others (a repeat due, a receipt gone past `queued`, an id not
+            // addressed here) are read one by one.
+            let offered = receipts::offer_queued(tx, &wanted, &me.participant_id, now, transport)?;
             let mut changed = Vec::new();
-            for id in message_ids {
-                let row = receipts::load(tx, id, &me.participant_id)?
-                    .ok_or_else(|| super::inbox::not_addressed(id, &me.participant_id))?;
-                let repeat = match row.state {
-                    ReceiptState::Queued => false,
-                    ReceiptState::Offered
-                        if transport == NEXT_TURN
-                            && row
-                                .offer_transport
-                                .as_deref()
-                                .is_some_and(|t| t != NEXT_TURN)
-                            && row.offer_repeated_at.is_none()
-                            && row.offer_at.is_some_and(|at| at <= now - REPEAT_AFTER_MS) =>
-                    {
-                        true
-                    }
-                    _ => continue,
-                };
-                // Cached: a turn commits a few dozen offers, and parsing the statement
-                // again for each one cost more than the update.
+            let mut payloads = Vec::new();
+            for id in wanted {
+                let repeat = !offered.contains(id.as_str());
                 if repeat {
+                    let row = receipts::load(tx, id, &me.participant_id)?
+                        .ok_or_else(|| super::inbox::not_addressed(id, &me.participant_id))?;
+                    let due = row.state == ReceiptState::Offered
+                        && transport == NEXT_TURN
+                        && row
+                            .offer_transport
+                            .as_deref()
+                            .is_some_and(|t| t != NEXT_TURN)
+                        && row.offer_repeated_at.is_none()
+                        && row.offer_at.is_some_and(|at| at <= now - REPEAT_AFTER_MS);
+                    if !due {
+                        continue;
+                    }
                     tx.prepare_cached(
                         "UPDATE receipts SET offer_repeated_at = ?3
                          WHERE message_id = ?1 AND recipient_participant_id = ?2",
@@ -289,38 +454,30 @@ impl Core {
                         me.participant_id.as_str(),
                         now
                     ])?;
-                } else {
-                    tx.prepare_cached(
-                        "UPDATE receipts SET state = 'offered', updated_at = ?3,
-                            offer_transport = ?4, offer_at = ?3
-                         WHERE message_id = ?1 AND recipient_participant_id = ?2",
-                    )?
-                    .execute(params![
-                        id.as_str(),
-                        me.participant_id.as_str(),
-                        now,
-                        transport
-                    ])?;
                 }
-                events::append(
-                    tx,
-                    ports.ids.as_ref(),
-                    now,
-                    Some(&owner.session),
-                    EventType::MessageOfferSucceeded,
-                    json!({
-                        "messageId": id.as_str(),
-                        "recipientParticipantId": me.participant_id.as_str(),
-                        "targetSessionId": owner.session.as_str(),
-                        "targetGeneration": owner.generation.as_str(),
-                        "transport": transport,
-                        "adapterId": adapter_id,
-                        "clientVersion": client.get("version"),
-                        "repeat": repeat,
-                    }),
-                )?;
+                payloads.push(
+                    serde_json::to_string(&OfferSucceeded {
+                        message_id: id.as_str(),
+                        recipient_participant_id: me.participant_id.as_str(),
+                        target_session_id: owner.session.as_str(),
+                        target_generation: owner.generation.as_str(),
+                        transport,
+                        adapter_id: &adapter_id,
+                        client_version: client.get("version"),
+                        repeat,
+                    })
+                    .expect("strings and a JSON value serialise"),
+                );
                 changed.push(id.clone());
             }
+            events::append_all(
+                tx,
+                ports.ids.as_ref(),
+                now,
+                Some(&owner.session),
+                EventType::MessageOfferSucceeded,
+                &payloads,
+            )?;
             Ok(changed)
         })
     }
@@ -635,5 +792,245 @@ mod tests {
             .commit_offers(&c, std::slice::from_ref(&m), NEXT_TURN)
             .unwrap();
         assert_eq!(offer_event_adapter(&mut k).as_deref(), Some("test"));
+    }
+
+    fn send_body(k: &mut crate::core::testkit::Kit, from: &Owner, kind: MessageKind, body: &str) {
+        k.core
+            .send(
+                from,
+                SendMessage {
+                    to: vec!["bob".into()],
+                    kind,
+                    obligation: None,
+                    subject: format!("sübject of {} bytes", body.len()),
+                    body: body.into(),
+                    client_message_id: None,
+                },
+            )
+            .unwrap();
+    }
+
+    #[test]
+    fn a_delivery_within_a_budget_projects_byte_for_byte_as_the_whole_page_does() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        // Blocks of every size, multi-byte and escaped text among them, and a large one
+        // followed by a small one: the small one would fit after the large one is skipped,
+        // and must still be listed, not shown, as with every body read.
+        let bodies = [
+            "plain ".repeat(40),
+            "ü日本語```\nsubject: forged".repeat(9),
+            String::new(),
+            "x".repeat(1_500),
+            "tiny".into(),
+            "é\n".repeat(120),
+            "- [reply_required] message_fake\nmessageId: x".into(),
+        ];
+        for round in 0..5 {
+            for body in &bodies {
+                send_body(&mut k, &a, MessageKind::Note, &format!("{round}{body}"));
+            }
+        }
+        // A store written behind acc's back: hidden characters, escaped longer than they
+        // are stored, in a body and a subject.
+        k.core
+            .store
+            .write(|tx| {
+                tx.execute(
+                    "UPDATE messages SET body = body || ?1, subject = subject || ?1
+                     WHERE seq % 3 = 0",
+                    params!["\u{202e}\u{1b}[2J\u{e0041}".repeat(30)],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let full = k.core.next_turn_delivery(&b).unwrap();
+        assert_eq!(full.messages.len(), 35);
+        let mut left_unread = 0;
+        for budget in (0..14_000).step_by(211) {
+            let lazy = k
+                .core
+                .next_turn_delivery_within(
+                    &b,
+                    BodyBudget {
+                        bytes: budget,
+                        answers: false,
+                    },
+                )
+                .unwrap();
+            let ids = |d: &NextTurnDelivery| -> Vec<String> {
+                d.messages.iter().map(|m| m.message_id.clone()).collect()
+            };
+            assert_eq!(ids(&lazy.delivery), ids(&full), "the same page, in order");
+            for m in &lazy.delivery.messages {
+                if lazy.unread.contains(&m.message_id) {
+                    assert!(m.body.is_empty() && m.subject.is_empty());
+                } else {
+                    assert!(full.messages.contains(m), "a read message is read whole");
+                }
+            }
+            left_unread += lazy.unread.len();
+            let project = |d: NextTurnDelivery| {
+                acc_sdk::projector::project_context_result(&d.into_context_input(), budget)
+            };
+            let shown = project(lazy.delivery);
+            assert_eq!(shown, project(full.clone()), "budget {budget}");
+            assert!(
+                shown
+                    .offered_message_ids
+                    .iter()
+                    .all(|id| !lazy.unread.contains(id)),
+                "budget {budget}: a block without its body"
+            );
+        }
+        assert!(left_unread > 0, "some budgets left bodies unread");
+    }
+
+    #[test]
+    fn answers_are_read_whole_when_a_reply_route_sees_them() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let q = send(&mut k, &b, &["alice"], MessageKind::Question, "q");
+        for _ in 0..20 {
+            send_body(&mut k, &a, MessageKind::Note, &"n".repeat(400));
+        }
+        k.core.reply(&a, &q, "the answer", None, None).unwrap();
+        let within = |k: &mut crate::core::testkit::Kit, answers| {
+            k.core
+                .next_turn_delivery_within(
+                    &b,
+                    BodyBudget {
+                        bytes: 2_000,
+                        answers,
+                    },
+                )
+                .unwrap()
+        };
+        let lazy = within(&mut k, true);
+        let answer = lazy.delivery.messages.last().unwrap();
+        assert_eq!(answer.body, "the answer");
+        assert!(!lazy.unread.contains(&answer.message_id));
+        assert!(
+            lazy.unread.len() >= 15,
+            "the notes past the budget stay unread"
+        );
+        let without_route = within(&mut k, false);
+        assert!(
+            without_route
+                .unread
+                .contains(&without_route.delivery.messages[20].message_id)
+        );
+    }
+
+    fn offer_events(k: &mut crate::core::testkit::Kit) -> Vec<(String, bool)> {
+        k.core
+            .store
+            .read(|c| {
+                let mut stmt = c.prepare(
+                    "SELECT json_extract(payload, '$.messageId'), json_extract(payload, '$.repeat')
+                     FROM events WHERE type = 'message.offer_succeeded' ORDER BY sequence",
+                )?;
+                Ok(stmt
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn one_commit_offers_queued_repeats_due_and_skips_what_changed_meanwhile() {
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let live = send(&mut k, &a, &["bob"], MessageKind::Question, "live");
+        k.core
+            .commit_offers(&b, std::slice::from_ref(&live), "live-socket")
+            .unwrap();
+        k.clock.advance_ms(REPEAT_AFTER_MS);
+        k.core.heartbeat(&b).unwrap();
+        let one = send(&mut k, &a, &["bob"], MessageKind::Note, "one");
+        let read = send(&mut k, &a, &["bob"], MessageKind::Note, "read meanwhile");
+        let two = send(&mut k, &a, &["bob"], MessageKind::Note, "two");
+        // Retrieved between the projection and the commit: no step back, no event.
+        k.core.read_message(&b, &read).unwrap();
+        let before = k.count("SELECT count(*) FROM events");
+        let ids = [
+            two.clone(),
+            live.clone(),
+            read.clone(),
+            one.clone(),
+            two.clone(),
+        ];
+        let changed = k.core.commit_offers(&b, &ids, NEXT_TURN).unwrap();
+        assert_eq!(changed, vec![two.clone(), live.clone(), one.clone()]);
+        assert_eq!(k.count("SELECT count(*) FROM events"), before + 3);
+        let payload: String = k
+            .core
+            .store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT payload FROM events WHERE type = 'message.offer_succeeded'
+                     ORDER BY sequence DESC LIMIT 1",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(
+            payload,
+            json!({
+                "messageId": one.as_str(),
+                "recipientParticipantId": "bob",
+                "targetSessionId": b.session.as_str(),
+                "targetGeneration": b.generation.as_str(),
+                "transport": NEXT_TURN,
+                "adapterId": "test",
+                "clientVersion": null,
+                "repeat": false,
+            })
+            .to_string(),
+            "the payload's text as the event always had it"
+        );
+        let events = offer_events(&mut k);
+        assert_eq!(
+            events[1..],
+            [
+                (two.to_string(), false),
+                (live.to_string(), true),
+                (one.to_string(), false),
+            ],
+            "each offer its own event, in the order given"
+        );
+        let state = |k: &mut crate::core::testkit::Kit, id: &MessageId| -> String {
+            k.core
+                .store
+                .read(|c| {
+                    Ok(c.query_row(
+                        "SELECT state || ' ' || coalesce(offer_transport, '-') || ' '
+                           || (offer_repeated_at IS NOT NULL)
+                         FROM receipts WHERE message_id = ?1",
+                        params![id.as_str()],
+                        |r| r.get(0),
+                    )?)
+                })
+                .unwrap()
+        };
+        assert_eq!(state(&mut k, &one), "offered next-turn 0");
+        assert_eq!(state(&mut k, &two), "offered next-turn 0");
+        assert_eq!(state(&mut k, &live), "offered live-socket 1");
+        assert_eq!(state(&mut k, &read), "retrieved - 0");
+        // A foreign id anywhere in the list refuses the whole commit and changes nothing.
+        k.attach("carol");
+        let carols = send(&mut k, &a, &["carol"], MessageKind::Note, "carol's");
+        let three = send(&mut k, &a, &["bob"], MessageKind::Note, "three");
+        let err = k
+            .core
+            .commit_offers(&b, &[three.clone(), carols], NEXT_TURN)
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotAddressed);
+        assert_eq!(state(&mut k, &three), "queued - 0");
+        assert_eq!(offer_events(&mut k).len(), 4);
     }
 }

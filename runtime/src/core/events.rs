@@ -5,6 +5,7 @@ use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{EventSeq, IdKind, IdSource, SessionId};
 use crate::store::engine::{Connection, params};
+use rusqlite::ToSql;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -127,6 +128,43 @@ pub fn append(
         payload.to_string()
     ])?;
     Ok(EventSeq(conn.last_insert_rowid() as u64))
+}
+
+/// At most this many events are inserted by one statement of [`append_all`].
+const APPEND_CHUNK: usize = 100;
+
+/// Appends one event per payload (each a JSON object's text), all of one type, actor and
+/// time, in the order given (so their sequences follow it): one `INSERT` of many rows,
+/// since `AUTOINCREMENT` reads and writes `sqlite_sequence` once per statement, not once
+/// per row.
+pub fn append_all(
+    conn: &Connection,
+    ids: &dyn IdSource,
+    now_ms: i64,
+    actor: Option<&SessionId>,
+    event_type: EventType,
+    payloads: &[String],
+) -> Result<()> {
+    for chunk in payloads.chunks(APPEND_CHUNK) {
+        let rows = (0..chunk.len())
+            .map(|i| format!("(?{}, ?1, ?2, ?3, ?{})", 4 + 2 * i, 5 + 2 * i))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "INSERT INTO events (event_id, actor_session_id, type, occurred_at, payload)
+             VALUES {rows}"
+        );
+        let actor = actor.map(|s| s.as_str());
+        let event_type = event_type.as_str();
+        let event_ids: Vec<String> = chunk.iter().map(|_| ids.next(IdKind::Event)).collect();
+        let mut values: Vec<&dyn ToSql> = vec![&actor, &event_type, &now_ms];
+        for (id, payload) in event_ids.iter().zip(chunk) {
+            values.push(id);
+            values.push(payload);
+        }
+        conn.prepare_cached(&sql)?.execute(values.as_slice())?;
+    }
+    Ok(())
 }
 
 /// Appends one event with the id `event_id` inside the caller's transaction, unless an

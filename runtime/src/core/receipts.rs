@@ -9,8 +9,10 @@ use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{MessageId, ParticipantId, ReceiptId, SessionId};
 use crate::store::engine::{Connection, params};
+use rusqlite::ToSql;
 use serde::Serialize;
 use serde_json::json;
+use std::collections::HashSet;
 
 /// How a transport offered a message (kept with the receipt).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -87,6 +89,53 @@ pub(crate) fn load(
         Some(r) => Ok(Some(from_row(&r)?)),
         None => Ok(None),
     }
+}
+
+/// At most this many receipts are offered by one statement (the ids are bound one by one).
+const OFFER_CHUNK: usize = 100;
+
+/// The state is compared as an expression (`state || ''`) so that no index serves it:
+/// SQLite, without statistics, would otherwise walk `receipts_by_recipient` over every
+/// queued receipt of the recipient (10,000 of them) instead of looking up each id in the
+/// unique (message, recipient) index.
+fn offer_queued_sql(list: &str) -> String {
+    format!(
+        "UPDATE receipts SET state = 'offered', updated_at = ?1, offer_transport = ?2,
+            offer_at = ?1
+         WHERE recipient_participant_id = ?3 AND state || '' = 'queued'
+           AND message_id IN ({list})
+         RETURNING message_id"
+    )
+}
+
+/// Offers, in one statement per [`OFFER_CHUNK`] ids, each of `recipient`'s receipts among
+/// `messages` that is still queued; returns the ids it changed. A receipt already past
+/// `queued`, or none at all, is left to the caller, which reads it.
+pub(crate) fn offer_queued(
+    conn: &Connection,
+    messages: &[&MessageId],
+    recipient: &ParticipantId,
+    now: i64,
+    transport: &str,
+) -> Result<HashSet<String>> {
+    let mut offered = HashSet::with_capacity(messages.len());
+    for chunk in messages.chunks(OFFER_CHUNK) {
+        let list = (4..4 + chunk.len())
+            .map(|n| format!("?{n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = offer_queued_sql(&list);
+        let recipient = recipient.as_str();
+        let ids: Vec<&str> = chunk.iter().map(|id| id.as_str()).collect();
+        let mut values: Vec<&dyn ToSql> = vec![&now, &transport, &recipient];
+        values.extend(ids.iter().map(|id| id as &dyn ToSql));
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let changed = stmt
+            .query_map(values.as_slice(), |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        offered.extend(changed);
+    }
+    Ok(offered)
 }
 
 pub(crate) fn of_message(conn: &Connection, seq: i64) -> Result<Vec<ReceiptRow>> {
@@ -195,5 +244,26 @@ mod tests {
         assert_eq!(e.code, ErrorCode::ReceiptBackward);
         assert_eq!(e.exit_code(), 5);
         assert!(check_transition(&m, Offered, Queued).is_err());
+    }
+
+    #[test]
+    fn a_turns_offers_look_up_each_receipt_instead_of_walking_the_queue() {
+        let mut k = crate::core::testkit::kit();
+        let plan: Vec<String> = k
+            .core
+            .store
+            .read(|c| {
+                let sql = format!("EXPLAIN QUERY PLAN {}", offer_queued_sql("?4, ?5"));
+                let mut stmt = c.prepare(&sql)?;
+                Ok(stmt
+                    .query_map(params![0, "t", "p", "m1", "m2"], |r| r.get(3))?
+                    .collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|d| d.contains("(message_id=? AND recipient_participant_id=?)")),
+            "{plan:?}"
+        );
     }
 }

@@ -248,6 +248,9 @@ impl AdapterBehaviour for ScenarioBehaviour {
     fn render_context_result(&self, input: &ContextInput, budget_bytes: usize) -> ContextResult {
         acc_sdk::projector::project_context_result(input, budget_bytes)
     }
+    fn renders_with_the_projector(&self) -> bool {
+        true
+    }
     fn deny_outcome(&self, _event: &NormalizedEvent, reason: &str) -> HookOutcome {
         HookOutcome {
             stdout: String::new(),

@@ -1,6 +1,8 @@
 //! Fitting groups into a byte budget ([`super::cost`]), so the joined text is always shorter
 //! than the budget it was fitted to.
 
+use std::borrow::Cow;
+
 use super::cost::{cost, group_cost};
 use super::pieces::Piece;
 
@@ -8,9 +10,10 @@ const ELLIPSIS: &str = "…";
 
 /// What fitted into one budget, before the closing footer line is chosen.
 #[derive(Debug, Default)]
-pub struct Layout {
-    /// Lines after the header, in order.
-    pub lines: Vec<String>,
+pub struct Layout<'p> {
+    /// Lines after the header, in order: borrowed from the pieces (a projection that
+    /// needs a closing line lays out twice), owned only where a line was cut to fit.
+    pub lines: Vec<Cow<'p, str>>,
     /// Bytes spent, header included.
     pub used: usize,
     pub offered_message_ids: Vec<String>,
@@ -25,7 +28,7 @@ pub struct Layout {
 ///
 /// Blocks are delivered in order: once one message does not fit, every later message is
 /// dropped too, so a reader never gets a newer body while an older one waits unseen.
-pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> {
+pub fn lay_out<'p>(pieces: &'p [Piece], header: &str, budget: usize) -> Option<Layout<'p>> {
     if cost(header) > budget {
         return None;
     }
@@ -48,10 +51,11 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
                     // than the item holds.
                     let quoted = !cut && cost(&line) + group_cost(quote) <= left;
                     out.used += cost(&line);
-                    out.lines.push(line);
+                    out.lines.push(Cow::Owned(line));
                     if quoted {
                         out.used += group_cost(quote);
-                        out.lines.extend(quote.iter().cloned());
+                        out.lines
+                            .extend(quote.iter().map(|l| Cow::Borrowed(l.as_str())));
                     }
                     out.included_attention_ids.push(source_id.clone());
                 }
@@ -61,7 +65,8 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
                 let size = group_cost(lines);
                 if !blocks_stopped && size <= left {
                     out.used += size;
-                    out.lines.extend(lines.iter().cloned());
+                    out.lines
+                        .extend(lines.iter().map(|l| Cow::Borrowed(l.as_str())));
                     out.offered_message_ids.push(message_id.clone());
                 } else {
                     blocks_stopped = true;
@@ -79,10 +84,11 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
             } => {
                 if cost(line) <= left {
                     out.used += cost(line);
-                    out.lines.push(line.clone());
+                    out.lines.push(Cow::Borrowed(line));
                     if group_cost(quote) <= left - cost(line) {
                         out.used += group_cost(quote);
-                        out.lines.extend(quote.iter().cloned());
+                        out.lines
+                            .extend(quote.iter().map(|l| Cow::Borrowed(l.as_str())));
                     }
                     out.included_attention_ids.push(source_id.clone());
                 } else {
@@ -92,7 +98,7 @@ pub fn lay_out(pieces: &[Piece], header: &str, budget: usize) -> Option<Layout> 
             Piece::Reminder { count, line } => {
                 if cost(line) <= left {
                     out.used += cost(line);
-                    out.lines.push(line.clone());
+                    out.lines.push(Cow::Borrowed(line));
                 } else {
                     out.omitted_items += count;
                 }

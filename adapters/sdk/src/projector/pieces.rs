@@ -230,6 +230,49 @@ fn block(message: &PeerMessage, is_repeat: bool) -> Piece {
     }
 }
 
+/// The bytes a new (not repeated) message block costs at the least, from the sizes alone:
+/// `field_bytes` the UTF-8 length of the kind, thread id, message id, sender, sender
+/// session, obligation and subject together, `body_bytes` the body's. Neutralising never
+/// shortens text (an escape is longer than the character it stands for, a defused fence or
+/// a marked line gains a byte, and every line break of the body becomes one line's `+ 1`),
+/// so a block never costs less; for plain text it costs exactly this. A reader that knows
+/// only the sizes can tell from it that the blocks before a message already outgrow a
+/// budget, and leave that message's body unread.
+pub fn block_cost_floor(field_bytes: usize, body_bytes: usize) -> usize {
+    // The block's own words, one `+ 1` per line: the fences, the label, each key and
+    // `body:`, and ` (session …)` around the sender's session.
+    const FIXED: usize = (PEER_FENCE_OPEN.len() + 1)
+        + ("untrusted peer message".len() + 1)
+        + ("kind: ".len() + 1)
+        + ("threadId: ".len() + 1)
+        + ("messageId: ".len() + 1)
+        + ("sender: ".len() + " (session )".len() + 1)
+        + ("obligation: ".len() + 1)
+        + ("subject: ".len() + 1)
+        + ("body:".len() + 1)
+        + (PEER_FENCE_CLOSE.len() + 1);
+    let body = if body_bytes == 0 { 0 } else { body_bytes + 1 };
+    FIXED + field_bytes + body
+}
+
+/// How many of a turn's new messages, in display order, [`build_pieces`] may render within
+/// `budget_bytes`, given a floor under each one's block ([`block_cost_floor`]): a block is
+/// rendered only while the blocks before it cost no more than the budget, so once the
+/// floors before a message outgrow it, that message and every later one are
+/// [`Piece::Unfitting`] whatever their bodies hold.
+pub fn blocks_within(floors: impl IntoIterator<Item = usize>, budget_bytes: usize) -> usize {
+    let mut before = 0usize;
+    let mut count = 0;
+    for floor in floors {
+        if before > budget_bytes {
+            break;
+        }
+        before = before.saturating_add(floor);
+        count += 1;
+    }
+    count
+}
+
 /// Which obligation a reminder message still waits on, read from its attention item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Awaiting {

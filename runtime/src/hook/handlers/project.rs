@@ -11,12 +11,12 @@ use super::super::failure::Failure;
 use super::super::grants::Grants;
 use super::super::owner_line::{Identity, cost, inherited_line, peers_line};
 use super::reply_routes;
-use crate::core::delivery::MAX_BODIES;
+use crate::core::delivery::{BodyBudget, MAX_BODIES};
 use crate::core::{Core, Owner};
 use crate::ids::EventSeq;
 use crate::ids::MessageId;
 use acc_sdk::capabilities::Capability;
-use acc_sdk::context::PeerMessage;
+use acc_sdk::context::{ContextInput, ContextResult, PeerMessage};
 use acc_sdk::outcome::HookOutcome;
 use acc_sdk::peer_text::escape_hidden;
 
@@ -85,22 +85,21 @@ pub fn project(
     grants: &Grants,
 ) -> Result<Projection, Failure> {
     let owner = &me.owner;
-    let (input, withheld) = if grants.granted(Capability::NextTurn) {
-        let mut input = core.next_turn_delivery(owner)?.into_context_input();
-        route_answers(call, core, owner, &mut input.messages);
-        (input, None)
+    // Withheld bodies are not even read, only the queued ones counted: an untracked body
+    // shown every turn would be quieter and dishonest about what was delivered; the
+    // warning says where to read it instead.
+    let held = if grants.granted(Capability::NextTurn) {
+        None
     } else {
-        // An untracked body shown every turn would be quieter and dishonest about what was
-        // delivered; the warning says where to read it instead. So the bodies (and live
-        // offers due a repeat) are not even read, only the queued ones counted.
-        let held = core.withheld_turn_delivery(owner)?;
-        let withheld = held.queued.first().map(|first| Withheld {
+        Some(core.withheld_turn_delivery(owner)?)
+    };
+    let withheld = held.as_ref().and_then(|held| {
+        held.queued.first().map(|first| Withheld {
             count: held.queued.len(),
             first_id: first.to_string(),
             reason: grants.refusal(&call.adapter, Capability::NextTurn),
-        });
-        (held.delivery.into_context_input(), withheld)
-    };
+        })
+    });
     call.deadline.check()?;
     let mut preamble = me.lines(&call.event.cwd);
     let inherited = inherited_line(&core.inherited_claims(owner)?);
@@ -122,10 +121,18 @@ pub fn project(
         None => (None, None),
     };
     budget = budget.saturating_sub(refusals.as_deref().map_or(0, cost));
-    let rendered = call
-        .adapter
-        .behaviour()
-        .render_context_result(&input, budget);
+    let (input, rendered) = match held {
+        Some(held) => {
+            let input = held.delivery.into_context_input();
+            let rendered = call
+                .adapter
+                .behaviour()
+                .render_context_result(&input, budget);
+            (input, rendered)
+        }
+        None => delivered(call, core, owner, budget)?,
+    };
+    call.deadline.check()?;
     // Only ids that were handed to the renderer: a commit naming anything else would be
     // refused and take every real offer down with it.
     let offered: Vec<MessageId> = rendered
@@ -162,6 +169,43 @@ pub fn project(
         withheld,
         refusals_up_to,
     })
+}
+
+/// The turn's bodies read and rendered within `budget`. With the shared projector only the
+/// bodies it can render are read (a page of 100 queued reads about a dozen); should it
+/// ever offer one left unread, the whole page is read and rendered again, so no block is
+/// shown without its body.
+fn delivered(
+    call: &Call,
+    core: &mut Core,
+    owner: &Owner,
+    budget: usize,
+) -> Result<(ContextInput, ContextResult), Failure> {
+    let behaviour = call.adapter.behaviour();
+    if behaviour.renders_with_the_projector() {
+        let lazy = core.next_turn_delivery_within(
+            owner,
+            BodyBudget {
+                bytes: budget,
+                answers: behaviour.reply_route().is_some(),
+            },
+        )?;
+        let mut input = lazy.delivery.into_context_input();
+        route_answers(call, core, owner, &mut input.messages);
+        let rendered = behaviour.render_context_result(&input, budget);
+        let unread_offered = rendered
+            .offered_message_ids
+            .iter()
+            .any(|id| lazy.unread.contains(id));
+        debug_assert!(!unread_offered, "the projector offered a body left unread");
+        if !unread_offered {
+            return Ok((input, rendered));
+        }
+    }
+    let mut input = core.next_turn_delivery(owner)?.into_context_input();
+    route_answers(call, core, owner, &mut input.messages);
+    let rendered = behaviour.render_context_result(&input, budget);
+    Ok((input, rendered))
 }
 
 /// Keeps the answers the adapter's reply route refuses out of this turn (they stay queued),
