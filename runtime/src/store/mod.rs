@@ -17,6 +17,7 @@ mod shared;
 pub mod shared_listener;
 pub mod tamper;
 mod wal_sync;
+pub mod warm;
 
 use crate::error::{AccError, ErrorCode, Result, SQL_ERROR_PREFIX};
 use crate::ids::WorkspaceId;
