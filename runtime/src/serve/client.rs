@@ -357,8 +357,8 @@ pub fn acc(
     if !super::enabled(env.get(super::SERVE_VAR)) {
         return None;
     }
-    let command = argv.get(1)?.to_str()?;
-    if !super::SERVED_ACC_COMMANDS.contains(&command) {
+    let path = crate::cli::command_path(argv);
+    if path.len() != 1 || !super::SERVED_ACC_COMMANDS.contains(&path[0].as_str()) {
         return None;
     }
     let data_home = crate::paths::data_home(env).ok()?;

@@ -76,3 +76,53 @@ pub fn alive(pid: u32) -> bool {
 pub fn wait_gone(pid: u32) {
     wait_for(|| !alive(pid), "the server to exit");
 }
+
+/// An `acc-hook serve` started outside this test's process tree (`setsid -f`: adopted by
+/// init, as a server a client starts is): killed by its pid when dropped.
+pub struct Detached(pub u32);
+
+impl Detached {
+    pub fn start(data_home: &Path, env: &[(&str, &str)]) -> Detached {
+        std::fs::create_dir_all(data_home.join("acc")).unwrap();
+        let status = Command::new("setsid")
+            .env_clear()
+            .envs(env.iter().copied())
+            .arg("-f")
+            .arg(acc_hook())
+            .arg("serve")
+            .arg("--data-home")
+            .arg(data_home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        wait_for(|| lock_pid(data_home).is_some(), "the server's lock");
+        let pid = lock_pid(data_home).unwrap();
+        assert_ne!(
+            parent(pid),
+            Some(std::process::id()),
+            "not this test's child"
+        );
+        Detached(pid)
+    }
+}
+
+impl Drop for Detached {
+    fn drop(&mut self) {
+        // SAFETY: a signal to the pid this test started.
+        unsafe { libc::kill(self.0 as i32, libc::SIGKILL) };
+        wait_gone(self.0);
+    }
+}
+
+pub fn parent(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
