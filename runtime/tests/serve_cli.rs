@@ -9,11 +9,11 @@ use common::{Redactor, Sandbox};
 use serve_support::*;
 
 /// Two participants claim the same file, plain and `--json`; what each printed, redacted.
-fn claims(serve: bool) -> (String, serde_json::Value) {
+fn claims(serve: bool, server_env: &[(&str, &str)]) -> (String, serde_json::Value) {
     let sb = Sandbox::new();
     let alice = sb.attach("alice", &[]);
     let bob = sb.attach("bob", &[]);
-    let server = serve.then(|| Server::start(&sb.data_path(), &[]));
+    let server = serve.then(|| Server::start(&sb.data_path(), server_env));
     let mut r = Redactor::new(&sb);
     let mut t = String::new();
     let mut claim = |owner: &(String, String), resource: &str, json: bool| {
@@ -56,14 +56,34 @@ fn claims(serve: bool) -> (String, serde_json::Value) {
 
 #[test]
 fn a_served_claim_answers_and_writes_as_a_local_one() {
-    let (local, local_claims) = claims(false);
-    let (served, served_claims) = claims(true);
+    let (local, local_claims) = claims(false, &[]);
+    let (served, served_claims) = claims(true, &[]);
     assert_eq!(served, local);
     assert_eq!(served_claims, local_claims);
     assert_eq!(
         local_claims,
         serde_json::json!([["file:src/a.rs", "alice"], ["file:src/b.rs", "alice"]])
     );
+}
+
+/// A server started by hand with another data home, clock and home answers as a local run
+/// with the request's environment: it takes nothing of its own.
+#[test]
+fn a_server_with_another_environment_answers_from_the_request() {
+    let other = tempfile::tempdir().unwrap();
+    let other = other.path().display().to_string();
+    let (local, local_claims) = claims(false, &[]);
+    let (served, served_claims) = claims(
+        true,
+        &[
+            ("ACC_DATA_HOME", other.as_str()),
+            ("HOME", other.as_str()),
+            ("ACC_TEST_CLOCK", "2031-01-01T00:00:00.000Z"),
+        ],
+    );
+    assert_eq!(served, local);
+    assert_eq!(served_claims, local_claims);
+    assert!(std::fs::read_dir(&other).unwrap().next().is_none());
 }
 
 /// This test process is a hooked client: a served `acc` it starts is that client's agent,
