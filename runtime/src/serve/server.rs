@@ -121,17 +121,16 @@ pub fn serve(data_home: &Path) {
     if lifecycle::watchdog(watch, idle).is_err() {
         return;
     }
-    let beat_exe = std::env::current_exe().ok();
     let served = Arc::new(AtomicU64::new(0));
     for conn in listener.incoming() {
         let Ok(conn) = conn else { continue };
         busy.fetch_add(1, Ordering::SeqCst);
-        let (last, done, beat_exe) = (Arc::clone(&last), Arc::clone(&busy), beat_exe.clone());
+        let (last, done) = (Arc::clone(&last), Arc::clone(&busy));
         let served = Arc::clone(&served);
         let spawned = std::thread::Builder::new()
             .name("acc-serve".into())
             .spawn(move || {
-                handle(conn, beat_exe, &served);
+                handle(conn, &served);
                 last.store(started.elapsed().as_millis() as u64, Ordering::SeqCst);
                 done.fetch_sub(1, Ordering::SeqCst);
             });
@@ -144,7 +143,7 @@ pub fn serve(data_home: &Path) {
 }
 
 /// One connection: one request.
-fn handle(mut conn: UnixStream, beat_exe: Option<PathBuf>, served: &AtomicU64) {
+fn handle(mut conn: UnixStream, served: &AtomicU64) {
     let Some((pid, uid)) = peer::credentials(&conn) else {
         return;
     };
@@ -186,13 +185,13 @@ fn handle(mut conn: UnixStream, beat_exe: Option<PathBuf>, served: &AtomicU64) {
         }
     } else {
         served.fetch_add(1, Ordering::SeqCst);
-        run(&request, pid, stdin, beat_exe)
+        run(&request, pid, stdin)
     };
     let _ = protocol::write_answer(&mut conn, &answer);
 }
 
 /// Runs the request as the process that sent it would have.
-pub fn run(request: &Request, pid: u32, stdin: Vec<u8>, beat_exe: Option<PathBuf>) -> Answer {
+pub fn run(request: &Request, pid: u32, stdin: Vec<u8>) -> Answer {
     enter_directory(request);
     let mut answer = Answer::default();
     let argv: Vec<OsString> = request
@@ -213,7 +212,10 @@ pub fn run(request: &Request, pid: u32, stdin: Vec<u8>, beat_exe: Option<PathBuf
                 .budget
                 .saturating_sub(Duration::from_millis(request.elapsed_ms));
             settings.processes = ProcessSource::SystemFrom(pid);
-            settings.beat_exe = beat_exe;
+            // No deferred `acc-hook --beat`: it would run with the server's empty
+            // environment, not the request's; a due heartbeat takes the store path, whose
+            // connection stays warm here.
+            settings.beat_exe = None;
             answer.code = crate::hook::capture::run(
                 &args,
                 Box::new(std::io::Cursor::new(stdin)),
