@@ -160,8 +160,16 @@ fn exe_replaced(at_start: Option<(u64, u64)>) -> bool {
     at_start.is_some_and(|id| super::peer::file_id(&path) != Some(id))
 }
 
-/// Runs `check` every tick and exits the process with the first reason it gives, after
-/// `before_exit`. Reaps leftover children on the way.
+/// How often idle warm connections are swept (closed past [`WARM_IDLE`], the WAL
+/// checkpointed into `acc.db`).
+const SWEEP_EVERY: u32 = 4;
+
+/// A warm connection unused this long is closed.
+const WARM_IDLE: Duration = Duration::from_secs(30);
+
+/// Checks the watch every tick and exits the process with the first reason it gives, its
+/// warm connections closed as a process's close would. Sweeps the warm connections and
+/// reaps leftover children on the way.
 pub fn watchdog(
     watch: Watch,
     idle_for: impl Fn() -> Duration + Send + 'static,
@@ -170,12 +178,16 @@ pub fn watchdog(
         .name("acc-serve-watch".into())
         .spawn(move || {
             let mut reaper = Reaper::default();
-            loop {
+            for tick in 1u32.. {
                 std::thread::sleep(TICK);
                 reaper.sweep();
                 if watch.check(idle_for()).is_some() {
                     watch.remove_socket();
+                    crate::store::warm::disable();
                     std::process::exit(0);
+                }
+                if tick % SWEEP_EVERY == 0 {
+                    crate::store::warm::sweep(WARM_IDLE);
                 }
             }
         })

@@ -3,3 +3,9 @@
 
 /// Lets `Store::open`/close reuse idle connections in this process (a no-op in this stub).
 pub fn enable() {}
+
+/// Stops keeping connections and closes the idle ones (a no-op in this stub).
+pub fn disable() {}
+
+/// Closes idle connections unused for longer than `idle` (a no-op in this stub).
+pub fn sweep(_idle: std::time::Duration) {}
