@@ -31,7 +31,7 @@ fn wants_json(argv: &[OsString]) -> bool {
 
 /// The subcommand path `argv` names (`["config", "init"]`), skipping options and the value
 /// of `--cwd`, which may come before the subcommand.
-pub(crate) fn command_path(argv: &[OsString]) -> Vec<String> {
+fn command_path(argv: &[OsString]) -> Vec<String> {
     help_json::known_path(&words(argv))
 }
 

@@ -146,6 +146,22 @@ pub fn served_count(data_home: &Path, server: &Path) -> Option<u64> {
     }
 }
 
+/// The first word of `argv` that is neither an option nor the value of `--cwd` (the one
+/// global option with a value): the subcommand, read without building the CLI's parser
+/// (which costs a served call more than the rest of its client).
+fn subcommand(argv: &[OsString]) -> Option<&str> {
+    let mut args = argv.iter().skip(1);
+    while let Some(a) = args.next() {
+        let a = a.to_str()?;
+        if a == "--cwd" {
+            args.next();
+        } else if !a.starts_with('-') {
+            return Some(a);
+        }
+    }
+    None
+}
+
 fn current_umask() -> u32 {
     // SAFETY: umask cannot fail; it is set back at once. The client has started no thread
     // that creates files.
@@ -357,8 +373,7 @@ pub fn acc(
     if !super::enabled(env.get(super::SERVE_VAR)) {
         return None;
     }
-    let path = crate::cli::command_path(argv);
-    if path.len() != 1 || !super::SERVED_ACC_COMMANDS.contains(&path[0].as_str()) {
+    if !super::SERVED_ACC_COMMANDS.contains(&subcommand(argv)?) {
         return None;
     }
     let data_home = crate::paths::data_home(env).ok()?;
@@ -401,5 +416,28 @@ pub fn acc(
             }
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_subcommand_is_found_past_options_and_the_cwd_value() {
+        let argv = |words: &[&str]| -> Vec<OsString> { words.iter().map(Into::into).collect() };
+        assert_eq!(
+            subcommand(&argv(&["acc", "--cwd", "claim", "status", "--json"])),
+            Some("status")
+        );
+        assert_eq!(
+            subcommand(&argv(&["acc", "--json", "claim", "--resource", "x"])),
+            Some("claim")
+        );
+        assert_eq!(
+            subcommand(&argv(&["acc", "--cwd=/w", "watch"])),
+            Some("watch")
+        );
+        assert_eq!(subcommand(&argv(&["acc", "--version"])), None);
     }
 }
