@@ -222,7 +222,9 @@ pub fn hook(
     let outcome = call(&Call {
         kind: Kind::Hook,
         data_home: &data_home,
-        expected_exe: Path::new("/proc/self/exe"),
+        // The path this process was started from, as the kernel reports it (a profiler that
+        // runs the program under its own loader reports the program, not itself).
+        expected_exe: &exe,
         argv,
         env,
         cwd: &cwd,
