@@ -202,3 +202,30 @@ fn a_killed_server_is_replaced() {
     drop(sb);
     wait_gone(pid);
 }
+
+/// A request of another build is refused, and the server (stale beside the caller's
+/// build) exits.
+#[test]
+fn a_request_of_another_build_is_refused_and_the_server_exits() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.data().join("acc")).unwrap();
+    let server = Detached::start(&sb.data(), &[]);
+    let socket = acc_runtime::serve::socket_path(&sb.data()).unwrap();
+    let mut conn = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    let request = Request {
+        build: "0.0.0+0".into(),
+        kind: protocol::Kind::Acc,
+        argv: vec![b"acc".to_vec(), b"status".to_vec()],
+        env: Default::default(),
+        cwd: b"/".to_vec(),
+        umask: 0o022,
+        pid: std::process::id(),
+        elapsed_ms: 0,
+    };
+    protocol::write_json(&mut conn, &request).unwrap();
+    protocol::write_frame(&mut conn, b"").unwrap();
+    let ack: Ack = protocol::read_json(&mut conn).unwrap();
+    assert!(!ack.accepted);
+    assert_eq!(ack.build, protocol::build());
+    wait_gone(server.0);
+}
