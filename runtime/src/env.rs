@@ -29,6 +29,11 @@ impl Env {
         self.0.insert(key.to_string(), value.to_string());
     }
 
+    /// Every variable, empty ones included.
+    pub fn vars(&self) -> &BTreeMap<String, String> {
+        &self.0
+    }
+
     /// The value of `key`, or `None` when it is unset or empty.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.0

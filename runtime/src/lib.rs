@@ -20,6 +20,7 @@ pub mod live;
 pub mod mcp;
 pub mod paths;
 pub mod registry;
+pub mod serve;
 pub mod store;
 pub mod text;
 pub mod watch;

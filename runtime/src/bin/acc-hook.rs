@@ -1,6 +1,7 @@
 //! `acc-hook`: the hook runtime installed client hooks run. All behaviour lives in
 //! `acc_runtime::hook`; `acc-hook guard-exec` is the read-only runner of
-//! `acc_runtime::guard_exec`.
+//! `acc_runtime::guard_exec`; `acc-hook serve` the resident server of
+//! `acc_runtime::serve`.
 
 fn main() {
     let first = std::env::args_os().nth(1);
@@ -16,6 +17,10 @@ fn main() {
     {
         let rest: Vec<_> = std::env::args_os().skip(2).collect();
         std::process::exit(acc_runtime::store::shared_listener::main(&rest));
+    }
+    if first.as_deref() == Some(std::ffi::OsStr::new(acc_runtime::serve::SUBCOMMAND)) {
+        let rest: Vec<_> = std::env::args_os().skip(2).collect();
+        std::process::exit(acc_runtime::serve::server::main(&rest));
     }
     // Exiting here (rather than returning) also ends a worker thread that overran the
     // deadline, so a stuck store can never hold the client's hook open.

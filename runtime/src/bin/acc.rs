@@ -5,6 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let started = std::time::Instant::now();
     let env = Env::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("/"));
     let stdout = std::io::stdout();
@@ -19,7 +20,16 @@ fn main() -> ExitCode {
         let _ = out.flush();
         return ExitCode::from(reply.code as u8);
     }
+    // With ACC_SERVE=1, a resident server runs the command (its connections stay warm).
+    if let Some(code) =
+        acc_runtime::serve::client::acc(&argv, &env, &cwd, &mut out, &mut err, started)
+    {
+        let _ = out.flush();
+        return ExitCode::from(code as u8);
+    }
     let code = acc_runtime::cli::run(argv, &env, &cwd, &mut out, &mut err);
     let _ = out.flush();
+    let _ = err.flush();
+    acc_runtime::serve::client::start_if_missing();
     ExitCode::from(code as u8)
 }

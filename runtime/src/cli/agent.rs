@@ -40,7 +40,7 @@ pub fn caller_client(
 /// Refuses when this process is an agent's and `owner` is not one of its client's sessions.
 pub fn require_own_session(core: &mut Core, data_home: &Path, owner: &Owner) -> Result<()> {
     let table = system_process_table();
-    judge_owner(core, data_home, owner, table.as_ref(), std::process::id())
+    judge_owner(core, data_home, owner, table.as_ref(), super::caller::pid())
 }
 
 fn judge_owner(
@@ -82,7 +82,7 @@ fn judge_owner(
 /// as: that would be acting as another agent under its name.
 pub fn require_free_name(core: &mut Core, data_home: &Path, participant: &str) -> Result<()> {
     let table = system_process_table();
-    let Some(client) = caller_client(Some(core), data_home, table.as_ref(), std::process::id())?
+    let Some(client) = caller_client(Some(core), data_home, table.as_ref(), super::caller::pid())?
     else {
         return Ok(());
     };
@@ -105,7 +105,7 @@ pub fn require_free_name(core: &mut Core, data_home: &Path, participant: &str) -
 /// Refuses `command` (one that changes acc for every agent) when this process is an agent's.
 pub fn require_person(core: Option<&mut Core>, data_home: &Path, command: &str) -> Result<()> {
     let table = system_process_table();
-    let Some(client) = caller_client(core, data_home, table.as_ref(), std::process::id())? else {
+    let Some(client) = caller_client(core, data_home, table.as_ref(), super::caller::pid())? else {
         return Ok(());
     };
     Err(AccError::new(

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod args;
+pub mod caller;
 pub mod commands;
 pub mod context;
 pub mod help_json;

@@ -45,7 +45,7 @@ impl<'a> Surroundings<'a> {
         Surroundings {
             stdin_is_terminal: std::io::stdin().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
-            pid: std::process::id(),
+            pid: super::caller::pid(),
             table,
         }
     }

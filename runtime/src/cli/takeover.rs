@@ -94,13 +94,19 @@ pub fn judge(
 /// [`judge`] for this process.
 pub fn outside(core: &mut Core, data_home: &Path, session: &SessionId) -> Result<Option<Outside>> {
     let table = system_process_table();
-    judge(core, data_home, session, table.as_ref(), std::process::id())
+    judge(
+        core,
+        data_home,
+        session,
+        table.as_ref(),
+        super::caller::pid(),
+    )
 }
 
 /// The caller's chain for this process, whoever it is.
 pub fn this_chain() -> Vec<CallerProcess> {
     let table = system_process_table();
-    caller_chain(table.as_ref(), std::process::id())
+    caller_chain(table.as_ref(), super::caller::pid())
 }
 
 /// What a held takeover's command prints: what waits, for whom, and the two ways on.

@@ -79,6 +79,7 @@ fn probe_now(
 ) {
     let (table, hook_pid): (Box<dyn ProcessTable>, u32) = match processes {
         ProcessSource::System => (system_process_table(), std::process::id()),
+        ProcessSource::SystemFrom(pid) => (system_process_table(), *pid),
         ProcessSource::Fixed { table, hook_pid } => (Box::new(table.as_ref().clone()), *hook_pid),
     };
     let client = &adapter.manifest().client;

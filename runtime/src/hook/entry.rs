@@ -8,11 +8,14 @@ use std::os::fd::RawFd;
 /// Runs the hook process and returns its exit code. The caller exits with it at once, which
 /// also ends a worker that overran the deadline.
 pub fn main() -> i32 {
+    let started = std::time::Instant::now();
     one_malloc_arena();
     // A panic is answered by the fail-open line; the default hook would add a second,
     // unbounded stderr message that may quote a payload.
     std::panic::set_hook(Box::new(|_| {}));
-    let argv: Vec<String> = std::env::args_os()
+    let argv_os: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let argv: Vec<String> = argv_os
+        .iter()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -22,16 +25,29 @@ pub fn main() -> i32 {
     } else {
         Box::new(std::io::stdin())
     };
+    // Armed only by a local run (the runner): a served call waits for its answer itself.
     super::watchdog::enable();
-    let mut settings = HookSettings::system(HookEnv::from_process());
-    settings.beat_exe = std::env::current_exe().ok();
+    let env = HookEnv::from_process();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let mut out = CheckedStdout::new(stdout.lock(), libc::STDOUT_FILENO);
     let mut err = stderr.lock();
+    // An answer nobody can read is left to the local run, which finds out before it marks
+    // anything offered; a server would mark them before the client writes.
+    let stdin = if out.check_reachable().is_ok() {
+        match crate::serve::client::hook(&argv_os, env.vars(), stdin, &mut out, &mut err, started) {
+            crate::serve::client::HookOutcome::Served(code) => return code,
+            crate::serve::client::HookOutcome::Local(stdin) => stdin,
+        }
+    } else {
+        stdin
+    };
+    let mut settings = HookSettings::system(env);
+    settings.beat_exe = std::env::current_exe().ok();
     let code = super::capture::run(&argv, stdin, &mut out, &mut err, settings);
     let _ = out.flush();
     let _ = err.flush();
+    crate::serve::client::start_if_missing();
     code
 }
 

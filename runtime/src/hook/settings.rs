@@ -21,6 +21,9 @@ pub type AdapterLookup = Arc<dyn Fn(&str) -> Option<Adapter> + Send + Sync>;
 pub enum ProcessSource {
     /// The machine's own table, walked from this process.
     System,
+    /// The machine's own table, walked from this pid: the `acc-hook` process a resident
+    /// server ([`crate::serve`]) runs the hook for.
+    SystemFrom(u32),
     /// A fixed table, walked from `hook_pid`.
     Fixed {
         table: Arc<StaticTable>,
