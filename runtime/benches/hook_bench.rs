@@ -28,7 +28,8 @@
 //! `ACC_BENCH_POPULATE_ONLY=1` the stores are populated and kept, and nothing is measured.
 //! With `ACC_BENCH_SERVE=1` every hook runs with `ACC_SERVE=1` (handed to the resident
 //! `acc-hook serve`, which the first call starts) and each call's CPU includes the server's
-//! (`support/served.rs`); the floor stays a bare `acc-hook --version`.
+//! (`support/served.rs`); the floor stays a bare `acc-hook --version`. Served, the delivering
+//! turn's store is not restored between runs (each run offers the next page of the queue).
 //! `<dir>/data-template` (and `<dir>/large/data-template`) is the whole data home as
 //! populated, to restore before profiling a process (see docs/PERFORMANCE.md).
 
@@ -617,7 +618,13 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
         "`UserPromptSubmit`, bodies delivered and offered".into(),
         (0..RUNS)
             .map(|_| {
-                restore(&store, &template);
+                // Served, the queue is not put back: a restore is another program's write
+                // of every page, which the server's next hand-back would checkpoint whole
+                // (counted against the turn). The runs offer 11 each, so the queue (1,000
+                // or 10,000) still holds a full page at the last run.
+                if !served::on() {
+                    restore(&store, &template);
+                }
                 let (d, out) = hook(&data, "UserPromptSubmit", &turn, &candidates);
                 assert!(out.contains("acc-peer-message"), "bodies shown: {out}");
                 d

@@ -223,7 +223,8 @@ fn a_request_of_another_build_is_refused_and_the_server_exits() {
         elapsed_ms: 0,
     };
     protocol::write_json(&mut conn, &request).unwrap();
-    protocol::write_frame(&mut conn, b"").unwrap();
+    // The server may refuse on the header alone and close before the stdin frame arrives.
+    let _ = protocol::write_frame(&mut conn, b"");
     let ack: Ack = protocol::read_json(&mut conn).unwrap();
     assert!(!ack.accepted);
     assert_eq!(ack.build, protocol::build());
