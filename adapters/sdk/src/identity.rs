@@ -9,7 +9,7 @@ mod peer;
 mod session_version;
 mod table;
 
-pub use peer::peer_pid;
+pub use peer::{peer_credentials, peer_pid};
 
 pub use session_version::{DEFAULT_VERSION_TIMEOUT, run_version_command, session_version};
 pub use table::{ProcTable, PsTable, StaticTable, system_process_table};

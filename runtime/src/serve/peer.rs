@@ -46,23 +46,7 @@ impl Distrust {
 
 /// The connecting process's pid and uid, as the kernel recorded them.
 pub fn credentials(stream: &UnixStream) -> Option<(u32, u32)> {
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: `cred` and `len` are valid for the call and sized for SO_PEERCRED.
-    let r = unsafe {
-        libc::getsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&mut cred as *mut libc::ucred).cast(),
-            &mut len,
-        )
-    };
-    (r == 0 && cred.pid > 0).then_some((cred.pid as u32, cred.uid))
+    acc_sdk::identity::peer_credentials(stream)
 }
 
 /// This process's effective uid.

@@ -6,6 +6,11 @@ use std::os::unix::net::UnixStream;
 
 /// The pid of the process at the other end of `stream`, when the kernel names one.
 pub fn peer_pid(stream: &UnixStream) -> Option<u32> {
+    peer_credentials(stream).map(|(pid, _)| pid)
+}
+
+/// The pid and uid of the process at the other end of `stream`, when the kernel names one.
+pub fn peer_credentials(stream: &UnixStream) -> Option<(u32, u32)> {
     use std::os::fd::AsRawFd;
     let mut cred = libc::ucred {
         pid: 0,
@@ -23,7 +28,7 @@ pub fn peer_pid(stream: &UnixStream) -> Option<u32> {
             &mut len,
         )
     };
-    (r == 0 && cred.pid > 0).then_some(cred.pid as u32)
+    (r == 0 && cred.pid > 0).then_some((cred.pid as u32, cred.uid))
 }
 
 #[cfg(test)]
