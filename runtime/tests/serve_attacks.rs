@@ -9,19 +9,10 @@ use hook_support::*;
 use serve_support::*;
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn payload(sb: &Sandbox, event: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/payloads/claude-code/plain")
-        .join(format!("{event}.jsonl"));
-    std::fs::read_to_string(&path)
-        .unwrap()
-        .lines()
-        .next()
-        .unwrap()
-        .replace("/sandbox/ws", &sb.ws().display().to_string())
+    claude_payload(event, &sb.ws())
 }
 
 fn run(sb: &Sandbox, event: &str) -> HookRun {
@@ -29,28 +20,8 @@ fn run(sb: &Sandbox, event: &str) -> HookRun {
 }
 
 fn run_with(sb: &Sandbox, event: &str, serve: &str) -> HookRun {
-    let mut child = Command::new(acc_hook())
-        .env_clear()
-        .env("ACC_DATA_HOME", sb.data())
-        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
-        .env("ACC_SERVE", serve)
-        .args(["claude-code", event])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(payload(sb, event).as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    HookRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    let env = [("ACC_TEST_CLOCK", FIXED_CLOCK), ("ACC_SERVE", serve)];
+    hook_process(&sb.data(), event, &payload(sb, event), &env).into()
 }
 
 /// A conversation started, and a peer's guarded claim on the file its write targets.

@@ -7,47 +7,15 @@ mod serve_support;
 use acc_runtime::core::model::ReceiptState;
 use hook_support::*;
 use serve_support::*;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
-fn fixture(event: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/payloads/claude-code/plain")
-        .join(format!("{event}.jsonl"));
-    std::fs::read_to_string(&path)
-        .unwrap()
-        .lines()
-        .next()
-        .unwrap()
-        .to_string()
-}
 
 fn payload(sb: &Sandbox, event: &str) -> String {
-    fixture(event).replace("/sandbox/ws", &sb.ws().display().to_string())
+    claude_payload(event, &sb.ws())
 }
 
 fn run(sb: &Sandbox, event: &str, env: &[(&str, &str)]) -> HookRun {
-    let mut cmd = Command::new(acc_hook());
-    cmd.env_clear()
-        .env("ACC_DATA_HOME", sb.data())
-        .env("ACC_TEST_CLOCK", FIXED_CLOCK)
-        .envs(env.iter().copied())
-        .args(["claude-code", event])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(payload(sb, event).as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    HookRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+    let mut all = vec![("ACC_TEST_CLOCK", FIXED_CLOCK)];
+    all.extend_from_slice(env);
+    hook_process(&sb.data(), event, &payload(sb, event), &all).into()
 }
 
 fn session_id(sb: &Sandbox) -> String {

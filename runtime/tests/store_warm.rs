@@ -8,24 +8,16 @@
 //! tests run in processes that never do. The sweep, which closes every test's idle
 //! connections, is tested in `store_warm_sweep.rs`.
 
+mod store_warm_support;
+use store_warm_support::{genesis, put, ws};
+
 use acc_runtime::error::ErrorCode;
 use acc_runtime::ids::WorkspaceId;
 use acc_runtime::store::engine::OptionalExtension;
-use acc_runtime::store::{Genesis, MMAP_WHOLE_STORE, OpenMode, Store, warm};
+use acc_runtime::store::{MMAP_WHOLE_STORE, OpenMode, Store, warm};
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-fn ws() -> WorkspaceId {
-    WorkspaceId::parse("ws1").unwrap()
-}
-
-fn genesis() -> Genesis {
-    Genesis {
-        now_ms: 1000,
-        event_id: "event_genesis".into(),
-    }
-}
 
 fn open(path: &Path, mode: OpenMode) -> acc_runtime::error::Result<Store> {
     warm::enable();
@@ -45,18 +37,6 @@ fn meta(store: &mut Store, key: &str) -> Option<String> {
             )
         })
         .unwrap()
-}
-
-fn put(store: &mut Store, key: &str, value: &str) {
-    store
-        .write(|c| {
-            c.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
-                [key, value],
-            )?;
-            Ok(())
-        })
-        .unwrap();
 }
 
 /// Leaves a mark only this connection has (a temporary table lives and dies with it).

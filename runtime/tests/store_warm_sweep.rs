@@ -3,39 +3,18 @@
 //! Cross-process: a process keeping a warm connection beside another that writes the store
 //! as acc processes do today.
 
-use acc_runtime::ids::WorkspaceId;
+mod store_warm_support;
+use store_warm_support::{genesis, put, ws};
+
 use acc_runtime::store::engine::OptionalExtension;
-use acc_runtime::store::{Genesis, OpenMode, Store, warm};
+use acc_runtime::store::{OpenMode, Store, warm};
 use std::io::{BufRead, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn ws() -> WorkspaceId {
-    WorkspaceId::parse("ws1").unwrap()
-}
-
-fn genesis() -> Genesis {
-    Genesis {
-        now_ms: 1000,
-        event_id: "event_genesis".into(),
-    }
-}
-
 fn rw(path: &Path) -> Store {
     Store::open(path, &ws(), OpenMode::ReadWrite, genesis).unwrap()
-}
-
-fn put(store: &mut Store, key: &str, value: &str) {
-    store
-        .write(|c| {
-            c.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
-                [key, value],
-            )?;
-            Ok(())
-        })
-        .unwrap();
 }
 
 fn wal(path: &Path) -> PathBuf {

@@ -8,8 +8,8 @@ use acc_runtime::store::tamper::{self, TamperKind};
 use acc_runtime::store::warm;
 use hook_support::*;
 
-#[test]
-fn claims_deleted_by_another_program_are_found_by_a_warm_open() {
+/// A sandbox whose store holds a peer's guarded claim, its connection kept warm.
+fn warm_store_with_a_guarded_claim() -> (Sandbox, std::path::PathBuf) {
     warm::enable();
     let sb = Sandbox::new();
     let store = {
@@ -19,6 +19,12 @@ fn claims_deleted_by_another_program_are_found_by_a_warm_open() {
         core.store_path().to_path_buf()
     };
     assert_eq!(warm::idle(&store), 1);
+    (sb, store)
+}
+
+#[test]
+fn claims_deleted_by_another_program_are_found_by_a_warm_open() {
+    let (sb, store) = warm_store_with_a_guarded_claim();
     assert!(!tamper::marked(&store));
     // A script's own connection: its close cannot checkpoint while the warm connection
     // holds the file, so acc.db is unchanged and the warm connection is taken.
@@ -43,15 +49,7 @@ fn claims_deleted_by_another_program_are_found_by_a_warm_open() {
 
 #[test]
 fn a_store_removed_between_two_warm_uses_is_marked_missing() {
-    warm::enable();
-    let sb = Sandbox::new();
-    let store = {
-        let mut core = sb.core();
-        let peer = attach(&mut core, "peer", true);
-        claim(&mut core, &peer, "file:src/**", true);
-        core.store_path().to_path_buf()
-    };
-    assert_eq!(warm::idle(&store), 1);
+    let (sb, store) = warm_store_with_a_guarded_claim();
     std::fs::remove_file(&store).unwrap();
     drop(sb.core());
     let marker = tamper::read(&store).expect("the removal was found");

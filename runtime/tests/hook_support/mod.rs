@@ -133,6 +133,17 @@ pub struct HookRun {
     pub stderr: String,
 }
 
+impl From<std::process::Output> for HookRun {
+    /// What a whole `acc-hook` process produced.
+    fn from(out: std::process::Output) -> HookRun {
+        HookRun {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+}
+
 /// Runs the hook runtime in-process with `argv` and `payload` as stdin.
 pub fn run_hook(settings: HookSettings, argv: &[&str], payload: &[u8]) -> HookRun {
     let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();

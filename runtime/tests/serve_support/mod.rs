@@ -9,6 +9,47 @@ pub fn acc_hook() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_acc-hook"))
 }
 
+/// The first Claude Code payload of `event` in the shared fixtures, its workspace `ws`.
+pub fn claude_payload(event: &str, ws: &Path) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/payloads/claude-code/plain")
+        .join(format!("{event}.jsonl"));
+    std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .replace("/sandbox/ws", &ws.display().to_string())
+}
+
+/// One whole `acc-hook claude-code <event>` process on the data home `data`, in an
+/// environment of `env` alone, `stdin` written to it.
+pub fn hook_process(
+    data: &Path,
+    event: &str,
+    stdin: &str,
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(acc_hook())
+        .env_clear()
+        .env("ACC_DATA_HOME", data)
+        .envs(env.iter().copied())
+        .args(["claude-code", event])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// An `acc-hook serve` this test started: killed and waited for when dropped.
 pub struct Server(pub Child);
 
