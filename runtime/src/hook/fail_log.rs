@@ -39,10 +39,9 @@ pub fn append(data_home: &Path, failure: &HookFailure) {
     if std::fs::metadata(&file).is_ok_and(|m| m.len() > MAX_BYTES) {
         let _ = std::fs::rename(&file, file.with_extension("jsonl.1"));
     }
-    let Ok(mut line) = serde_json::to_string(failure) else {
+    let Some(line) = line(failure) else {
         return;
     };
-    line.push('\n');
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -50,6 +49,13 @@ pub fn append(data_home: &Path, failure: &HookFailure) {
     {
         let _ = f.write_all(line.as_bytes());
     }
+}
+
+/// `failure` as one line of the log, its newline included.
+pub fn line(failure: &HookFailure) -> Option<String> {
+    let mut line = serde_json::to_string(failure).ok()?;
+    line.push('\n');
+    Some(line)
 }
 
 /// The newest `limit` failures logged at or after `since_ms`, oldest first. Lines that are

@@ -56,6 +56,15 @@ pub fn run(
         adapter: hook_args.adapter_id.clone(),
         now_ms: settings.ports.now(),
     };
+    watchdog::log_to(|| {
+        let home = log.data_home.as_ref()?;
+        let line = super::fail_log::line(&super::fail_log::HookFailure {
+            at_ms: log.now_ms,
+            adapter: log.adapter.clone(),
+            code: Failure::Timeout.code().to_string(),
+        })?;
+        Some((super::fail_log::path(home), line))
+    });
     // A deferred heartbeat's process: this call's line, with the data home resolved here
     // (a test's comes from its settings, not from the process environment).
     let mut beat_argv: Vec<std::ffi::OsString> = Vec::new();

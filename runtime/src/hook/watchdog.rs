@@ -7,8 +7,17 @@
 //! the fail-open line on stderr, exit 0, nothing on stdout. It is stopped before the first
 //! byte of any answer is written, so it can never cut an answer short. A run inside another
 //! program (the tests) never sets it: a signal would end that program too.
+//!
+//! A timeout the timer ends is logged for `acc watch` as any other fail-open is
+//! ([`super::fail_log`]): the line and the log's path are built when the call knows them
+//! ([`log_to`]), and the handler only opens, appends and closes. It never creates the data
+//! home (the open fails without `<data home>/acc`), follows no link at the log's name, and
+//! leaves rotation to the next ordinary append (one line per process at most).
 
 use super::failure::Failure;
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -23,6 +32,8 @@ static ARMED: AtomicBool = AtomicBool::new(false);
 /// The line written when the timer fires, built before it is set (the handler allocates
 /// nothing).
 static LINE: OnceLock<String> = OnceLock::new();
+/// The failure log's path and the line the handler appends to it.
+static LOG: OnceLock<(CString, String)> = OnceLock::new();
 
 /// Lets [`arm`] set the timer: called by the `acc-hook` process, before any thread starts.
 pub fn enable() {
@@ -54,6 +65,19 @@ pub fn arm(budget: Duration) {
     }
 }
 
+/// Where the handler logs the timeout, when the timer is armed: `build` gives the failure
+/// log's path and its line (called only then, so a run without the timer builds nothing).
+pub fn log_to(build: impl FnOnce() -> Option<(PathBuf, String)>) {
+    if !ARMED.load(Ordering::SeqCst) || LOG.get().is_some() {
+        return;
+    }
+    if let Some((path, line)) = build()
+        && let Ok(path) = CString::new(path.as_os_str().as_bytes())
+    {
+        let _ = LOG.set((path, line));
+    }
+}
+
 /// Stops the timer: called before anything is written to stdout or stderr.
 pub fn disarm() {
     if !ARMED.swap(false, Ordering::SeqCst) {
@@ -71,6 +95,25 @@ extern "C" fn on_alarm(_: libc::c_int) {
         // SAFETY: write(2) on the process's stderr from a buffer that lives forever.
         unsafe {
             libc::write(libc::STDERR_FILENO, line.as_ptr().cast(), line.len());
+        }
+    }
+    if let Some((path, line)) = LOG.get() {
+        // SAFETY: open(2), write(2) and close(2) are async-signal-safe; the path and the
+        // line were built before the timer was set and live forever.
+        unsafe {
+            let fd = libc::open(
+                path.as_ptr(),
+                libc::O_WRONLY
+                    | libc::O_APPEND
+                    | libc::O_CREAT
+                    | libc::O_CLOEXEC
+                    | libc::O_NOFOLLOW,
+                0o666 as libc::c_uint,
+            );
+            if fd >= 0 {
+                libc::write(fd, line.as_ptr().cast(), line.len());
+                libc::close(fd);
+            }
         }
     }
     // SAFETY: _exit ends the process at once, running nothing else (async-signal-safe).
