@@ -46,23 +46,36 @@ pub enum Turn {
     /// Held after another claim's turn ended: what it wrote is published (or it wrote
     /// nothing), so the caller judges again from the proof.
     AfterAnother(ClaimLock),
+    /// Not held and no longer needed: woken by a close, the caller's `settled` found what
+    /// it waited for (a publication that answers it).
+    Settled,
     /// Not held: no lock can be had here, or another holder kept it past the wait.
     Without { waited: bool },
 }
 
 /// Takes the lock of the store at `store_file`, waiting up to `wait` for another holder.
-/// The file is created beside an existing store only.
-pub fn take(store_file: &Path, wait: Duration) -> Turn {
+/// The file is created beside an existing store only. While it waits, each close of the
+/// file (the holder letting go, or another waiter leaving) asks `settled` first: a waiter
+/// that a publication now answers leaves without the lock, so the waiters of one turn do
+/// not take the lock one after the other only to be refused.
+pub fn take(store_file: &Path, wait: Duration, settled: impl FnMut() -> bool) -> Turn {
     let Some(file) = open(store_file) else {
         return Turn::Without { waited: false };
     };
     if try_lock(&file) {
         return Turn::Free(ClaimLock { _file: file });
     }
-    match wait_for(&file, &path_for(store_file), wait) {
-        true => Turn::AfterAnother(ClaimLock { _file: file }),
-        false => Turn::Without { waited: true },
+    match wait_for(&file, &path_for(store_file), wait, settled) {
+        Waited::Locked => Turn::AfterAnother(ClaimLock { _file: file }),
+        Waited::Settled => Turn::Settled,
+        Waited::TimedOut => Turn::Without { waited: true },
     }
+}
+
+enum Waited {
+    Locked,
+    Settled,
+    TimedOut,
 }
 
 fn open(store_file: &Path) -> Option<File> {
@@ -89,18 +102,18 @@ fn try_lock(file: &File) -> bool {
 /// Waits for the holder's close (every close of the file wakes the wait; it then tries
 /// again), up to `wait`. The watch is set before the lock is tried again, so a close
 /// between the two is not missed.
-fn wait_for(file: &File, path: &Path, wait: Duration) -> bool {
+fn wait_for(file: &File, path: &Path, wait: Duration, mut settled: impl FnMut() -> bool) -> Waited {
     use std::os::unix::ffi::OsStrExt;
     let deadline = Instant::now() + wait;
     // SAFETY: `inotify_init1` takes flags and returns a new descriptor or -1.
     let raw = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
     if raw < 0 {
-        return false;
+        return Waited::TimedOut;
     }
     // SAFETY: `raw` is a descriptor this process just opened and owns alone.
     let notify = unsafe { OwnedFd::from_raw_fd(raw) };
     let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
+        return Waited::TimedOut;
     };
     // SAFETY: a valid descriptor and a NUL-terminated path that outlives the call.
     let watch = unsafe {
@@ -111,16 +124,16 @@ fn wait_for(file: &File, path: &Path, wait: Duration) -> bool {
         )
     };
     if watch < 0 {
-        return false;
+        return Waited::TimedOut;
     }
     let mut events = [0u8; 1024];
     loop {
         if try_lock(file) {
-            return true;
+            return Waited::Locked;
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return false;
+            return Waited::TimedOut;
         }
         let mut poll = libc::pollfd {
             fd: notify.as_raw_fd(),
@@ -131,13 +144,16 @@ fn wait_for(file: &File, path: &Path, wait: Duration) -> bool {
         // SAFETY: one pollfd that lives across the call.
         let ready = unsafe { libc::poll(&mut poll, 1, ms) };
         if ready < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return false;
+            return Waited::TimedOut;
         }
         if ready > 0 {
             // Drained, so the next poll waits for the next close. SAFETY: reads into a
             // buffer this function owns, within its length.
             unsafe {
                 libc::read(notify.as_raw_fd(), events.as_mut_ptr().cast(), events.len());
+            }
+            if settled() {
+                return Waited::Settled;
             }
         }
     }
@@ -157,11 +173,11 @@ mod tests {
     #[test]
     fn a_second_taker_waits_for_the_first_to_let_go() {
         let (_dir, store) = store();
-        let first = take(&store, WAIT);
+        let first = take(&store, WAIT, || false);
         assert!(matches!(first, Turn::Free(_)), "{first:?}");
         let waiter = {
             let store = store.clone();
-            std::thread::spawn(move || take(&store, Duration::from_secs(30)))
+            std::thread::spawn(move || take(&store, Duration::from_secs(30), || false))
         };
         std::thread::sleep(Duration::from_millis(50));
         assert!(!waiter.is_finished(), "it waits while the lock is held");
@@ -171,10 +187,27 @@ mod tests {
     }
 
     #[test]
+    fn a_waiter_that_a_close_settles_leaves_without_the_lock() {
+        let (_dir, store) = store();
+        let held = take(&store, WAIT, || false);
+        let waiter = {
+            let store = store.clone();
+            std::thread::spawn(move || take(&store, Duration::from_secs(30), || true))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!waiter.is_finished(), "nothing closed yet");
+        // Another opener's close wakes it, the holder still holding.
+        drop(std::fs::File::open(path_for(&store)).unwrap());
+        let t = waiter.join().unwrap();
+        assert!(matches!(t, Turn::Settled), "{t:?}");
+        drop(held);
+    }
+
+    #[test]
     fn a_holder_that_keeps_it_is_waited_for_no_longer_than_the_wait() {
         let (_dir, store) = store();
-        let _held = take(&store, WAIT);
-        let t = take(&store, Duration::from_millis(20));
+        let _held = take(&store, WAIT, || false);
+        let t = take(&store, Duration::from_millis(20), || false);
         assert!(matches!(t, Turn::Without { waited: true }), "{t:?}");
     }
 
@@ -183,7 +216,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let absent = dir.path().join("none/acc.db");
         assert!(matches!(
-            take(&absent, WAIT),
+            take(&absent, WAIT, || false),
             Turn::Without { waited: false }
         ));
         assert!(!dir.path().join("none").exists(), "nothing was created");
@@ -192,7 +225,7 @@ mod tests {
         let target = dir.path().join("elsewhere");
         std::os::unix::fs::symlink(&target, path_for(&store)).unwrap();
         assert!(matches!(
-            take(&store, WAIT),
+            take(&store, WAIT, || false),
             Turn::Without { waited: false }
         ));
         assert!(!target.exists(), "a symlink is not followed");
@@ -202,7 +235,7 @@ mod tests {
         // SAFETY: a NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         assert!(matches!(
-            take(&store, WAIT),
+            take(&store, WAIT, || false),
             Turn::Without { waited: false }
         ));
     }

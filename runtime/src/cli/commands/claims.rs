@@ -118,11 +118,25 @@ pub fn judge_from_proof(inv: &Invocation<'_>, a: &ClaimArgs) -> Judged {
             match first.as_ref().and_then(|p| judge.refusal(p)) {
                 Some(refused) => (Path::Proof, Judged::Refused(refused)),
                 None => {
-                    let (lock, waited) = match claim_lock::take(&judge.store, claim_lock::WAIT) {
-                        Turn::Free(lock) => (Some(lock), false),
-                        Turn::AfterAnother(lock) => (Some(lock), true),
-                        Turn::Without { waited } => (None, waited),
+                    // Asked at each close while waiting: the proof published now (a token
+                    // withdrawn means a write in progress: not waited on here, the lock's
+                    // holder is still writing).
+                    let mut early = None;
+                    let settled = || {
+                        early = claims_proof::vouched(&judge.store).and_then(|p| judge.refusal(&p));
+                        early.is_some()
                     };
+                    let (lock, waited) =
+                        match claim_lock::take(&judge.store, claim_lock::WAIT, settled) {
+                            Turn::Free(lock) => (Some(lock), false),
+                            Turn::AfterAnother(lock) => (Some(lock), true),
+                            Turn::Settled => (None, true),
+                            Turn::Without { waited } => (None, waited),
+                        };
+                    if let Some(refused) = early {
+                        let judged = (Path::ProofAfterTurn, Judged::Refused(refused));
+                        return finish(inv, judged);
+                    }
                     // Judged again when something may have been published since the first
                     // look: another claim's turn ended (or was waited for), or a write in
                     // progress had withdrawn the token. Whatever the lock, a refusal is only
@@ -145,6 +159,10 @@ pub fn judge_from_proof(inv: &Invocation<'_>, a: &ClaimArgs) -> Judged {
             }
         }
     };
+    finish(inv, (path, judged))
+}
+
+fn finish(inv: &Invocation<'_>, (path, judged): (Path, Judged)) -> Judged {
     if inv.env.get("ACC_BENCH_CLAIM_PATH") == Some("1") {
         eprintln!("acc claim path: {}", path.name());
     }
