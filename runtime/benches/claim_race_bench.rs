@@ -18,6 +18,10 @@
 //! claims run with `ACC_SERVE=1` (handed to the resident `acc-hook serve`, started by a
 //! first served claim outside the race) and the server's CPU over the race is added to
 //! the CPU per process (`support/served.rs`); the outcome split stays the clients' own.
+//! With `ACC_BENCH_PATHS=1` each claim names how it was judged (`ACC_BENCH_CLAIM_PATH`:
+//! refused from the proof at once, after another claim's turn or a withdrawn token, or on
+//! the store path and why), and the bench counts them by outcome (an `acc` that does not
+//! name its path counts as `unnamed`).
 
 use acc_runtime::core::sessions::OpenSession;
 use acc_runtime::env::Env;
@@ -49,10 +53,24 @@ fn acc(data: &Path, ws: &Path) -> Command {
         .envs(served::client_env().iter().copied())
         .arg("--cwd")
         .arg(ws)
+        .envs(paths_on().then_some(("ACC_BENCH_CLAIM_PATH", "1")))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     c
+}
+
+fn paths_on() -> bool {
+    std::env::var("ACC_BENCH_PATHS").is_ok_and(|v| v == "1")
+}
+
+/// The path a claim named on stderr (`acc claim path: <name>`).
+fn path_of(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("acc claim path: "))
+        .unwrap_or("unnamed")
+        .to_string()
 }
 
 /// User + system CPU time of every child waited for so far.
@@ -79,6 +97,8 @@ struct Tally {
     lost: usize,
     won_cpu: Duration,
     lost_cpu: Duration,
+    /// (granted, path) -> processes, with `ACC_BENCH_PATHS=1`.
+    paths: std::collections::BTreeMap<(bool, String), usize>,
 }
 
 /// Waits for `child` with `wait4`, which gives this one child's CPU time (user + system):
@@ -116,6 +136,12 @@ fn racer(data: &Path, ws: &Path, owner: &Owner, rounds: usize) -> Tally {
             .spawn()
             .expect("acc starts");
         let (code, cpu, stderr) = wait_with_cpu(child);
+        if paths_on() {
+            *tally
+                .paths
+                .entry((code == Some(0), path_of(&stderr)))
+                .or_default() += 1;
+        }
         match code {
             Some(0) => {
                 tally.won += 1;
@@ -198,6 +224,9 @@ fn main() {
             all.lost += t.lost;
             all.won_cpu += t.won_cpu;
             all.lost_cpu += t.lost_cpu;
+            for (k, n) in t.paths {
+                *all.paths.entry(k).or_default() += n;
+            }
         }
         all
     });
@@ -256,6 +285,10 @@ fn main() {
         per(tally.lost_cpu, tally.lost),
         tally.lost
     );
+    for ((granted, path), n) in &tally.paths {
+        let outcome = if *granted { "granted" } else { "refused" };
+        println!("  path: {outcome} {path}: {n}");
+    }
     println!(
         "  granted {won} of {rounds} resources; double grants: {double}; resources never granted: {missing}"
     );

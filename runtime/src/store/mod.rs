@@ -7,6 +7,7 @@
 //! existing file that is not a readable store of this workspace fails closed and is never
 //! recreated.
 
+pub mod claim_lock;
 pub mod claims_proof;
 pub mod engine;
 pub mod guard_snapshot;

@@ -18,7 +18,14 @@ use crate::store::OpenMode;
 use crate::workspace::pin;
 use std::collections::BTreeSet;
 
-pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
+/// `turn` is the claims lock [`judge_from_proof`] took: held until this claim's write is
+/// published (inside [`Core::claim`]), so a racer waiting for it judges from that
+/// publication; let go before the store's close, whose checkpoint nobody waits for.
+pub fn claim(
+    inv: &Invocation<'_>,
+    a: ClaimArgs,
+    turn: Option<crate::store::claim_lock::ClaimLock>,
+) -> Result<Output> {
     let owner = owner::required(&a.owner, inv.env)?;
     // Syntax first, so a bad spelling is refused before any store is touched.
     Resource::parse(&a.resource)?;
@@ -35,7 +42,9 @@ pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
             reason: a.reason,
             lease_seconds: a.lease,
         },
-    )?;
+    );
+    drop(turn);
+    let out = out?;
     let line = match (&out.adopted_from, out.renewed) {
         (Some(from), _) => format!(
             "adopted {} ({}) from ended session {from}",
@@ -47,112 +56,245 @@ pub fn claim(inv: &Invocation<'_>, a: ClaimArgs) -> Result<Output> {
     Ok(Output::new(line, out))
 }
 
-/// The refusal the claims proof beside the store ([`crate::store::claims_proof`]) proves
-/// for this claim, answered without opening SQLite (most racers for a resource lose, and
-/// opening the store is most of a claim's cost). It answers only what the store path would
-/// answer, byte for byte: the caller is no hooked client's (no binding, no pin with a
-/// client), the claimant's session is open at its generation and was never a takeover's
-/// taker, and the first live claim overlapping the resource, in the store's order, that is
-/// not the claimant's is another participant's and conflicts, its holder online (a later
-/// heartbeat keeps it so) or closed. Anything else, and every grant, takes the store path
-/// (`None`). Nothing is written, as on the store path, whose refusal rolls back.
-/// A claim that finds the token withdrawn (a write in progress) waits for that write's
-/// publication ([`claims_proof::PUBLICATION_WAIT`] at most) and judges from it, where the
-/// store path would have waited for the same writer's lock.
-pub fn proven_conflict(inv: &Invocation<'_>, a: &ClaimArgs) -> Option<AccError> {
-    use crate::core::claims::{DEFAULT_LEASE_SECONDS, Held, MAX_LEASE_SECONDS, conflict_error};
-    use crate::core::model::{Presence, SessionState};
-    use crate::core::presence::{PresenceFacts, compute};
-    use crate::store::{claims_proof, schema, shared_listener, tamper};
-    let owner = owner::optional(&a.owner, inv.env).ok()??;
-    let wanted = Resource::parse(&a.resource).ok()?;
-    let mode = ClaimMode::parse(&a.mode).ok()?;
-    Enforcement::parse(&a.enforcement).ok()?;
-    if let Some(reason) = &a.reason {
-        crate::text::check_peer_line("reason", reason).ok()?;
+/// How [`judge_from_proof`] decided; with `ACC_BENCH_CLAIM_PATH=1` the claim names it on
+/// stderr (the race bench counts them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// Refused from the proof published when the claim started.
+    Proof,
+    /// Refused from the proof the claim before it on the store path published.
+    ProofAfterTurn,
+    /// Refused from the proof a write in progress published (its token was withdrawn).
+    ProofAfterToken,
+    /// To the store: the claim's own checks or the caller rule the proof out.
+    StoreChecks,
+    /// To the store: no proof is vouched for (none published, a write in progress that did
+    /// not publish in time, a store the proof cannot describe).
+    StoreNoProof,
+    /// To the store: the proof shows no conflict the store path would refuse.
+    StoreNoConflict,
+    /// To the store without the turn: another holder kept the lock past the wait.
+    StoreTimedOut,
+}
+
+impl Path {
+    fn name(self) -> &'static str {
+        match self {
+            Path::Proof => "proof",
+            Path::ProofAfterTurn => "proof-after-turn",
+            Path::ProofAfterToken => "proof-after-token",
+            Path::StoreChecks => "store-checks",
+            Path::StoreNoProof => "store-no-proof",
+            Path::StoreNoConflict => "store-no-conflict",
+            Path::StoreTimedOut => "store-timed-out",
+        }
     }
-    let lease = a.lease.unwrap_or(DEFAULT_LEASE_SECONDS);
-    if lease == 0 || lease > MAX_LEASE_SECONDS {
-        return None;
+}
+
+/// What a claim does after [`judge_from_proof`].
+pub enum Judged {
+    /// Refused from the proof, without opening SQLite.
+    Refused(AccError),
+    /// The store path, holding the claims lock when it could be had
+    /// ([`crate::store::claim_lock`]): passed to [`claim`], which lets go once its write is
+    /// published.
+    Store(Option<crate::store::claim_lock::ClaimLock>),
+}
+
+/// Judges a claim from the claims proof beside the store
+/// ([`crate::store::claims_proof`]) before anything opens SQLite (most racers for a
+/// resource lose, and opening the store is most of a claim's cost). A claim the proof
+/// published now cannot refuse takes the claims lock, the turn to go to the store; one
+/// that finds another claim holding it waits for that claim's publication (no CPU spent)
+/// and judges again from it, where the store path would have waited for the same writer's
+/// SQLite lock and then been refused by the store.
+pub fn judge_from_proof(inv: &Invocation<'_>, a: &ClaimArgs) -> Judged {
+    use crate::store::claim_lock::{self, Turn};
+    use crate::store::claims_proof::{self, PUBLICATION_WAIT};
+    let (path, judged) = match Judge::new(inv, a) {
+        None => (Path::StoreChecks, Judged::Store(None)),
+        Some(judge) => {
+            let first = claims_proof::vouched(&judge.store);
+            match first.as_ref().and_then(|p| judge.refusal(p)) {
+                Some(refused) => (Path::Proof, Judged::Refused(refused)),
+                None => {
+                    // Asked at each close while waiting: the proof published now (a token
+                    // withdrawn means a write in progress: not waited on here, the lock's
+                    // holder is still writing).
+                    let mut early = None;
+                    let settled = || {
+                        early = claims_proof::vouched(&judge.store).and_then(|p| judge.refusal(&p));
+                        early.is_some()
+                    };
+                    let (lock, waited) =
+                        match claim_lock::take(&judge.store, claim_lock::WAIT, settled) {
+                            Turn::Free(lock) => (Some(lock), false),
+                            Turn::AfterAnother(lock) => (Some(lock), true),
+                            Turn::Settled => (None, true),
+                            Turn::Without { waited } => (None, waited),
+                        };
+                    if let Some(refused) = early {
+                        let judged = (Path::ProofAfterTurn, Judged::Refused(refused));
+                        return finish(inv, judged);
+                    }
+                    // Judged again when something may have been published since the first
+                    // look: another claim's turn ended (or was waited for), or a write in
+                    // progress had withdrawn the token. Whatever the lock, a refusal is only
+                    // taken from a proof the token vouches for.
+                    let again = (waited || first.is_none())
+                        .then(|| claims_proof::vouched_or_awaited(&judge.store, PUBLICATION_WAIT))
+                        .flatten();
+                    match again.as_ref().and_then(|p| judge.refusal(p)) {
+                        Some(refused) if waited => (Path::ProofAfterTurn, Judged::Refused(refused)),
+                        Some(refused) => (Path::ProofAfterToken, Judged::Refused(refused)),
+                        None if waited && lock.is_none() => {
+                            (Path::StoreTimedOut, Judged::Store(None))
+                        }
+                        None if again.is_none() && first.is_none() => {
+                            (Path::StoreNoProof, Judged::Store(lock))
+                        }
+                        None => (Path::StoreNoConflict, Judged::Store(lock)),
+                    }
+                }
+            }
+        }
+    };
+    finish(inv, (path, judged))
+}
+
+fn finish(inv: &Invocation<'_>, (path, judged): (Path, Judged)) -> Judged {
+    if inv.env.get("ACC_BENCH_CLAIM_PATH") == Some("1") {
+        eprintln!("acc claim path: {}", path.name());
     }
-    let data_home = paths::data_home(inv.env).ok()?;
-    let ws = inv.workspace().ok()?;
-    if ws.shared.is_some() || paths::refuse_inside_roots(&data_home, &ws.roots).is_err() {
-        return None;
-    }
-    // A caller under a hooked client is judged from the process table and its bindings.
-    if pin::all(&data_home)
-        .iter()
-        .any(|p| p.facts.client_pid.is_some())
-    {
-        return None;
-    }
-    let store = paths::store_file(&data_home, &ws.id);
-    if tamper::marked(&store) {
-        return None;
-    }
-    let proof = claims_proof::vouched_or_awaited(&store, claims_proof::PUBLICATION_WAIT)?;
-    let ports = inv.ports().ok()?;
-    let now = ports.now();
-    if shared_listener::is_shared_tag(&proof.tag)
-        || proof.schema_version != schema::current_version()
-        || now < proof.written_at_ms
-    {
-        return None;
-    }
-    let me = proof.session(owner.session.as_str())?;
-    if !me.open || me.generation != owner.generation.as_str() || me.taker {
-        return None;
-    }
-    let wanted = wanted.resolve_against(ws.checkout_root());
-    for held in &proof.claims {
-        if held.expires_at_ms <= now
-            || held.owner_session_id == owner.session.as_str()
-            || !crate::core::resources::spellings_overlap(&held.resource, wanted.as_str())
+    judged
+}
+
+/// What the proof must match for this claim: the checks the store path makes before it
+/// reads the claims, done once.
+struct Judge {
+    owner: Owner,
+    wanted: Resource,
+    mode: ClaimMode,
+    store: std::path::PathBuf,
+    ports: crate::Ports,
+}
+
+impl Judge {
+    /// `None` when the proof cannot answer for this claim or caller: the caller is a hooked
+    /// client's (a binding, a pin with a client), the store is shared or marked as
+    /// tampered with, or the claim's own syntax is for the store path to refuse.
+    fn new(inv: &Invocation<'_>, a: &ClaimArgs) -> Option<Judge> {
+        use crate::core::claims::{DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS};
+        use crate::store::tamper;
+        let owner = owner::optional(&a.owner, inv.env).ok()??;
+        let wanted = Resource::parse(&a.resource).ok()?;
+        let mode = ClaimMode::parse(&a.mode).ok()?;
+        Enforcement::parse(&a.enforcement).ok()?;
+        if let Some(reason) = &a.reason {
+            crate::text::check_peer_line("reason", reason).ok()?;
+        }
+        let lease = a.lease.unwrap_or(DEFAULT_LEASE_SECONDS);
+        if lease == 0 || lease > MAX_LEASE_SECONDS {
+            return None;
+        }
+        let data_home = paths::data_home(inv.env).ok()?;
+        let ws = inv.workspace().ok()?;
+        if ws.shared.is_some() || paths::refuse_inside_roots(&data_home, &ws.roots).is_err() {
+            return None;
+        }
+        // A caller under a hooked client is judged from the process table and its bindings.
+        if pin::all(&data_home)
+            .iter()
+            .any(|p| p.facts.client_pid.is_some())
         {
-            continue;
-        }
-        // A claim the store's join would drop (its session gone) is not read there.
-        let holder = proof.session(&held.owner_session_id)?;
-        // The same participant's: inherited or not, only the store can tell.
-        if holder.participant_id == me.participant_id {
             return None;
         }
-        let held_mode = ClaimMode::parse(&held.mode).ok()?;
-        if held_mode != ClaimMode::Exclusive && mode != ClaimMode::Exclusive {
-            continue;
-        }
-        let facts = PresenceFacts {
-            state: if holder.open {
-                SessionState::Open
-            } else {
-                SessionState::Closed
-            },
-            heartbeat_at_ms: holder.heartbeat_at_ms,
-            cadence_ms: holder.cadence_ms,
-            pid: holder.pid,
-            host_pid: holder.host_pid,
-        };
-        let presence = compute(facts, now, ports.pids.as_ref());
-        // Heartbeats since the proof only make a session fresher: online stays online, and
-        // a closed session is offline whatever its heartbeat.
-        if holder.open && presence != Presence::Online {
+        let store = paths::store_file(&data_home, &ws.id);
+        if tamper::marked(&store) {
             return None;
         }
-        return Some(conflict_error(
-            &wanted,
-            &Held {
-                claim_id: &ClaimId::from_store(held.claim_id.clone()),
-                resource: &Resource::from_store(held.resource.clone()),
-                mode: held_mode,
-                owner_participant_id: &ParticipantId::from_store(holder.participant_id.clone()),
-                owner_session_id: &SessionId::from_store(held.owner_session_id.clone()),
-                expires_at: held.expires_at_ms,
-            },
-            presence,
-        ));
+        Some(Judge {
+            owner,
+            wanted: wanted.resolve_against(ws.checkout_root()),
+            mode,
+            store,
+            ports: inv.ports().ok()?,
+        })
     }
-    None
+
+    /// The refusal `proof` proves for this claim, byte for byte the store path's: the
+    /// claimant's session is open at its generation and was never a takeover's taker, and
+    /// the first live claim overlapping the resource, in the store's order, that is not the
+    /// claimant's is another participant's and conflicts, its holder online (a later
+    /// heartbeat keeps it so) or closed. Anything else is for the store (`None`). Nothing
+    /// is written, as on the store path, whose refusal rolls back.
+    fn refusal(&self, proof: &crate::store::claims_proof::Proof) -> Option<AccError> {
+        use crate::core::claims::{Held, conflict_error};
+        use crate::core::model::{Presence, SessionState};
+        use crate::core::presence::{PresenceFacts, compute};
+        use crate::store::{schema, shared_listener};
+        let owner = &self.owner;
+        let now = self.ports.now();
+        if shared_listener::is_shared_tag(&proof.tag)
+            || proof.schema_version != schema::current_version()
+            || now < proof.written_at_ms
+        {
+            return None;
+        }
+        let me = proof.session(owner.session.as_str())?;
+        if !me.open || me.generation != owner.generation.as_str() || me.taker {
+            return None;
+        }
+        let wanted = &self.wanted;
+        for held in &proof.claims {
+            if held.expires_at_ms <= now
+                || held.owner_session_id == owner.session.as_str()
+                || !crate::core::resources::spellings_overlap(&held.resource, wanted.as_str())
+            {
+                continue;
+            }
+            // A claim the store's join would drop (its session gone) is not read there.
+            let holder = proof.session(&held.owner_session_id)?;
+            // The same participant's: inherited or not, only the store can tell.
+            if holder.participant_id == me.participant_id {
+                return None;
+            }
+            let held_mode = ClaimMode::parse(&held.mode).ok()?;
+            if held_mode != ClaimMode::Exclusive && self.mode != ClaimMode::Exclusive {
+                continue;
+            }
+            let facts = PresenceFacts {
+                state: if holder.open {
+                    SessionState::Open
+                } else {
+                    SessionState::Closed
+                },
+                heartbeat_at_ms: holder.heartbeat_at_ms,
+                cadence_ms: holder.cadence_ms,
+                pid: holder.pid,
+                host_pid: holder.host_pid,
+            };
+            let presence = compute(facts, now, self.ports.pids.as_ref());
+            // Heartbeats since the proof only make a session fresher: online stays online,
+            // and a closed session is offline whatever its heartbeat.
+            if holder.open && presence != Presence::Online {
+                return None;
+            }
+            return Some(conflict_error(
+                wanted,
+                &Held {
+                    claim_id: &ClaimId::from_store(held.claim_id.clone()),
+                    resource: &Resource::from_store(held.resource.clone()),
+                    mode: held_mode,
+                    owner_participant_id: &ParticipantId::from_store(holder.participant_id.clone()),
+                    owner_session_id: &SessionId::from_store(held.owner_session_id.clone()),
+                    expires_at: held.expires_at_ms,
+                },
+                presence,
+            ));
+        }
+        None
+    }
 }
 
 /// What `acc release` names: a claim by id, or this session's claim on a resource.

@@ -15,11 +15,14 @@ use crate::cli::agent;
 use crate::error::Result;
 
 pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
-    // A refusal the claims proof shows, before anything opens the store.
-    if let Command::Claim(a) = &command
-        && let Some(refused) = claims::proven_conflict(inv, a)
-    {
-        return Err(refused);
+    // A refusal the claims proof shows, before anything opens the store; otherwise the
+    // claim's turn on the store path.
+    let mut turn = None;
+    if let Command::Claim(a) = &command {
+        match claims::judge_from_proof(inv, a) {
+            claims::Judged::Refused(refused) => return Err(refused),
+            claims::Judged::Store(lock) => turn = lock,
+        }
     }
     judge_agent(inv, &command)?;
     match command {
@@ -30,7 +33,7 @@ pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
         Command::Watch(a) => room::watch(inv, a),
         Command::Sync(a) => room::sync(inv, a),
         Command::Work(a) => room::work(inv, a),
-        Command::Claim(a) => claims::claim(inv, a),
+        Command::Claim(a) => claims::claim(inv, a, turn),
         Command::Release(a) => claims::release(inv, a),
         Command::Message(a) => messages::message(inv, a),
         Command::Request(a) => messages::request(inv, a),
