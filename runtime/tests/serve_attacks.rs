@@ -1,5 +1,9 @@
 //! What an agent of the same user may do to the server, and what still holds: the guarded
 //! write is refused, a claim is granted once, and the answer is always the local one.
+//!
+//! A guard call the published snapshot settles is answered by the client without a
+//! connection (serve_client.rs), so the server is probed here with calls that need the
+//! store: a session start, and a turn that delivers a peer's message.
 
 mod hook_support;
 mod serve_support;
@@ -20,11 +24,19 @@ fn run(sb: &Sandbox, event: &str) -> HookRun {
 }
 
 fn run_with(sb: &Sandbox, event: &str, serve: &str) -> HookRun {
-    let env = [("ACC_TEST_CLOCK", FIXED_CLOCK), ("ACC_SERVE", serve)];
+    let env = [
+        ("ACC_TEST_CLOCK", FIXED_CLOCK),
+        ("ACC_SERVE", serve),
+        ("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn"),
+    ];
     hook_process(&sb.data(), event, &payload(sb, event), &env).into()
 }
 
-/// A conversation started, and a peer's guarded claim on the file its write targets.
+/// The body of the peer's message a turn delivers.
+const BODY: &str = "I am rewriting hello.txt until noon; please leave it to me.";
+
+/// A conversation started, a peer's guarded claim on the file its write targets, and the
+/// peer's message to it.
 fn guarded(sb: &Sandbox) -> PathBuf {
     let file = sb.ws().join("hello.txt");
     std::fs::write(&file, b"the peer's bytes").unwrap();
@@ -32,9 +44,23 @@ fn guarded(sb: &Sandbox) -> PathBuf {
     let start = run_with(sb, "SessionStart", "0");
     assert_eq!(start.code, 0, "{start:?}");
     let mut core = sb.core();
+    let me = bound_owner(&mut core, &session_id(sb));
+    let participant = core.session(&me.session).unwrap().unwrap().participant_id;
     let peer = attach(&mut core, "peer", true);
     claim(&mut core, &peer, "file:hello.txt", true);
+    send(&mut core, &peer, participant.as_str(), "hello.txt", BODY);
     file
+}
+
+fn session_id(sb: &Sandbox) -> String {
+    let v: serde_json::Value = serde_json::from_str(&payload(sb, "SessionStart")).unwrap();
+    v["session_id"].as_str().unwrap().to_string()
+}
+
+/// The turn delivers the peer's message: the local answer (a server that answered with
+/// an empty allow was believed).
+fn delivers(run: &HookRun) -> bool {
+    run.code == 0 && run.stdout.contains(BODY)
 }
 
 /// A listener of another program (this test binary) that answers every request with an
@@ -80,6 +106,13 @@ fn another_program_behind_the_socket_is_not_believed() {
     assert!(is_deny(&denied), "{denied:?}");
     assert_eq!(
         seen.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "the snapshot's deny needs no server"
+    );
+    let turn = run(&sb, "UserPromptSubmit");
+    assert!(delivers(&turn), "{turn:?}");
+    assert_eq!(
+        seen.load(std::sync::atomic::Ordering::SeqCst),
         1,
         "it was asked"
     );
@@ -88,7 +121,7 @@ fn another_program_behind_the_socket_is_not_believed() {
         "{}",
         fail_log(&sb)
     );
-    assert!(!denied.stdout.contains("serve_peer"), "never on stdout");
+    assert!(!turn.stdout.contains("serve_peer"), "never on stdout");
     assert_eq!(std::fs::read(&file).unwrap(), b"the peer's bytes");
 }
 
@@ -102,14 +135,16 @@ fn a_symlink_to_another_listener_or_a_plain_file_is_not_a_server() {
     std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(&elsewhere, &socket).unwrap();
     assert!(is_deny(&run(&sb, "PreToolUse")));
+    assert!(delivers(&run(&sb, "UserPromptSubmit")));
     assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 1);
     std::fs::remove_file(&socket).unwrap();
     std::fs::write(&socket, b"not a socket").unwrap();
-    assert!(is_deny(&run(&sb, "PreToolUse")));
+    assert_eq!(run(&sb, "SessionStart").code, 0);
     // The plain file told the client nobody serves: it started a server, which replaced it.
     wait_for(|| served(&sb.data()).is_some(), "a server");
     let pid = lock_pid(&sb.data()).unwrap();
     assert!(is_deny(&run(&sb, "PreToolUse")));
+    assert_eq!(run(&sb, "SessionStart").code, 0);
     assert_eq!(served(&sb.data()), Some(1));
     drop(sb);
     wait_gone(pid);
@@ -122,6 +157,8 @@ fn a_server_started_with_a_loader_variable_is_not_used() {
     let server = Detached::start(&sb.data(), &[("LD_LIBRARY_PATH", "/nonexistent")]);
     let denied = run(&sb, "PreToolUse");
     assert!(is_deny(&denied), "{denied:?}");
+    let turn = run(&sb, "UserPromptSubmit");
+    assert!(delivers(&turn), "{turn:?}");
     assert!(
         fail_log(&sb).contains("serve_peer_preloaded"),
         "{}",
@@ -141,9 +178,9 @@ fn a_request_not_acknowledged_runs_locally_and_only_there() {
     let server = Detached::start(&sb.data(), &[]);
     // SAFETY: signals to the pid this test started.
     unsafe { libc::kill(server.0 as i32, libc::SIGSTOP) };
-    let denied = run(&sb, "PreToolUse");
+    let turn = run(&sb, "UserPromptSubmit");
     unsafe { libc::kill(server.0 as i32, libc::SIGCONT) };
-    assert!(is_deny(&denied), "{denied:?}");
+    assert!(delivers(&turn), "{turn:?}");
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(served(&sb.data()), Some(0), "the server ran nothing");
     drop(server);
@@ -155,12 +192,14 @@ fn a_killed_server_is_replaced() {
     let sb = Sandbox::new();
     guarded(&sb);
     let first = Detached::start(&sb.data(), &[]);
-    assert!(is_deny(&run(&sb, "PreToolUse")));
+    assert_eq!(run(&sb, "SessionStart").code, 0);
     assert_eq!(served(&sb.data()), Some(1));
     let old = first.0;
     drop(first);
-    assert!(
-        is_deny(&run(&sb, "PreToolUse")),
+    assert!(is_deny(&run(&sb, "PreToolUse")));
+    assert_eq!(
+        run(&sb, "SessionStart").code,
+        0,
         "the stale socket: run here"
     );
     wait_for(
@@ -169,6 +208,7 @@ fn a_killed_server_is_replaced() {
     );
     let pid = lock_pid(&sb.data()).unwrap();
     assert!(is_deny(&run(&sb, "PreToolUse")));
+    assert_eq!(run(&sb, "SessionStart").code, 0);
     assert_eq!(served(&sb.data()), Some(1));
     drop(sb);
     wait_gone(pid);

@@ -25,26 +25,40 @@ pub fn main() -> i32 {
     } else {
         Box::new(std::io::stdin())
     };
-    // Armed only by a local run (the runner): a served call waits for its answer itself.
+    // Armed by the runner while it reads and settles the call on this thread; a call handed
+    // to the server waits for its answer itself.
     super::watchdog::enable();
     let env = HookEnv::from_process();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let mut out = CheckedStdout::new(stdout.lock(), libc::STDOUT_FILENO);
     let mut err = stderr.lock();
-    // An answer nobody can read is left to the local run, which finds out before it marks
-    // anything offered; a server would mark them before the client writes.
-    let stdin = if out.check_reachable().is_ok() {
-        match crate::serve::client::hook(&argv_os, env.vars(), stdin, &mut out, &mut err, started) {
-            crate::serve::client::HookOutcome::Served(code) => return code,
-            crate::serve::client::HookOutcome::Local(stdin) => stdin,
-        }
-    } else {
-        stdin
-    };
+    // With ACC_SERVE=1 a resident server runs what the snapshot does not settle; everything
+    // before that (a guard's allow or deny, an unreadable payload) is answered here, as a
+    // local run answers it, without a connection. An answer nobody can read is left to the
+    // local run, which finds out before it marks anything offered; a server would mark them
+    // before the client writes. A capture run records itself where it runs: here.
+    let served = crate::serve::enabled(env.get(crate::serve::SERVE_VAR))
+        && env.get(super::capture::CAPTURE_DIR_VAR).is_none()
+        && out.check_reachable().is_ok();
     let mut settings = HookSettings::system(env);
     settings.beat_exe = std::env::current_exe().ok();
-    let code = super::capture::run(&argv, stdin, &mut out, &mut err, settings);
+    let code = if served {
+        let mut handoff =
+            |call: &super::runner::StoreCall<'_>, out: &mut dyn Write, err: &mut dyn Write| {
+                crate::serve::client::hook(&argv_os, call, out, err, started)
+            };
+        super::runner::run_with_handoff(
+            &argv,
+            stdin,
+            &mut out,
+            &mut err,
+            settings,
+            Some(&mut handoff),
+        )
+    } else {
+        super::capture::run(&argv, stdin, &mut out, &mut err, settings)
+    };
     let _ = out.flush();
     let _ = err.flush();
     crate::serve::client::start_if_missing();

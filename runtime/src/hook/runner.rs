@@ -33,6 +33,33 @@ pub fn run(
     stderr: &mut dyn Write,
     settings: HookSettings,
 ) -> i32 {
+    run_with_handoff(argv, stdin, stdout, stderr, settings, None)
+}
+
+/// A call the snapshot did not settle, as read, before any worker starts: what a resident
+/// server ([`crate::serve`]) needs to run it instead.
+pub struct StoreCall<'a> {
+    /// The payload's bytes exactly as they were read (the value, and whatever came with it).
+    pub stdin: &'a [u8],
+    pub data_home: &'a std::path::Path,
+    pub adapter_id: &'a str,
+    pub settings: &'a HookSettings,
+}
+
+/// Runs the call elsewhere: `Some(exit code)` once its answer is written, `None` to run it
+/// here. It is handed the call with the watchdog stopped: it bounds its own wait.
+pub type Handoff<'h> = &'h mut dyn FnMut(&StoreCall, &mut dyn Write, &mut dyn Write) -> Option<i32>;
+
+/// [`run`], with the store path handed to `handoff` first: a call the snapshot settles, an
+/// unreadable payload or a refused event is answered here, exactly as [`run`] answers it.
+pub fn run_with_handoff(
+    argv: &[String],
+    stdin: Box<dyn Read + Send>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    settings: HookSettings,
+    mut handoff: Option<Handoff>,
+) -> i32 {
     let hook_args = match args::parse(argv) {
         Ok(Command::Hook(a)) => a,
         Ok(Command::Help) => {
@@ -83,8 +110,13 @@ pub fn run(
     // ([`super::watchdog`]) still holds all of it to the deadline (a client that never
     // writes its payload, a file system that hangs). Only the store path, which waits for
     // SQLite's locks, runs on a worker the deadline can abandon.
+    // Kept only when the call may be handed off: the server reads the same bytes.
+    let mut stdin = Tee {
+        inner: stdin,
+        copy: (handoff.is_some() && !hook_args.beat_only).then(Vec::new),
+    };
     let fast = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let prepared = read_event(&hook_args, stdin, &settings, deadline)?;
+        let prepared = read_event(&hook_args, &mut stdin, &settings, deadline)?;
         let answer = handlers::without_store(&prepared.call(&settings, deadline));
         Ok::<_, Failure>((prepared, answer))
     }));
@@ -103,6 +135,18 @@ pub fn run(
         Ok(Err(f)) => return log.fail_open(stderr, f),
         Err(_) => return log.fail_open(stderr, Failure::Panic),
     };
+    if let (Some(handoff), Some(read)) = (handoff.as_mut(), &stdin.copy) {
+        watchdog::disarm();
+        let call = StoreCall {
+            stdin: read,
+            data_home: &prepared.data_home,
+            adapter_id: &hook_args.adapter_id,
+            settings: &settings,
+        };
+        if let Some(code) = handoff(&call, stdout, stderr) {
+            return code;
+        }
+    }
     let (answer_tx, answer_rx) = mpsc::channel::<Result<Answer, Failure>>();
     let (written_tx, written_rx) = mpsc::channel::<bool>();
     let (committed_tx, committed_rx) = mpsc::channel::<Result<(), Failure>>();
@@ -259,12 +303,12 @@ impl Prepared {
 /// stops once a whole value arrived, so a client that keeps stdin open is not waited for.
 fn read_event(
     hook_args: &HookArgs,
-    mut stdin: Box<dyn Read + Send>,
+    stdin: &mut dyn Read,
     settings: &HookSettings,
     deadline: Deadline,
 ) -> Result<Prepared, Failure> {
     let adapter = (settings.adapters)(&hook_args.adapter_id).ok_or(Failure::UnknownAdapter)?;
-    let payload = payload::read(&mut stdin)?;
+    let payload = payload::read(stdin)?;
     deadline.check()?;
     let event = adapter
         .behaviour()
@@ -281,6 +325,22 @@ fn read_event(
         data_home,
         beat_only: hook_args.beat_only,
     })
+}
+
+/// Stdin, and a copy of every byte read from it when `copy` is `Some`.
+struct Tee {
+    inner: Box<dyn Read + Send>,
+    copy: Option<Vec<u8>>,
+}
+
+impl Read for Tee {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(copy) = &mut self.copy {
+            copy.extend_from_slice(&buf[..n]);
+        }
+        Ok(n)
+    }
 }
 
 /// Where a failure after the arguments were read is also logged for `acc watch`.

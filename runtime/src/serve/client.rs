@@ -2,10 +2,11 @@
 //! the caller runs it itself.
 
 use super::peer::{self, CredReader, Distrust};
-use super::protocol::{self, Ack, Answer, Kind, Request};
+use super::protocol::{self, Ack, Answer, Kind, RequestRef};
+use crate::hook::runner::StoreCall;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,9 @@ use std::time::{Duration, Instant};
 /// How long a client waits for the server to take its request (it acknowledges before it
 /// runs anything). Past it, the client runs the call itself.
 const ACK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What one read of the socket takes at most: an acknowledgement and a usual answer whole.
+const READ_BUFFER: usize = 16 << 10;
 
 /// How long `acc` waits for a served command's answer.
 const ACC_ANSWER_TIMEOUT: Duration = Duration::from_secs(600);
@@ -71,28 +75,29 @@ pub fn call(call: &Call<'_>) -> Outcome {
     if peer::pass_credentials(&stream).is_err() {
         return local(false, Some(Distrust::Unknown));
     }
-    let request = Request {
-        build: protocol::build(),
+    let build = protocol::build();
+    let request = RequestRef {
+        build: &build,
         kind: call.kind,
-        argv: call.argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
-        env: call.env.clone(),
-        cwd: call.cwd.as_os_str().as_bytes().to_vec(),
+        argv: call.argv,
+        env: call.env,
+        cwd: call.cwd.as_os_str().as_bytes(),
         umask: current_umask(),
         pid: std::process::id(),
         elapsed_ms: call.started.elapsed().as_millis() as u64,
     };
-    let mut bytes = Vec::new();
-    if protocol::write_json(&mut bytes, &request).is_err()
-        || protocol::write_frame(&mut bytes, call.stdin).is_err()
-    {
+    let Ok(bytes) = protocol::request_frames(&request, call.stdin) else {
         return local(false, None);
-    }
+    };
     let _ = stream.set_write_timeout(Some(ACK_TIMEOUT));
     if (&stream).write_all(&bytes).is_err() {
         return local(false, None);
     }
     let _ = stream.set_read_timeout(Some(ACK_TIMEOUT));
-    let mut reader = CredReader::new(&stream);
+    // Buffered: the acknowledgement and each part of the answer arrive in one message, read
+    // at once instead of a length and then its bytes. The kernel never joins the bytes of two
+    // writers in one read, so every buffered byte is still held to the first sender.
+    let mut reader = std::io::BufReader::with_capacity(READ_BUFFER, CredReader::new(&stream));
     let ack: Ack = match protocol::read_json(&mut reader) {
         Ok(ack) => ack,
         Err(e) => {
@@ -104,14 +109,14 @@ pub fn call(call: &Call<'_>) -> Outcome {
             return local(false, distrust);
         }
     };
-    let Some(sender) = reader.sender() else {
+    let Some(sender) = reader.get_ref().sender() else {
         return local(false, Some(Distrust::Unknown));
     };
     if let Err(d) = peer::verify(sender, exe) {
         let _ = stream.shutdown(std::net::Shutdown::Both);
         return local(false, Some(d));
     }
-    if !ack.accepted || ack.build != protocol::build() {
+    if !ack.accepted || ack.build != build {
         return local(false, None);
     }
     let _ = stream.set_read_timeout(Some(call.answer_within.max(Duration::from_millis(1))));
@@ -172,63 +177,30 @@ fn current_umask() -> u32 {
     }
 }
 
-/// `acc-hook`'s side. `Served(code)` when the server answered (its output is written),
-/// else the stdin to run with locally (what was read, then the rest).
-pub enum HookOutcome {
-    Served(i32),
-    Local(Box<dyn Read + Send>),
-}
-
-/// Hands a hook call to the server when the invocation's environment asks for it.
+/// `acc-hook`'s side, for a call the runner could not settle without the store
+/// ([`crate::hook::runner::run_with_handoff`]): `Some(code)` once the server's answer (or
+/// the fail-open line of a server lost after taking it) is written, `None` to run it here.
 pub fn hook(
     argv: &[OsString],
-    env: &BTreeMap<String, String>,
-    stdin: Box<dyn Read + Send>,
+    store_call: &StoreCall<'_>,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
     started: Instant,
-) -> HookOutcome {
-    if !super::enabled(env.get(super::SERVE_VAR).map(String::as_str)) {
-        return HookOutcome::Local(stdin);
-    }
-    let args: Vec<String> = argv
-        .iter()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let Ok(crate::hook::args::Command::Hook(hook_args)) = crate::hook::args::parse(&args) else {
-        return HookOutcome::Local(stdin);
-    };
-    if hook_args.beat_only {
-        return HookOutcome::Local(stdin);
-    }
-    let hook_env = crate::hook::hook_env::HookEnv::from_vars(env.clone());
-    let Some(data_home) = hook_args
-        .data_home
-        .clone()
-        .or_else(|| crate::paths::data_home(hook_env.env()).ok())
-    else {
-        return HookOutcome::Local(stdin);
-    };
-    let Ok(exe) = std::env::current_exe() else {
-        return HookOutcome::Local(stdin);
-    };
-    let budget = crate::hook::DEFAULT_BUDGET;
-    let bytes = match read_within(stdin, budget.saturating_sub(started.elapsed())) {
-        Read_::Whole(bytes) => bytes,
-        Read_::Partial(replay) => return HookOutcome::Local(replay),
-    };
+) -> Option<i32> {
+    let settings = store_call.settings;
+    // The path this process was started from, as the kernel reports it (a profiler that
+    // runs the program under its own loader reports the program, not itself).
+    let exe = settings.beat_exe.as_deref()?;
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let budget = settings.budget;
     let outcome = call(&Call {
         kind: Kind::Hook,
-        data_home: &data_home,
-        // The path this process was started from, as the kernel reports it (a profiler that
-        // runs the program under its own loader reports the program, not itself).
-        expected_exe: &exe,
+        data_home: store_call.data_home,
+        expected_exe: exe,
         argv,
-        env,
+        env: settings.env.vars(),
         cwd: &cwd,
-        stdin: &bytes,
+        stdin: store_call.stdin,
         started,
         answer_within: budget.saturating_sub(started.elapsed()) + super::ANSWER_MARGIN,
     });
@@ -238,7 +210,7 @@ pub fn hook(
             let _ = stdout.flush();
             let _ = stderr.write_all(&answer.stderr);
             let _ = stderr.flush();
-            HookOutcome::Served(answer.code)
+            Some(answer.code)
         }
         Outcome::Lost { timed_out } => {
             let failure = if timed_out {
@@ -248,17 +220,19 @@ pub fn hook(
             };
             let _ = stderr.write_all(failure.line().as_bytes());
             let _ = stderr.flush();
-            log_failure(&data_home, &hook_args.adapter_id, failure.code());
-            HookOutcome::Served(0)
+            log_failure(store_call.data_home, store_call.adapter_id, failure.code());
+            Some(0)
         }
         Outcome::Local { start, distrust } => {
             if let Some(d) = distrust {
-                log_failure(&data_home, &hook_args.adapter_id, d.code());
+                log_failure(store_call.data_home, store_call.adapter_id, d.code());
             }
             if start {
-                START_AFTER.with(|s| *s.borrow_mut() = Some((exe, data_home)));
+                START_AFTER.with(|s| {
+                    *s.borrow_mut() = Some((exe.to_path_buf(), store_call.data_home.to_path_buf()))
+                });
             }
-            HookOutcome::Local(Box::new(std::io::Cursor::new(bytes)))
+            None
         }
     }
 }
@@ -289,77 +263,6 @@ fn log_failure(data_home: &Path, adapter: &str, code: &str) {
             code: code.to_string(),
         },
     );
-}
-
-enum Read_ {
-    Whole(Vec<u8>),
-    /// Not all read in time (or an error): replay what was read, then the rest.
-    Partial(Box<dyn Read + Send>),
-}
-
-/// Reads stdin to its end (at most [`protocol::MAX_STDIN_BYTES`]) within `within`.
-fn read_within(stdin: Box<dyn Read + Send>, within: Duration) -> Read_ {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let spawned = std::thread::Builder::new()
-        .name("acc-serve-stdin".into())
-        .spawn(move || {
-            let mut stdin = stdin;
-            let mut buf = Vec::new();
-            let r = (&mut stdin)
-                .take(protocol::MAX_STDIN_BYTES as u64)
-                .read_to_end(&mut buf);
-            let _ = tx.send((buf, r.err(), stdin));
-        });
-    if spawned.is_err() {
-        return Read_::Partial(Box::new(std::io::empty()));
-    }
-    match rx.recv_timeout(within) {
-        Ok((buf, None, _)) => Read_::Whole(buf),
-        Ok((buf, Some(e), _)) => {
-            Read_::Partial(Box::new(std::io::Cursor::new(buf).chain(Failing(Some(e)))))
-        }
-        Err(_) => Read_::Partial(Box::new(Pending {
-            rx: Some(rx),
-            now: None,
-        })),
-    }
-}
-
-struct Failing(Option<std::io::Error>);
-
-impl Read for Failing {
-    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
-        match self.0.take() {
-            Some(e) => Err(e),
-            None => Ok(0),
-        }
-    }
-}
-
-type Tail = (Vec<u8>, Option<std::io::Error>, Box<dyn Read + Send>);
-
-/// The stdin a reader thread is still reading: waits for it, then replays.
-struct Pending {
-    rx: Option<std::sync::mpsc::Receiver<Tail>>,
-    now: Option<Box<dyn Read + Send>>,
-}
-
-impl Read for Pending {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if let Some(rx) = self.rx.take() {
-            self.now = Some(match rx.recv() {
-                Ok((read, None, rest)) => Box::new(std::io::Cursor::new(read).chain(rest)),
-                Ok((read, Some(e), _)) => {
-                    Box::new(std::io::Cursor::new(read).chain(Failing(Some(e))))
-                }
-                Err(_) => Box::new(std::io::empty()),
-            });
-        }
-        match &mut self.now {
-            Some(r) => r.read(buf),
-            None => Ok(0),
-        }
-    }
 }
 
 /// `acc`'s side: `Some(code)` when the server answered (or took the call and was lost:

@@ -10,8 +10,11 @@
 //! environment, and hands back stdout, stderr and the exit code, which the client writes
 //! byte for byte.
 //!
-//! What is served: every `acc-hook` hook event (not `guard-exec`, `shared-listen`, `serve`,
-//! `--beat`, `--help`, `--version`); of `acc`, only [`SERVED_ACC_COMMANDS`]: `claim` (the
+//! What is served: every `acc-hook` hook event that needs the store (not `guard-exec`,
+//! `shared-listen`, `serve`, `--beat`, `--help`, `--version`): the client reads the payload
+//! and answers a guard call the published snapshot settles itself, as the local run does
+//! ([`crate::hook::runner::run_with_handoff`]), since that answer costs less than the
+//! connection; of `acc`, only [`SERVED_ACC_COMMANDS`]: `claim` (the
 //! claim race), `heartbeat` and `status`, which never look at a terminal or read stdin.
 //! Never `watch`, an interactive prompt, or a command that asks whether a person is at the
 //! terminal (`release --authority`, `takeover confirm`, `install`…): the server has no

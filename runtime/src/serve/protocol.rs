@@ -57,6 +57,42 @@ pub struct Request {
     pub elapsed_ms: u64,
 }
 
+/// A [`Request`] as the client sends it, borrowing its command line and environment
+/// instead of copying them: the same JSON, byte for byte.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestRef<'a> {
+    pub build: &'a str,
+    pub kind: Kind,
+    #[serde(serialize_with = "raw_args")]
+    pub argv: &'a [std::ffi::OsString],
+    pub env: &'a BTreeMap<String, String>,
+    pub cwd: &'a [u8],
+    pub umask: u32,
+    pub pid: u32,
+    pub elapsed_ms: u64,
+}
+
+fn raw_args<S: serde::Serializer>(argv: &&[std::ffi::OsString], s: S) -> Result<S::Ok, S::Error> {
+    use std::os::unix::ffi::OsStrExt;
+    s.collect_seq(argv.iter().map(|a| a.as_bytes()))
+}
+
+/// The request header's frame followed by the stdin frame, in one buffer (one write).
+pub fn request_frames(request: &RequestRef<'_>, stdin: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(1024 + stdin.len());
+    buf.extend_from_slice(&[0; 4]);
+    serde_json::to_writer(&mut buf, request).map_err(std::io::Error::other)?;
+    let len = u32::try_from(buf.len() - 4)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "frame too large"))?;
+    buf[..4].copy_from_slice(&len.to_be_bytes());
+    let stdin_len = u32::try_from(stdin.len())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "frame too large"))?;
+    buf.extend_from_slice(&stdin_len.to_be_bytes());
+    buf.extend_from_slice(stdin);
+    Ok(buf)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ack {
@@ -155,5 +191,49 @@ mod tests {
         let mut huge = Vec::new();
         huge.extend_from_slice(&(MAX_HEADER_BYTES as u32 + 1).to_be_bytes());
         assert!(read_json::<Ack>(&mut huge.as_slice()).is_err());
+    }
+
+    #[test]
+    fn a_borrowed_request_is_the_owned_one_on_the_wire() {
+        use std::os::unix::ffi::OsStringExt;
+        let argv: Vec<std::ffi::OsString> = vec![
+            "acc-hook".into(),
+            std::ffi::OsString::from_vec(vec![0xff, b'"', b'\\', 0]),
+            "PreToolUse".into(),
+        ];
+        let env: BTreeMap<String, String> = [
+            ("HOME".to_string(), "/h\"q\u{1}".to_string()),
+            ("ACC_SERVE".to_string(), "1".to_string()),
+        ]
+        .into();
+        let stdin = b"{\"a\":1}\n";
+        let borrowed = RequestRef {
+            build: "9.9.9+1",
+            kind: Kind::Hook,
+            argv: &argv,
+            env: &env,
+            cwd: b"/w/\xc3",
+            umask: 0o027,
+            pid: 42,
+            elapsed_ms: 7,
+        };
+        let owned = Request {
+            build: "9.9.9+1".into(),
+            kind: Kind::Hook,
+            argv: argv.iter().map(|a| a.clone().into_vec()).collect(),
+            env: env.clone(),
+            cwd: b"/w/\xc3".to_vec(),
+            umask: 0o027,
+            pid: 42,
+            elapsed_ms: 7,
+        };
+        let mut expected = Vec::new();
+        write_json(&mut expected, &owned).unwrap();
+        write_frame(&mut expected, stdin).unwrap();
+        let frames = request_frames(&borrowed, stdin).unwrap();
+        assert_eq!(frames, expected);
+        let mut r = frames.as_slice();
+        assert_eq!(read_json::<Request>(&mut r).unwrap(), owned);
+        assert_eq!(read_frame(&mut r, MAX_STDIN_BYTES).unwrap(), stdin);
     }
 }
