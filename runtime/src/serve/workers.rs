@@ -1,10 +1,11 @@
 //! The server's workers: long-lived threads that each run one request at a time.
 //!
 //! Why not a thread per request: starting one (its stack mapped, its guard page, its signal
-//! stack, then all of it unmapped) and detaching its file-system context from the
-//! process's (`unshare(CLONE_FS)`, a new `fs_struct`) was paid by every served call. A
-//! worker detaches once, when it starts, and then only sets the request's directory and
-//! umask ([`enter_directory`]).
+//! stack, then all of it unmapped) was paid by every served call. A worker's file-system
+//! context (cwd, root, umask) is its own from its first request on; each request detaches
+//! it again ([`enter_directory`]), which the kernel makes a no-op unless a thread the last
+//! request started (a hook's store thread that outlived its deadline) still shares it: that
+//! thread keeps its own request's directory and umask, never the next request's.
 //!
 //! A slow request (a turn) never holds up another: a request goes to an idle worker, and
 //! when none is idle a new one starts for it, as before. A worker that is done waits for
@@ -76,7 +77,6 @@ fn work(
     tx: SyncSender<Job>,
     idle: Arc<Mutex<Vec<SyncSender<Job>>>>,
 ) {
-    OWN_FS.with(|own| own.set(detach_fs()));
     let mut job = first;
     loop {
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).is_err() {
@@ -96,29 +96,21 @@ fn work(
     }
 }
 
-thread_local! {
-    /// Whether this thread's directory and umask are its own (not the process's).
-    static OWN_FS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Detaches this thread's cwd, root and umask from the other threads'.
-fn detach_fs() -> bool {
-    // SAFETY: unshare(CLONE_FS) only detaches this thread's cwd, root and umask from the
-    // other threads'; it touches no memory.
-    unsafe { libc::unshare(libc::CLONE_FS) == 0 }
-}
-
-/// Gives this thread the client's working directory and umask: a relative path resolves,
-/// and a file is created, as in the client. Only on a thread whose file-system context is
-/// its own (a worker's): elsewhere it would move every thread of the server, so nothing
-/// changes. The directory is entered anew for every request, even when the last one named
-/// the same path: the directory at that path may have been replaced since.
+/// Gives this thread (and the threads it starts) the client's working directory and umask:
+/// a relative path resolves, and a file is created, as in the client. The thread's
+/// file-system context is detached first: from the process's on a worker's first request,
+/// and from any thread an earlier request started that still runs (when none does, the
+/// kernel keeps the context as it is and allocates nothing). When it cannot be detached,
+/// nothing changes (a `chdir` would move other threads). The directory is entered anew for
+/// every request, even when the last one named the same path: the directory at that path
+/// may have been replaced since.
 pub fn enter_directory(cwd: &std::path::Path, umask: u32) {
-    if !OWN_FS.with(std::cell::Cell::get) {
-        return;
-    }
-    // SAFETY: umask changes this thread's own copy (detached above).
+    // SAFETY: unshare(CLONE_FS) only detaches this thread's cwd, root and umask from the
+    // other threads'; umask then changes this thread's copy.
     unsafe {
+        if libc::unshare(libc::CLONE_FS) != 0 {
+            return;
+        }
         libc::umask(umask as libc::mode_t);
     }
     if std::env::set_current_dir(cwd).is_err() {
@@ -267,5 +259,53 @@ mod tests {
         assert_eq!(seen, "true");
         // The process's own directory never moved.
         assert_eq!(std::env::current_dir().unwrap(), process_cwd);
+    }
+
+    /// A thread a request started that outlives the request keeps that request's directory
+    /// and umask while the same worker serves the next one elsewhere.
+    #[test]
+    fn a_thread_left_running_keeps_its_own_requests_directory() {
+        let workers = Workers::new();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (a_path, b_path) = (
+            a.path().canonicalize().unwrap(),
+            b.path().canonicalize().unwrap(),
+        );
+        let (go, wait) = channel::<()>();
+        let (seen_tx, seen) = channel::<String>();
+        let first = ask(&workers, move || {
+            enter_directory(&a_path, 0o077);
+            std::thread::spawn(move || {
+                let _ = wait.recv();
+                // SAFETY: reads and restores this thread's umask.
+                let m = unsafe {
+                    let m = libc::umask(0o022);
+                    libc::umask(m);
+                    m
+                };
+                let cwd = std::env::current_dir().unwrap();
+                seen_tx.send(format!("{} {m:o}", cwd.display())).unwrap();
+            });
+            thread_name_and_id()
+        });
+        settle(&workers, 1);
+        let second = ask(&workers, move || {
+            enter_directory(&b_path, 0o027);
+            format!(
+                "{} {}",
+                thread_name_and_id(),
+                std::env::current_dir().unwrap().display()
+            )
+        });
+        assert_eq!(
+            second,
+            format!("{first} {}", b.path().canonicalize().unwrap().display()),
+            "the same worker, in the second directory"
+        );
+        go.send(()).unwrap();
+        assert_eq!(
+            seen.recv_timeout(Duration::from_secs(10)).unwrap(),
+            format!("{} 77", a.path().canonicalize().unwrap().display())
+        );
     }
 }
