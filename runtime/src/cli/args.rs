@@ -1,8 +1,10 @@
 //! The `acc` command line, declared with clap. Parsing only: no behaviour lives here.
 
 use super::commands::install;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 const ABOUT: &str = "acc: agents can communicate. See each other, claim files, and pass durable messages between coding agents working side by side.";
 
@@ -614,10 +616,34 @@ pub struct InitArgs {
     pub force: bool,
 }
 
+/// The command tree as [`Cli::command`] builds it, kept by a process that parses many
+/// command lines ([`keep_parser`]: the resident server).
+static KEPT: OnceLock<clap::Command> = OnceLock::new();
+
+/// Builds the command tree once for every later [`parse`] of this process: a resident
+/// server parses one `acc` command line per request, and building clap's whole tree (every
+/// subcommand, every argument, their help) was most of a refused claim's parse.
+pub fn keep_parser() {
+    KEPT.get_or_init(Cli::command);
+}
+
+/// `Cli::try_parse_from(argv)`, the same in every byte (the value, the error, its kind and
+/// its rendering): a kept tree is cloned as built by [`Cli::command`], before clap's parse
+/// fills in the program's name and builds it, so each parse starts from what a fresh one
+/// would.
+pub fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
+    let cmd = match KEPT.get() {
+        Some(kept) => kept.clone(),
+        None => Cli::command(),
+    };
+    let mut matches = cmd.try_get_matches_from(argv)?;
+    // As clap's derive does: a conversion error is formatted against a fresh tree.
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut Cli::command()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn the_command_line_is_well_formed() {
@@ -642,6 +668,60 @@ mod tests {
                 "{} lacks examples",
                 sub.get_name()
             );
+        }
+    }
+
+    /// Every argv, good or bad, parses with the kept tree (used again and again, under
+    /// several program names) as with a fresh one: the same value, or the same error kind,
+    /// exit code and rendering.
+    #[test]
+    fn a_kept_tree_parses_as_a_fresh_one() {
+        let argvs: &[&[&str]] = &[
+            &["acc"],
+            &["acc", "--json"],
+            &["acc", "--help"],
+            &["acc", "--version"],
+            &["acc", "claim"],
+            &["acc", "claim", "--help"],
+            &["acc", "claim", "-h"],
+            &["acc", "claim", "--bogus"],
+            &["acc", "claim", "--resource"],
+            &["acc", "claim", "--resource", "file:x", "--mode", "nope"],
+            &["acc", "claim", "--resource", "file:x", "--session", "s"],
+            &[
+                "acc",
+                "claim",
+                "--resource",
+                "file:x",
+                "--json",
+                "--cwd",
+                "/x",
+            ],
+            &["acc", "config"],
+            &["acc", "config", "init", "--yes"],
+            &["acc", "help", "claim"],
+            &["acc", "nosuch"],
+            &["acc", "heartbeat", "--generation", "1"],
+            &["acc", "status", "--all", "--json"],
+            &["acc", "message", "--subject", "s", "--body", "--- a/x"],
+            &["/usr/local/bin/acc", "claim", "--bogus"],
+            &["acc-other", "claim", "--help"],
+            &["acc-other", "claim"],
+        ];
+        let show = |r: Result<Cli, clap::Error>| match r {
+            Ok(cli) => format!("ok {cli:?}"),
+            Err(e) => format!("err {:?} {} {}", e.kind(), e.exit_code(), e.render()),
+        };
+        let fresh: Vec<String> = argvs
+            .iter()
+            .map(|a| show(Cli::try_parse_from(a.iter())))
+            .collect();
+        keep_parser();
+        for round in 0..3 {
+            for (argv, fresh) in argvs.iter().zip(&fresh) {
+                let os: Vec<OsString> = argv.iter().map(OsString::from).collect();
+                assert_eq!(&show(parse(&os)), fresh, "round {round}: {argv:?}");
+            }
         }
     }
 

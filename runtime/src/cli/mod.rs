@@ -16,8 +16,6 @@ pub mod workspace_faults;
 
 use crate::env::Env;
 use crate::error::{AccError, ErrorCode};
-use args::Cli;
-use clap::Parser;
 use clap::error::ErrorKind;
 use context::Invocation;
 use std::ffi::OsString;
@@ -122,7 +120,7 @@ pub fn run(
     err: &mut dyn Write,
 ) -> i32 {
     let json = wants_json(&argv);
-    let cli = match Cli::try_parse_from(&argv) {
+    let cli = match args::parse(&argv) {
         Ok(cli) => cli,
         Err(e) => {
             // `acc help claim --json`: clap's own help subcommand takes no options.

@@ -53,6 +53,7 @@ pub mod lifecycle;
 pub mod peer;
 pub mod protocol;
 pub mod server;
+pub mod workers;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

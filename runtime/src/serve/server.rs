@@ -3,6 +3,7 @@
 use super::lifecycle::{self, Watch};
 use super::peer;
 use super::protocol::{self, Ack, Answer, Kind, Request};
+use super::workers::{self, Workers};
 use crate::env::Env;
 use crate::hook::hook_env::HookEnv;
 use crate::hook::settings::{HookSettings, ProcessSource};
@@ -98,6 +99,7 @@ pub fn serve(data_home: &Path) {
     }
     std::panic::set_hook(Box::new(|_| {}));
     crate::store::warm::enable();
+    crate::cli::args::keep_parser();
     let started = Instant::now();
     let last = Arc::new(AtomicU64::new(0));
     let busy = Arc::new(AtomicUsize::new(0));
@@ -122,24 +124,43 @@ pub fn serve(data_home: &Path) {
         return;
     }
     let served = Arc::new(AtomicU64::new(0));
+    let workers = Workers::new();
     for conn in listener.incoming() {
         let Ok(conn) = conn else { continue };
         busy.fetch_add(1, Ordering::SeqCst);
         let (last, done) = (Arc::clone(&last), Arc::clone(&busy));
         let served = Arc::clone(&served);
-        let spawned = std::thread::Builder::new()
-            .name("acc-serve".into())
-            .spawn(move || {
-                handle(conn, &served);
-                last.store(started.elapsed().as_millis() as u64, Ordering::SeqCst);
-                done.fetch_sub(1, Ordering::SeqCst);
-            });
-        if spawned.is_err() {
+        let started_job = workers.run(Box::new(move || {
+            // Counted done even when the request panics, so that the server still goes
+            // when idle.
+            let _done = Done {
+                last,
+                busy: done,
+                started,
+            };
+            handle(conn, &served);
+        }));
+        if !started_job {
             busy.fetch_sub(1, Ordering::SeqCst);
         }
     }
     // Held until here, that is for the server's life.
     drop(lock);
+}
+
+/// A request's end, on the idle clock.
+struct Done {
+    last: Arc<AtomicU64>,
+    busy: Arc<AtomicUsize>,
+    started: Instant,
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.last
+            .store(self.started.elapsed().as_millis() as u64, Ordering::SeqCst);
+        self.busy.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// One connection: one request.
@@ -192,7 +213,10 @@ fn handle(mut conn: UnixStream, served: &AtomicU64) {
 
 /// Runs the request as the process that sent it would have.
 pub fn run(request: &Request, pid: u32, stdin: Vec<u8>) -> Answer {
-    enter_directory(request);
+    workers::enter_directory(
+        Path::new(std::ffi::OsStr::from_bytes(&request.cwd)),
+        request.umask,
+    );
     let mut answer = Answer::default();
     let argv: Vec<OsString> = request
         .argv
@@ -237,21 +261,4 @@ pub fn run(request: &Request, pid: u32, stdin: Vec<u8>) -> Answer {
         }
     }
     answer
-}
-
-/// Gives this thread (and the threads it starts) the client's working directory and umask:
-/// a relative path resolves, and a file is created, as in the client.
-fn enter_directory(request: &Request) {
-    // SAFETY: unshare(CLONE_FS) only detaches this thread's cwd, root and umask from the
-    // other threads'; umask and chdir then change this thread's copy.
-    unsafe {
-        if libc::unshare(libc::CLONE_FS) != 0 {
-            return;
-        }
-        libc::umask(request.umask as libc::mode_t);
-    }
-    let cwd = Path::new(std::ffi::OsStr::from_bytes(&request.cwd));
-    if std::env::set_current_dir(cwd).is_err() {
-        let _ = std::env::set_current_dir("/");
-    }
 }
