@@ -46,9 +46,51 @@ pub(crate) struct Owing {
     pub state: String,
 }
 
+/// What a participant's reads may leave out when the store holds none of it: both are
+/// rare, and each costs every turn a statement or a check per row (issue 30). Read in the
+/// same transaction as the reads it spares, so it cannot disagree with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Present {
+    /// A decision supersedes or withdraws another: listings keep to each chain's head
+    /// ([`HEAD_ONLY`]); with no link at all every message is a head.
+    pub decision_links: bool,
+    /// The participant sent a message that obliges its recipients: only those can make a
+    /// recipient-unavailable item.
+    pub obligations_sent: bool,
+}
+
+impl Present {
+    /// Everything assumed present: every read as it is without the check.
+    pub(crate) const ALL: Present = Present {
+        decision_links: true,
+        obligations_sent: true,
+    };
+
+    /// One statement for both checks (each an index probe).
+    pub(crate) fn read(conn: &Connection, me: &ParticipantId) -> Result<Present> {
+        Ok(conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM decision_links),
+                    EXISTS (SELECT 1 FROM messages
+                            WHERE from_participant_id = ?1 AND obligation <> 'none')",
+            )?
+            .query_row(params![me.as_str()], |r| {
+                Ok(Present {
+                    decision_links: r.get(0)?,
+                    obligations_sent: r.get(1)?,
+                })
+            })?)
+    }
+
+    /// [`HEAD_ONLY`], or a condition every row meets when no decision links another.
+    pub(crate) fn head_only(self) -> &'static str {
+        if self.decision_links { HEAD_ONLY } else { "1" }
+    }
+}
+
 /// What the participant owes, oldest first: attention lists it, and a turn's delivery
 /// reminds of what of it was shown, from this one statement.
-pub(crate) fn owing(conn: &Connection, me: &ParticipantId) -> Result<Vec<Owing>> {
+pub(crate) fn owing(conn: &Connection, me: &ParticipantId, present: Present) -> Result<Vec<Owing>> {
     // From the messages that oblige anyone (`messages_owing`) to their receipts: from the
     // participant's receipts instead, a turn read every queued note (issue 30).
     let mut stmt = conn.prepare_cached(&format!(
@@ -56,8 +98,9 @@ pub(crate) fn owing(conn: &Connection, me: &ParticipantId) -> Result<Vec<Owing>>
          FROM messages m CROSS JOIN receipts r INDEXED BY receipts_by_message
            ON r.message_seq = m.seq
          WHERE r.recipient_participant_id = ?1 AND r.state <> 'acknowledged'
-           AND m.obligation <> 'none' AND {HEAD_ONLY}
-         ORDER BY m.seq"
+           AND m.obligation <> 'none' AND {}
+         ORDER BY m.seq",
+        present.head_only()
     ))?;
     let mut rows = stmt.query(params![me.as_str()])?;
     let mut out = Vec::new();
@@ -98,14 +141,19 @@ fn unavailable(
     conn: &Connection,
     me: &ParticipantId,
     online: &HashSet<ParticipantId>,
+    present: Present,
     out: &mut Vec<AttentionItem>,
 ) -> Result<()> {
+    if !present.obligations_sent {
+        return Ok(());
+    }
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT m.message_id, m.subject, r.recipient_participant_id
          FROM messages m JOIN receipts r ON r.message_seq = m.seq
          WHERE m.from_participant_id = ?1 AND m.obligation <> 'none' AND r.state <> 'acknowledged'
-           AND {HEAD_ONLY}
-         ORDER BY m.seq, r.recipient_participant_id"
+           AND {}
+         ORDER BY m.seq, r.recipient_participant_id",
+        present.head_only()
     ))?;
     let mut rows = stmt.query(params![me.as_str()])?;
     let mut waiting: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
@@ -138,11 +186,12 @@ pub(crate) fn for_participant(
     me: &ParticipantId,
 ) -> Result<Vec<AttentionItem>> {
     let sessions = sessions::load_all(conn, false)?;
-    for_participant_among(conn, ports, now, me, &sessions, &owing(conn, me)?)
+    let owing = owing(conn, me, Present::ALL)?;
+    for_participant_among(conn, ports, now, me, &sessions, &owing, Present::ALL)
 }
 
 /// [`for_participant`] with every session (open and closed) and what `me` owes
-/// ([`owing`]) already read.
+/// ([`owing`]) already read, leaving out what `present` says the store does not hold.
 pub(crate) fn for_participant_among(
     conn: &Connection,
     ports: &Ports,
@@ -150,6 +199,7 @@ pub(crate) fn for_participant_among(
     me: &ParticipantId,
     sessions: &[SessionRow],
     owing: &[Owing],
+    present: Present,
 ) -> Result<Vec<AttentionItem>> {
     let presence: Vec<(&SessionRow, Presence)> = sessions
         .iter()
@@ -173,7 +223,7 @@ pub(crate) fn for_participant_among(
 
     let mut out = Vec::new();
     owed(owing, &mut out);
-    unavailable(conn, me, &online, &mut out)?;
+    unavailable(conn, me, &online, present, &mut out)?;
 
     // Only the claims an item can name are read: a turn of a participant with no intent
     // skips every peer claim (a hook reads this on every prompt).
