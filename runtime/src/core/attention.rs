@@ -8,9 +8,9 @@
 
 use super::Ports;
 use super::claims::{self, ClaimRow};
-use super::decisions::HEAD_ONLY;
 use super::intents;
 use super::model::{IntentState, Presence};
+use super::present::Present;
 use super::sessions::{self, SessionRow};
 use crate::clock::to_iso;
 use crate::error::Result;
@@ -44,48 +44,6 @@ pub(crate) struct Owing {
     subject: String,
     /// The receipt's state: delivery reminds of those offered or retrieved.
     pub state: String,
-}
-
-/// What a participant's reads may leave out when the store holds none of it: both are
-/// rare, and each costs every turn a statement or a check per row (issue 30). Read in the
-/// same transaction as the reads it spares, so it cannot disagree with them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Present {
-    /// A decision supersedes or withdraws another: listings keep to each chain's head
-    /// ([`HEAD_ONLY`]); with no link at all every message is a head.
-    pub decision_links: bool,
-    /// The participant sent a message that obliges its recipients: only those can make a
-    /// recipient-unavailable item.
-    pub obligations_sent: bool,
-}
-
-impl Present {
-    /// Everything assumed present: every read as it is without the check.
-    pub(crate) const ALL: Present = Present {
-        decision_links: true,
-        obligations_sent: true,
-    };
-
-    /// One statement for both checks (each an index probe).
-    pub(crate) fn read(conn: &Connection, me: &ParticipantId) -> Result<Present> {
-        Ok(conn
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM decision_links),
-                    EXISTS (SELECT 1 FROM messages
-                            WHERE from_participant_id = ?1 AND obligation <> 'none')",
-            )?
-            .query_row(params![me.as_str()], |r| {
-                Ok(Present {
-                    decision_links: r.get(0)?,
-                    obligations_sent: r.get(1)?,
-                })
-            })?)
-    }
-
-    /// [`HEAD_ONLY`], or a condition every row meets when no decision links another.
-    pub(crate) fn head_only(self) -> &'static str {
-        if self.decision_links { HEAD_ONLY } else { "1" }
-    }
 }
 
 /// What the participant owes, oldest first: attention lists it, and a turn's delivery

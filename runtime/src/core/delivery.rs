@@ -2,9 +2,10 @@
 //! boundary, and the commit of what was actually shown. Receipts become `offered` only
 //! through [`Core::commit_offers`], called after the text reached the client.
 
-use super::attention::{self, Present};
+use super::attention;
 use super::events::{self, EventType};
 use super::model::{MessageKind, Presence, ReceiptState, SessionState};
+use super::present::Present;
 use super::receipts;
 use super::sessions::{self, SessionRow, check_owner, check_owner_for_write};
 use super::{Core, Owner, Ports};
@@ -240,6 +241,9 @@ fn repeat_bodies(
     now: i64,
     present: Present,
 ) -> Result<Vec<PeerMessage>> {
+    if !present.live_offers {
+        return Ok(Vec::new());
+    }
     let sql = format!(
         "{BODY_SELECT} WHERE r.recipient_participant_id = ?1 AND r.state = 'offered'
            AND r.offer_transport IS NOT NULL AND r.offer_transport <> ?2
@@ -1166,9 +1170,30 @@ mod tests {
             present_of(&mut k, &a),
             Present {
                 decision_links: false,
-                obligations_sent: false
+                obligations_sent: false,
+                live_offers: false,
             }
         );
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+
+        // A note offered live to bob: due a repeat 15 minutes later, once.
+        let live = send(&mut k, &a, &["bob"], MessageKind::Note, "live");
+        k.core
+            .commit_offers(&b, std::slice::from_ref(&live), "live-socket")
+            .unwrap();
+        assert!(present_of(&mut k, &b).live_offers);
+        assert!(!present_of(&mut k, &a).live_offers);
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+        k.clock.advance_ms(REPEAT_AFTER_MS);
+        k.core.heartbeat(&a).unwrap();
+        k.core.heartbeat(&b).unwrap();
+        let bobs = lazy_with(&mut k, &b, 40_000, None);
+        assert_eq!(bobs.delivery.repeats.len(), 1, "the live offer is due");
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+        k.core
+            .commit_offers(&b, std::slice::from_ref(&live), NEXT_TURN)
+            .unwrap();
+        assert!(!present_of(&mut k, &b).live_offers, "repeated once only");
         assert_reads_as_if_present(&mut k, &[&a, &b]);
 
         // Bob asks carol, who then goes offline: bob's turn lists her as unavailable.
