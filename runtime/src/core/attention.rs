@@ -8,9 +8,9 @@
 
 use super::Ports;
 use super::claims::{self, ClaimRow};
-use super::decisions::HEAD_ONLY;
 use super::intents;
 use super::model::{IntentState, Presence};
+use super::present::Present;
 use super::sessions::{self, SessionRow};
 use crate::clock::to_iso;
 use crate::error::Result;
@@ -48,7 +48,7 @@ pub(crate) struct Owing {
 
 /// What the participant owes, oldest first: attention lists it, and a turn's delivery
 /// reminds of what of it was shown, from this one statement.
-pub(crate) fn owing(conn: &Connection, me: &ParticipantId) -> Result<Vec<Owing>> {
+pub(crate) fn owing(conn: &Connection, me: &ParticipantId, present: Present) -> Result<Vec<Owing>> {
     // From the messages that oblige anyone (`messages_owing`) to their receipts: from the
     // participant's receipts instead, a turn read every queued note (issue 30).
     let mut stmt = conn.prepare_cached(&format!(
@@ -56,8 +56,9 @@ pub(crate) fn owing(conn: &Connection, me: &ParticipantId) -> Result<Vec<Owing>>
          FROM messages m CROSS JOIN receipts r INDEXED BY receipts_by_message
            ON r.message_seq = m.seq
          WHERE r.recipient_participant_id = ?1 AND r.state <> 'acknowledged'
-           AND m.obligation <> 'none' AND {HEAD_ONLY}
-         ORDER BY m.seq"
+           AND m.obligation <> 'none' AND {}
+         ORDER BY m.seq",
+        present.head_only()
     ))?;
     let mut rows = stmt.query(params![me.as_str()])?;
     let mut out = Vec::new();
@@ -98,14 +99,19 @@ fn unavailable(
     conn: &Connection,
     me: &ParticipantId,
     online: &HashSet<ParticipantId>,
+    present: Present,
     out: &mut Vec<AttentionItem>,
 ) -> Result<()> {
+    if !present.obligations_sent {
+        return Ok(());
+    }
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT m.message_id, m.subject, r.recipient_participant_id
          FROM messages m JOIN receipts r ON r.message_seq = m.seq
          WHERE m.from_participant_id = ?1 AND m.obligation <> 'none' AND r.state <> 'acknowledged'
-           AND {HEAD_ONLY}
-         ORDER BY m.seq, r.recipient_participant_id"
+           AND {}
+         ORDER BY m.seq, r.recipient_participant_id",
+        present.head_only()
     ))?;
     let mut rows = stmt.query(params![me.as_str()])?;
     let mut waiting: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
@@ -138,11 +144,12 @@ pub(crate) fn for_participant(
     me: &ParticipantId,
 ) -> Result<Vec<AttentionItem>> {
     let sessions = sessions::load_all(conn, false)?;
-    for_participant_among(conn, ports, now, me, &sessions, &owing(conn, me)?)
+    let owing = owing(conn, me, Present::ALL)?;
+    for_participant_among(conn, ports, now, me, &sessions, &owing, Present::ALL)
 }
 
 /// [`for_participant`] with every session (open and closed) and what `me` owes
-/// ([`owing`]) already read.
+/// ([`owing`]) already read, leaving out what `present` says the store does not hold.
 pub(crate) fn for_participant_among(
     conn: &Connection,
     ports: &Ports,
@@ -150,6 +157,7 @@ pub(crate) fn for_participant_among(
     me: &ParticipantId,
     sessions: &[SessionRow],
     owing: &[Owing],
+    present: Present,
 ) -> Result<Vec<AttentionItem>> {
     let presence: Vec<(&SessionRow, Presence)> = sessions
         .iter()
@@ -173,7 +181,7 @@ pub(crate) fn for_participant_among(
 
     let mut out = Vec::new();
     owed(owing, &mut out);
-    unavailable(conn, me, &online, &mut out)?;
+    unavailable(conn, me, &online, present, &mut out)?;
 
     // Only the claims an item can name are read: a turn of a participant with no intent
     // skips every peer claim (a hook reads this on every prompt).

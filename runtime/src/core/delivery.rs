@@ -3,11 +3,11 @@
 //! through [`Core::commit_offers`], called after the text reached the client.
 
 use super::attention;
-use super::decisions::HEAD_ONLY;
 use super::events::{self, EventType};
 use super::model::{MessageKind, Presence, ReceiptState, SessionState};
+use super::present::Present;
 use super::receipts;
-use super::sessions::{self, check_owner, check_owner_for_write};
+use super::sessions::{self, SessionRow, check_owner, check_owner_for_write};
 use super::{Core, Owner, Ports};
 use crate::clock::to_iso;
 use crate::error::Result;
@@ -88,15 +88,21 @@ const BODY_SELECT: &str = "SELECT m.message_id, m.thread_id, m.kind, m.from_part
 ///
 /// Limits are written into the SQL: SQLite plans with the value of a bound `LIMIT ?`, so
 /// such a statement is compiled twice on its first run in every process.
-fn queued_where() -> String {
+fn queued_where(present: Present) -> String {
     format!(
         "WHERE r.recipient_participant_id = ?1 AND r.state = 'queued'
-           AND m.from_session_id <> ?2 AND {HEAD_ONLY} ORDER BY r.message_seq LIMIT {MAX_BODIES}"
+           AND m.from_session_id <> ?2 AND {} ORDER BY r.message_seq LIMIT {MAX_BODIES}",
+        present.head_only()
     )
 }
 
-fn queued_bodies(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<PeerMessage>> {
-    let sql = format!("{BODY_SELECT} {}", queued_where());
+fn queued_bodies(
+    conn: &Connection,
+    me: &ParticipantId,
+    owner: &Owner,
+    present: Present,
+) -> Result<Vec<PeerMessage>> {
+    let sql = format!("{BODY_SELECT} {}", queued_where(present));
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt
         .query_map(params![me.as_str(), owner.session.as_str()], |r| {
@@ -107,10 +113,15 @@ fn queued_bodies(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result
 }
 
 /// The ids of what [`queued_bodies`] would return, without reading any body.
-fn queued_ids(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<MessageId>> {
+fn queued_ids(
+    conn: &Connection,
+    me: &ParticipantId,
+    owner: &Owner,
+    present: Present,
+) -> Result<Vec<MessageId>> {
     let sql = format!(
         "SELECT m.message_id FROM receipts r JOIN messages m ON m.seq = r.message_seq {}",
-        queued_where()
+        queued_where(present)
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let ids = stmt
@@ -138,8 +149,13 @@ struct Sized {
     text_bytes: usize,
 }
 
-fn queued_sizes(conn: &Connection, me: &ParticipantId, owner: &Owner) -> Result<Vec<Sized>> {
-    let sql = format!("{QUEUED_SIZES_SELECT} {}", queued_where());
+fn queued_sizes(
+    conn: &Connection,
+    me: &ParticipantId,
+    owner: &Owner,
+    present: Present,
+) -> Result<Vec<Sized>> {
+    let sql = format!("{QUEUED_SIZES_SELECT} {}", queued_where(present));
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt
         .query_map(params![me.as_str(), owner.session.as_str()], |r| {
@@ -188,8 +204,9 @@ fn queued_within(
     me: &ParticipantId,
     owner: &Owner,
     budget: BodyBudget,
+    present: Present,
 ) -> Result<(Vec<PeerMessage>, HashSet<String>)> {
-    let page = queued_sizes(conn, me, owner)?;
+    let page = queued_sizes(conn, me, owner, present)?;
     let is_answer = |s: &Sized| budget.answers && s.message.kind == MessageKind::Answer.as_str();
     // An answer may be kept out of the turn by the reply route, so it counts for nothing
     // before the blocks after it; its body is read whatever the budget, since the route
@@ -218,12 +235,21 @@ fn queued_within(
     Ok((messages, unread))
 }
 
-fn repeat_bodies(conn: &Connection, me: &ParticipantId, now: i64) -> Result<Vec<PeerMessage>> {
+fn repeat_bodies(
+    conn: &Connection,
+    me: &ParticipantId,
+    now: i64,
+    present: Present,
+) -> Result<Vec<PeerMessage>> {
+    if !present.live_offers {
+        return Ok(Vec::new());
+    }
     let sql = format!(
         "{BODY_SELECT} WHERE r.recipient_participant_id = ?1 AND r.state = 'offered'
            AND r.offer_transport IS NOT NULL AND r.offer_transport <> ?2
-           AND r.offer_at <= ?3 AND r.offer_repeated_at IS NULL AND {HEAD_ONLY}
-         ORDER BY r.message_seq LIMIT {MAX_BODIES}"
+           AND r.offer_at <= ?3 AND r.offer_repeated_at IS NULL AND {}
+         ORDER BY r.message_seq LIMIT {MAX_BODIES}",
+        present.head_only()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt
@@ -251,36 +277,57 @@ fn has_live_claims(conn: &Connection, now: i64) -> Result<bool> {
         .query_row(params![now], |r| r.get::<_, bool>(0))?)
 }
 
+/// Every session, and of them the participants other than `me` with a session that is not
+/// offline, sorted and each once: the peers line names them, the delivery counts them
+/// ([`Core::live_peers`] reads the same).
+struct Sessions {
+    all: Vec<SessionRow>,
+    peers: Vec<ParticipantId>,
+}
+
+fn sessions_and_peers(
+    c: &Connection,
+    ports: &Ports,
+    now: i64,
+    me: &ParticipantId,
+) -> Result<Sessions> {
+    let all = sessions::load_all(c, false)?;
+    let mut peers: Vec<ParticipantId> = all
+        .iter()
+        .filter(|s| s.state == SessionState::Open && &s.participant_id != me)
+        .filter(|s| s.presence(ports, now) != Presence::Offline)
+        .map(|s| s.participant_id.clone())
+        .collect();
+    peers.sort();
+    peers.dedup();
+    Ok(Sessions { all, peers })
+}
+
 /// Everything of a delivery but its bodies (`messages` and `repeats` are left empty).
 fn without_bodies(
     c: &Connection,
     ports: &Ports,
     now: i64,
     me: &ParticipantId,
+    sessions: &Sessions,
+    present: Present,
 ) -> Result<NextTurnDelivery> {
     // Reminders are what the participant owes and was shown: one read serves them and
     // attention's owed items.
-    let owing = attention::owing(c, me)?;
+    let owing = attention::owing(c, me, present)?;
     let reminder_message_ids = owing
         .iter()
         .filter(|o| o.state == "offered" || o.state == "retrieved")
         .map(|o| o.message_id.clone())
         .collect();
-    // One read of every session serves both the peers and attention.
-    let all_sessions = sessions::load_all(c, false)?;
-    let peers: HashSet<&ParticipantId> = all_sessions
-        .iter()
-        .filter(|s| s.state == SessionState::Open && &s.participant_id != me)
-        .filter(|s| s.presence(ports, now) != Presence::Offline)
-        .map(|s| &s.participant_id)
-        .collect();
-    let attention = attention::for_participant_among(c, ports, now, me, &all_sessions, &owing)?;
-    let solo = peers.is_empty() && attention.is_empty() && !has_live_claims(c, now)?;
+    let attention =
+        attention::for_participant_among(c, ports, now, me, &sessions.all, &owing, present)?;
+    let solo = sessions.peers.is_empty() && attention.is_empty() && !has_live_claims(c, now)?;
     Ok(NextTurnDelivery {
         messages: Vec::new(),
         repeats: Vec::new(),
         reminder_message_ids,
-        peer_count: peers.len(),
+        peer_count: sessions.peers.len(),
         attention,
         solo,
     })
@@ -296,6 +343,9 @@ pub struct WithheldDelivery {
     /// The ids [`NextTurnDelivery::messages`] would have carried, oldest first (at most
     /// [`MAX_BODIES`]).
     pub queued: Vec<MessageId>,
+    /// What [`Core::live_peers`] returns, read in the same transaction.
+    #[serde(skip)]
+    pub peers: Vec<ParticipantId>,
 }
 
 /// The payload of `message.offer_succeeded`, written straight to its JSON text (a turn
@@ -331,6 +381,36 @@ pub struct LazyDelivery {
     /// kind (every other field empty) and must never be shown.
     pub delivery: NextTurnDelivery,
     pub unread: HashSet<String>,
+    /// What [`Core::live_peers`] returns, read in the same transaction.
+    #[serde(skip)]
+    pub peers: Vec<ParticipantId>,
+}
+
+/// [`Core::next_turn_delivery_within`] in a read transaction, leaving out what `present`
+/// says the store does not hold.
+fn lazy_delivery(
+    c: &Connection,
+    ports: &Ports,
+    now: i64,
+    owner: &Owner,
+    me: &ParticipantId,
+    budget: impl FnOnce(&[ParticipantId]) -> BodyBudget,
+    present: Present,
+) -> Result<LazyDelivery> {
+    let sessions = sessions_and_peers(c, ports, now, me)?;
+    let budget = budget(&sessions.peers);
+    let (messages, unread) = queued_within(c, me, owner, budget, present)?;
+    let repeats = repeat_bodies(c, me, now, present)?;
+    let delivery = NextTurnDelivery {
+        messages,
+        repeats,
+        ..without_bodies(c, ports, now, me, &sessions, present)?
+    };
+    Ok(LazyDelivery {
+        delivery,
+        unread,
+        peers: sessions.peers,
+    })
 }
 
 impl Core {
@@ -341,38 +421,35 @@ impl Core {
         let now = ports.now();
         self.store.read(|c| {
             let me = check_owner(c, owner)?;
-            let messages = queued_bodies(c, &me.participant_id, owner)?;
-            let repeats = repeat_bodies(c, &me.participant_id, now)?;
+            let present = Present::read(c, &me.participant_id)?;
+            let messages = queued_bodies(c, &me.participant_id, owner, present)?;
+            let repeats = repeat_bodies(c, &me.participant_id, now, present)?;
+            let sessions = sessions_and_peers(c, ports, now, &me.participant_id)?;
             Ok(NextTurnDelivery {
                 messages,
                 repeats,
-                ..without_bodies(c, ports, now, &me.participant_id)?
+                ..without_bodies(c, ports, now, &me.participant_id, &sessions, present)?
             })
         })
     }
 
     /// [`Core::next_turn_delivery`] reading only the queued bodies a projection within
-    /// `budget` can show: a turn with 100 queued reads the dozen that fit, and of the rest
-    /// their ids, in the same order. Reads only.
+    /// the budget can show: a turn with 100 queued reads the dozen that fit, and of the
+    /// rest their ids, in the same order. The budget is asked for once the live peers are
+    /// read (what [`Core::live_peers`] returns, given back with the delivery): a turn's
+    /// peers line comes out of the same budget, and one read of the sessions serves both.
+    /// Reads only.
     pub fn next_turn_delivery_within(
         &mut self,
         owner: &Owner,
-        budget: BodyBudget,
+        budget: impl FnOnce(&[ParticipantId]) -> BodyBudget,
     ) -> Result<LazyDelivery> {
         let ports = &self.ports;
         let now = ports.now();
         self.store.read(|c| {
             let me = check_owner(c, owner)?;
-            let (messages, unread) = queued_within(c, &me.participant_id, owner, budget)?;
-            let repeats = repeat_bodies(c, &me.participant_id, now)?;
-            Ok(LazyDelivery {
-                delivery: NextTurnDelivery {
-                    messages,
-                    repeats,
-                    ..without_bodies(c, ports, now, &me.participant_id)?
-                },
-                unread,
-            })
+            let present = Present::read(c, &me.participant_id)?;
+            lazy_delivery(c, ports, now, owner, &me.participant_id, budget, present)
         })
     }
 
@@ -384,9 +461,12 @@ impl Core {
         let now = ports.now();
         self.store.read(|c| {
             let me = check_owner(c, owner)?;
+            let present = Present::read(c, &me.participant_id)?;
+            let sessions = sessions_and_peers(c, ports, now, &me.participant_id)?;
             Ok(WithheldDelivery {
-                queued: queued_ids(c, &me.participant_id, owner)?,
-                delivery: without_bodies(c, ports, now, &me.participant_id)?,
+                queued: queued_ids(c, &me.participant_id, owner, present)?,
+                delivery: without_bodies(c, ports, now, &me.participant_id, &sessions, present)?,
+                peers: sessions.peers,
             })
         })
     }
@@ -851,13 +931,10 @@ mod tests {
         for budget in (0..14_000).step_by(211) {
             let lazy = k
                 .core
-                .next_turn_delivery_within(
-                    &b,
-                    BodyBudget {
-                        bytes: budget,
-                        answers: false,
-                    },
-                )
+                .next_turn_delivery_within(&b, |_| BodyBudget {
+                    bytes: budget,
+                    answers: false,
+                })
                 .unwrap();
             let ids = |d: &NextTurnDelivery| -> Vec<String> {
                 d.messages.iter().map(|m| m.message_id.clone()).collect()
@@ -899,13 +976,10 @@ mod tests {
         k.core.reply(&a, &q, "the answer", None, None).unwrap();
         let within = |k: &mut crate::core::testkit::Kit, answers| {
             k.core
-                .next_turn_delivery_within(
-                    &b,
-                    BodyBudget {
-                        bytes: 2_000,
-                        answers,
-                    },
-                )
+                .next_turn_delivery_within(&b, |_| BodyBudget {
+                    bytes: 2_000,
+                    answers,
+                })
                 .unwrap()
         };
         let lazy = within(&mut k, true);
@@ -1032,5 +1106,178 @@ mod tests {
         assert_eq!(err.code, ErrorCode::NotAddressed);
         assert_eq!(state(&mut k, &three), "queued - 0");
         assert_eq!(offer_events(&mut k).len(), 4);
+    }
+
+    /// The turn's delivery read with `present` as given, in one read transaction.
+    fn lazy_with(
+        k: &mut crate::core::testkit::Kit,
+        owner: &Owner,
+        bytes: usize,
+        present: Option<Present>,
+    ) -> LazyDelivery {
+        let ports = &k.core.ports;
+        let now = ports.now();
+        k.core
+            .store
+            .read(|c| {
+                let me = check_owner(c, owner)?;
+                let present = match present {
+                    Some(p) => p,
+                    None => Present::read(c, &me.participant_id)?,
+                };
+                let budget = |_: &[ParticipantId]| BodyBudget {
+                    bytes,
+                    answers: false,
+                };
+                lazy_delivery(c, ports, now, owner, &me.participant_id, budget, present)
+            })
+            .unwrap()
+    }
+
+    fn present_of(k: &mut crate::core::testkit::Kit, owner: &Owner) -> Present {
+        k.core
+            .store
+            .read(|c| Present::read(c, &check_owner(c, owner)?.participant_id))
+            .unwrap()
+    }
+
+    /// Each turn, as read with the checks, is the turn read as if every rare thing were
+    /// there, for every participant and several budgets.
+    fn assert_reads_as_if_present(k: &mut crate::core::testkit::Kit, owners: &[&Owner]) {
+        for owner in owners {
+            for bytes in [0, 700, 3_000, 40_000] {
+                let checked = lazy_with(k, owner, bytes, None);
+                assert_eq!(checked, lazy_with(k, owner, bytes, Some(Present::ALL)));
+                let peers = k.core.live_peers(owner).unwrap();
+                assert_eq!(checked.peers, peers, "the peers live_peers reads");
+                assert_eq!(checked.delivery.peer_count, peers.len());
+            }
+        }
+    }
+
+    #[test]
+    fn what_a_turn_leaves_out_when_absent_it_reads_as_if_present() {
+        use crate::core::decisions::{DecisionAction, DecisionChange};
+        use crate::core::model::Obligation;
+        let mut k = kit();
+        let a = k.attach("alice");
+        let b = k.attach("bob");
+        let carol = k.attach("carol");
+        for i in 0..6 {
+            send(&mut k, &a, &["bob"], MessageKind::Note, &format!("n{i}"));
+        }
+        assert_eq!(
+            present_of(&mut k, &a),
+            Present {
+                decision_links: false,
+                obligations_sent: false,
+                live_offers: false,
+            }
+        );
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+
+        // A note offered live to bob: due a repeat 15 minutes later, once.
+        let live = send(&mut k, &a, &["bob"], MessageKind::Note, "live");
+        k.core
+            .commit_offers(&b, std::slice::from_ref(&live), "live-socket")
+            .unwrap();
+        assert!(present_of(&mut k, &b).live_offers);
+        assert!(!present_of(&mut k, &a).live_offers);
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+        k.clock.advance_ms(REPEAT_AFTER_MS);
+        k.core.heartbeat(&a).unwrap();
+        k.core.heartbeat(&b).unwrap();
+        let bobs = lazy_with(&mut k, &b, 40_000, None);
+        assert_eq!(bobs.delivery.repeats.len(), 1, "the live offer is due");
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+        k.core
+            .commit_offers(&b, std::slice::from_ref(&live), NEXT_TURN)
+            .unwrap();
+        assert!(!present_of(&mut k, &b).live_offers, "repeated once only");
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+
+        // Bob asks carol, who then goes offline: bob's turn lists her as unavailable.
+        send(&mut k, &b, &["carol"], MessageKind::Question, "for carol");
+        k.clock.advance_ms(24 * 60 * 60 * 1000);
+        k.core.heartbeat(&a).unwrap();
+        k.core.heartbeat(&b).unwrap();
+        assert!(present_of(&mut k, &b).obligations_sent);
+        assert!(!present_of(&mut k, &a).obligations_sent);
+        let bobs = lazy_with(&mut k, &b, 3_000, None);
+        assert!(
+            bobs.delivery
+                .attention
+                .iter()
+                .any(|i| i.kind == acc_sdk::context::AttentionKind::RecipientUnavailable),
+            "{:?}",
+            bobs.delivery.attention
+        );
+        assert_reads_as_if_present(&mut k, &[&a, &b]);
+
+        // A decision replaced by another: only the head is queued for bob.
+        let first = k
+            .core
+            .send(
+                &a,
+                SendMessage {
+                    to: vec!["bob".into()],
+                    kind: MessageKind::Decision,
+                    obligation: Some(Obligation::Acknowledge),
+                    subject: "first".into(),
+                    body: "first".into(),
+                    client_message_id: None,
+                },
+            )
+            .unwrap()
+            .message
+            .message_id;
+        assert!(!present_of(&mut k, &b).decision_links);
+        let second = k
+            .core
+            .send_with_change(
+                &a,
+                SendMessage {
+                    to: vec!["bob".into()],
+                    kind: MessageKind::Decision,
+                    obligation: Some(Obligation::Acknowledge),
+                    subject: "second".into(),
+                    body: "second".into(),
+                    client_message_id: None,
+                },
+                Some(DecisionChange::new(DecisionAction::Replace, vec![first.clone()]).unwrap()),
+            )
+            .unwrap()
+            .message
+            .message_id;
+        assert!(present_of(&mut k, &b).decision_links);
+        let bobs = lazy_with(&mut k, &b, 40_000, None);
+        let ids: Vec<&str> = bobs
+            .delivery
+            .messages
+            .iter()
+            .map(|m| m.message_id.as_str())
+            .collect();
+        assert!(ids.contains(&second.as_str()) && !ids.contains(&first.as_str()));
+        assert!(
+            !bobs
+                .delivery
+                .attention
+                .iter()
+                .any(|i| i.source_id == first.as_str()),
+            "a replaced decision is owed no acknowledgement"
+        );
+        assert_reads_as_if_present(&mut k, &[&a, &b, &carol]);
+        // The withheld turn reads the same page's ids and the same rest.
+        let held = k.core.withheld_turn_delivery(&b).unwrap();
+        let lazy = lazy_with(&mut k, &b, 40_000, Some(Present::ALL));
+        let lazy_ids: Vec<String> = lazy
+            .delivery
+            .messages
+            .iter()
+            .map(|m| m.message_id.clone())
+            .collect();
+        let held_ids: Vec<String> = held.queued.iter().map(|m| m.to_string()).collect();
+        assert_eq!(held_ids, lazy_ids);
+        assert_eq!(held.peers, lazy.peers);
     }
 }

@@ -20,6 +20,7 @@ pub mod model;
 pub mod native;
 pub mod path_spelling;
 pub mod presence;
+pub(crate) mod present;
 pub mod prune;
 pub mod receipts;
 pub mod refusal_spool;

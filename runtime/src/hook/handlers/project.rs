@@ -14,7 +14,7 @@ use super::reply_routes;
 use crate::core::delivery::{BodyBudget, MAX_BODIES};
 use crate::core::{Core, Owner};
 use crate::ids::EventSeq;
-use crate::ids::MessageId;
+use crate::ids::{MessageId, ParticipantId};
 use acc_sdk::capabilities::Capability;
 use acc_sdk::context::{ContextInput, ContextResult, PeerMessage};
 use acc_sdk::outcome::HookOutcome;
@@ -101,36 +101,45 @@ pub fn project(
         })
     });
     call.deadline.check()?;
-    let mut preamble = me.lines(&call.event.cwd);
     let inherited = inherited_line(&core.inherited_claims(owner)?);
-    let peers = peers_line(&core.live_peers(owner)?);
     // A store changed behind acc's back is told to every session, the claims' owners
     // first among them, at every turn until a person has looked.
     let tampered = crate::store::tamper::read(core.store_path())
         .map(|m| format!("ACC warning: {}", m.summary(call.settings.ports.now())));
-    for line in [inherited, peers, tampered].into_iter().flatten() {
-        preamble.push('\n');
-        preamble.push_str(&line);
-    }
-    let mut budget =
-        (core.workspace().context_budget_bytes() as usize).saturating_sub(cost(&preamble));
     let warning = withheld.as_ref().map(Withheld::context_line);
-    budget = budget.saturating_sub(warning.as_deref().map_or(0, cost));
     let (refusals, refusals_up_to) = match deny_events::unshown(core, owner) {
         Some((text, up_to)) => (Some(text), Some(up_to)),
         None => (None, None),
     };
-    budget = budget.saturating_sub(refusals.as_deref().map_or(0, cost));
-    let (input, rendered) = match held {
+    let context_budget = core.workspace().context_budget_bytes() as usize;
+    // The identity lines and what follows them, and the budget the rendered context is
+    // left: the peers line in it is read with the delivery, in its transaction.
+    let frame = |peers: &[ParticipantId]| {
+        let mut preamble = me.lines(&call.event.cwd);
+        for line in [inherited, peers_line(peers), tampered]
+            .into_iter()
+            .flatten()
+        {
+            preamble.push('\n');
+            preamble.push_str(&line);
+        }
+        let budget = context_budget
+            .saturating_sub(cost(&preamble))
+            .saturating_sub(warning.as_deref().map_or(0, cost))
+            .saturating_sub(refusals.as_deref().map_or(0, cost));
+        Frame { preamble, budget }
+    };
+    let (preamble, input, rendered) = match held {
         Some(held) => {
+            let Frame { preamble, budget } = frame(&held.peers);
             let input = held.delivery.into_context_input();
             let rendered = call
                 .adapter
                 .behaviour()
                 .render_context_result(&input, budget);
-            (input, rendered)
+            (preamble, input, rendered)
         }
-        None => delivered(call, core, owner, budget)?,
+        None => delivered(call, core, owner, frame)?,
     };
     call.deadline.check()?;
     // Only ids that were handed to the renderer: a commit naming anything else would be
@@ -171,25 +180,35 @@ pub fn project(
     })
 }
 
-/// The turn's bodies read and rendered within `budget`. With the shared projector only the
-/// bodies it can render are read (a page of 100 queued reads about a dozen); should it
-/// ever offer one left unread, the whole page is read and rendered again, so no block is
-/// shown without its body.
+/// The text before the rendered context, and the budget that context is left.
+struct Frame {
+    preamble: String,
+    budget: usize,
+}
+
+/// The turn's bodies read and rendered within the frame's budget. With the shared
+/// projector only the bodies it can render are read (a page of 100 queued reads about a
+/// dozen); should it ever offer one left unread, the whole page is read and rendered
+/// again, so no block is shown without its body.
 fn delivered(
     call: &Call,
     core: &mut Core,
     owner: &Owner,
-    budget: usize,
-) -> Result<(ContextInput, ContextResult), Failure> {
+    frame: impl FnOnce(&[ParticipantId]) -> Frame,
+) -> Result<(String, ContextInput, ContextResult), Failure> {
     let behaviour = call.adapter.behaviour();
-    if behaviour.renders_with_the_projector() {
-        let lazy = core.next_turn_delivery_within(
-            owner,
-            BodyBudget {
-                bytes: budget,
+    let framed = if behaviour.renders_with_the_projector() {
+        let mut framed = None;
+        let lazy = core.next_turn_delivery_within(owner, |peers| {
+            let f = frame(peers);
+            let budget = BodyBudget {
+                bytes: f.budget,
                 answers: behaviour.reply_route().is_some(),
-            },
-        )?;
+            };
+            framed = Some(f);
+            budget
+        })?;
+        let Frame { preamble, budget } = framed.expect("the delivery asked for its budget");
         let mut input = lazy.delivery.into_context_input();
         route_answers(call, core, owner, &mut input.messages);
         let rendered = behaviour.render_context_result(&input, budget);
@@ -199,13 +218,16 @@ fn delivered(
             .any(|id| lazy.unread.contains(id));
         debug_assert!(!unread_offered, "the projector offered a body left unread");
         if !unread_offered {
-            return Ok((input, rendered));
+            return Ok((preamble, input, rendered));
         }
-    }
+        Frame { preamble, budget }
+    } else {
+        frame(&core.live_peers(owner)?)
+    };
     let mut input = core.next_turn_delivery(owner)?.into_context_input();
     route_answers(call, core, owner, &mut input.messages);
-    let rendered = behaviour.render_context_result(&input, budget);
-    Ok((input, rendered))
+    let rendered = behaviour.render_context_result(&input, framed.budget);
+    Ok((framed.preamble, input, rendered))
 }
 
 /// Keeps the answers the adapter's reply route refuses out of this turn (they stay queued),
