@@ -295,6 +295,94 @@ fn a_bundle_is_never_kept_inside_the_repository() {
 }
 
 #[test]
+fn a_guard_opaque_difference_keeps_its_bundle_and_says_where() {
+    let world = world();
+    world
+        .record(&["--scenario", "guard-opaque", "--json"])
+        .success();
+    // The committed capture (of this temporary repository) says the script's write was seen;
+    // the silent stand-in runs nothing, so now it was kept out.
+    let label = format!("claude-code-{VERSION}-{}", current_platform());
+    let committed = world
+        .repo
+        .path()
+        .join("captures")
+        .join(&label)
+        .join("guard-opaque/observations.json");
+    let mut obs: Value = serde_json::from_slice(&fs::read(&committed).unwrap()).unwrap();
+    for file in obs["files"].as_array_mut().unwrap() {
+        if file["path"] == "src/z" {
+            file["sha256"] = "0".repeat(64).into();
+        }
+    }
+    obs["detectedWrites"] = serde_json::json!(["file:src/z"]);
+    fs::write(&committed, serde_json::to_vec_pretty(&obs).unwrap()).unwrap();
+    let before = record_support::snapshot_tree(world.repo.path());
+
+    // Without --keep-bundle: the check's temporary directory is kept and named.
+    let out = world
+        .record(&["--check", "--scenario", "guard-opaque"])
+        .code(1);
+    let raw = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let line = raw
+        .lines()
+        .find(|l| l.contains("kernel guard (guard-opaque)"))
+        .unwrap_or_else(|| panic!("no guard-opaque difference: {raw}"));
+    assert!(
+        line.contains("(the script's write recorded) in the committed capture but did not hold (the script's write kept out) now; guard-opaque failed first on: "),
+        "{line}"
+    );
+    let kept = PathBuf::from(line.rsplit_once("; bundle kept in ").unwrap().1);
+    assert!(
+        kept.ends_with(format!("captures/{label}/guard-opaque")),
+        "{line}"
+    );
+    assert!(
+        kept.join("observations.json").is_file(),
+        "{}",
+        kept.display()
+    );
+    assert!(!kept.starts_with(world.repo.path()));
+    fs::remove_dir_all(kept.ancestors().nth(3).unwrap()).unwrap();
+
+    // With --keep-bundle DIR: there, and said in the JSON envelope.
+    let keep = tempfile::tempdir().unwrap();
+    let mut cmd = Command::cargo_bin("acc-certify").unwrap();
+    let out = cmd
+        .args(["record", "--client", "claude-code", "--version", VERSION])
+        .args([
+            "--timeout",
+            "60",
+            "--check",
+            "--json",
+            "--scenario",
+            "guard-opaque",
+        ])
+        .arg("--keep-bundle")
+        .arg(keep.path())
+        .arg("--repo")
+        .arg(world.repo.path())
+        .arg("--bin-dir")
+        .arg(&world.bin_dir)
+        .env("ACC_CERTIFY_CACHE", &world.cache_dir)
+        .assert()
+        .code(1);
+    let envelope: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let mismatches = &envelope["error"]["details"]["clients"][0]["mismatches"];
+    assert_eq!(mismatches.as_array().unwrap().len(), 1, "{mismatches}");
+    assert_eq!(mismatches[0]["kind"], "kernelGuard");
+    let bundle = keep
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(format!("captures/{label}/guard-opaque"));
+    assert_eq!(mismatches[0]["run"]["bundle"], bundle.display().to_string());
+    assert_eq!(mismatches[0]["run"]["scenario"], "guard-opaque");
+    assert!(bundle.join("observations.json").is_file());
+    assert_eq!(before, record_support::snapshot_tree(world.repo.path()));
+}
+
+#[test]
 fn one_scenario_records_only_its_rows_and_leaves_the_control_next_turn_pins_alone() {
     let world = world();
     world

@@ -15,8 +15,9 @@ use crate::clients::{Cache, Client, obtain_in, offline};
 use crate::envelope::{self, Exit};
 use crate::record::kit::error::RecordError;
 use crate::record::kit::install::Binaries;
-use crate::record::kit::run::RunSettings;
+use crate::record::kit::run::{RunSettings, ScenarioRun};
 use crate::record::kit::tuple::today_utc;
+use crate::record::kit::verdict::ControlVerdict;
 use crate::record::output::check::{Mismatch, RunRef, VerdictKey, compare};
 use crate::record::output::evidence::decided;
 use crate::record::recording::{
@@ -572,8 +573,8 @@ impl Job<'_> {
                 .into_iter()
                 .map(|m| explained(m, &recording, self.bundles_root))
                 .collect::<Vec<_>>();
-            mismatches.extend(check_kernel_guard(self.repo, &recording));
-            mismatches.extend(check_quit(self.repo, &recording));
+            mismatches.extend(check_kernel_guard(self.repo, &recording, self.bundles_root));
+            mismatches.extend(check_quit(self.repo, &recording, self.bundles_root));
             return Ok(ClientOutcome::Recorded {
                 recording: Box::new(recording),
                 evidence: None,
@@ -617,15 +618,20 @@ fn explained(mismatch: Mismatch, recording: &ClientRecording, bundles_root: &Pat
     }
 }
 
-/// The guard-opaque outcome of `recording` against the committed capture's, judged again.
-fn check_kernel_guard(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch> {
+/// The guard-opaque outcome of `recording` against the committed capture's, judged again;
+/// a difference names the run's first failure and the bundle kept for it in `bundles_root`.
+fn check_kernel_guard(
+    repo: &Path,
+    recording: &ClientRecording,
+    bundles_root: &Path,
+) -> Vec<Mismatch> {
     let t = &recording.tuple;
     let build = format!("{} {} {}", t.client, t.version, t.platform);
     recording
         .runs
         .iter()
         .filter_map(|run| {
-            run.kernel_guard.as_ref()?;
+            let verdict = run.kernel_guard.as_ref()?;
             let now = crate::record::scenarios::guard_opaque::outcome(&run.observations);
             let committed = crate::record::output::bundle::read_observations(
                 &repo.join(t.bundle_path(run.scenario)),
@@ -633,28 +639,49 @@ fn check_kernel_guard(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch>
             .ok()
             .map(|obs| crate::record::scenarios::guard_opaque::outcome(&obs));
             crate::record::output::check::compare_kernel_guard(&build, committed, now)
+                .map(|m| m.with_run(run_ref(recording, run, verdict, bundles_root)))
         })
         .collect()
 }
 
 /// The interactive-quit outcome of `recording` against the committed capture's, judged
-/// again.
-fn check_quit(repo: &Path, recording: &ClientRecording) -> Vec<Mismatch> {
+/// again; a difference names the bundle kept for it in `bundles_root`.
+fn check_quit(repo: &Path, recording: &ClientRecording, bundles_root: &Path) -> Vec<Mismatch> {
     let t = &recording.tuple;
     let build = format!("{} {} {}", t.client, t.version, t.platform);
     recording
         .runs
         .iter()
         .filter_map(|run| {
-            let now = run.quit.as_ref()?.passed;
+            let verdict = run.quit.as_ref()?;
             let committed = crate::record::output::bundle::read_observations(
                 &repo.join(t.bundle_path(run.scenario)),
             )
             .ok()
             .map(|obs| crate::record::scenarios::interactive_quit::judge(&obs).passed);
-            crate::record::output::check::compare_quit(&build, committed, now)
+            crate::record::output::check::compare_quit(&build, committed, verdict.passed)
+                .map(|m| m.with_run(run_ref(recording, run, verdict, bundles_root)))
         })
         .collect()
+}
+
+/// Where a run's outcome came from: its scenario, its first failure, its kept bundle.
+fn run_ref(
+    recording: &ClientRecording,
+    run: &ScenarioRun,
+    verdict: &ControlVerdict,
+    bundles_root: &Path,
+) -> RunRef {
+    RunRef {
+        scenario: run.scenario.name().to_owned(),
+        first_failure: (!verdict.passed)
+            .then(|| verdict.reasons.first().cloned())
+            .flatten(),
+        bundle: bundles_root
+            .join(recording.tuple.bundle_path(run.scenario))
+            .display()
+            .to_string(),
+    }
 }
 
 fn check_against(

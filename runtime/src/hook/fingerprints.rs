@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -347,12 +348,89 @@ pub fn save(
     crate::atomic_write::AtomicWrite::new().write(&record_path(data_home, binding_key), &bytes)
 }
 
-/// Takes the record of the call in progress, removing it: `None` when there is none (no
-/// guarded peer claim was at stake, or another hook took it), or it is not acc's.
-pub fn take_saved(data_home: &Path, binding_key: &str) -> Option<Prints> {
+/// A record in hand for its compare. It is held under an exclusive lock and stays on disk
+/// until [`Taken::settle`], after the compare was recorded: a second taker (the turn's end
+/// settling the calls whose post-tool hook has not finished) waits for the first and then
+/// finds it settled, and a taker that dies before its compare is recorded (a client that
+/// kills its fire-and-forget post-tool hook when the turn ends) releases the lock with it
+/// and leaves the record to the next taker instead of losing the write.
+#[derive(Debug)]
+pub struct Taken {
+    pub prints: Prints,
+    /// Taken without the lock: another process held it past the wait (a compare slower
+    /// than the wait, or a process holding the lock to hide a write). Compared anyway: a
+    /// change may be told twice, never not at all.
+    pub forced: bool,
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl Taken {
+    /// The compare is recorded: the record goes (only this one: a later call's record
+    /// written over it under the same key stays), and the lock with it.
+    pub fn settle(self) {
+        if is_same_file(&self.path, &self.file) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn is_same_file(path: &Path, file: &std::fs::File) -> bool {
+    match (std::fs::symlink_metadata(path), file.metadata()) {
+        (Ok(at_path), Ok(held)) => at_path.dev() == held.dev() && at_path.ino() == held.ino(),
+        _ => false,
+    }
+}
+
+/// How often a taker tries the lock again while another holds it.
+const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Locks `file`, waiting for another holder until `until`: false when the wait ran out or
+/// the file system cannot lock.
+fn lock_until(file: &std::fs::File, until: Instant) -> bool {
+    loop {
+        // SAFETY: flock on a descriptor this function borrows; it only changes the lock.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc == 0 {
+            return true;
+        }
+        let busy = std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock;
+        let now = Instant::now();
+        if !busy || now >= until {
+            return false;
+        }
+        std::thread::sleep(LOCK_RETRY.min(until - now));
+    }
+}
+
+/// Takes the record of the call in progress for its compare, waiting until `until` for a
+/// taker that holds it: `None` when there is none (no guarded peer claim was at stake, or
+/// another taker compared and settled it), or it is not acc's (then it is dropped).
+pub fn take_saved(data_home: &Path, binding_key: &str, until: Instant) -> Option<Taken> {
     let path = record_path(data_home, binding_key);
     let file = std::fs::File::open(&path).ok()?;
-    let _ = std::fs::remove_file(&path);
+    let forced = !lock_until(&file, until);
+    // Settled by the taker waited for, or replaced by a later call's record.
+    if file.metadata().ok()?.nlink() == 0 {
+        return None;
+    }
+    match read_record(&file) {
+        Some(prints) => Some(Taken {
+            prints,
+            forced,
+            path,
+            file,
+        }),
+        None => {
+            if is_same_file(&path, &file) {
+                let _ = std::fs::remove_file(&path);
+            }
+            None
+        }
+    }
+}
+
+fn read_record(file: &std::fs::File) -> Option<Prints> {
     let mut bytes = Vec::new();
     file.take(MAX_RECORD_BYTES).read_to_end(&mut bytes).ok()?;
     let split = bytes.iter().position(|&b| b == b'\n')?;
@@ -477,6 +555,14 @@ mod tests {
         assert!(changes(&before, &after).is_empty());
     }
 
+    /// The record's prints once taken and settled (as a post-tool hook does).
+    fn take_and_settle(home: &Path, key: &str) -> Option<Prints> {
+        let taken = take_saved(home, key, later())?;
+        let prints = taken.prints.clone();
+        taken.settle();
+        Some(prints)
+    }
+
     #[test]
     fn a_record_is_taken_once_and_a_foreign_one_is_ignored() {
         let tmp = tempfile::tempdir().unwrap();
@@ -484,11 +570,70 @@ mod tests {
         let prints = take(Vec::new(), Vec::new(), later());
         save(home, "k1", &prints, None).unwrap();
         assert!(pending(home, "k1"));
-        assert_eq!(take_saved(home, "k1"), Some(prints));
+        assert_eq!(take_and_settle(home, "k1"), Some(prints));
         assert!(!pending(home, "k1"));
-        assert_eq!(take_saved(home, "k1"), None);
+        assert_eq!(take_and_settle(home, "k1"), None);
         std::fs::write(record_path(home, "k2"), "{\"schema\":99}").unwrap();
-        assert_eq!(take_saved(home, "k2"), None);
+        assert_eq!(take_and_settle(home, "k2"), None);
+        assert!(
+            !pending(home, "k2"),
+            "a record that is not acc's is dropped"
+        );
+    }
+
+    #[test]
+    fn a_taker_that_dies_before_settling_leaves_the_record_to_the_next() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        let prints = take(Vec::new(), Vec::new(), later());
+        save(home, "k", &prints, None).unwrap();
+        // Taken, then dropped unsettled: a post-tool hook killed in its compare.
+        let first = take_saved(home, "k", later()).unwrap();
+        drop(first);
+        assert!(
+            pending(home, "k"),
+            "the record outlives a taker that did not settle"
+        );
+        assert_eq!(take_and_settle(home, "k"), Some(prints));
+        assert!(!pending(home, "k"));
+    }
+
+    #[test]
+    fn a_second_taker_waits_for_the_first_and_finds_it_settled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().to_path_buf();
+        let prints = take(Vec::new(), Vec::new(), later());
+        save(&home, "k", &prints, None).unwrap();
+        let first = take_saved(&home, "k", later()).unwrap();
+        let waiter = {
+            let home = home.clone();
+            std::thread::spawn(move || take_saved(&home, "k", later()).map(|t| t.prints))
+        };
+        // Whenever the waiter opened the record, it cannot lock it before the settle.
+        std::thread::sleep(Duration::from_millis(50));
+        first.settle();
+        assert_eq!(waiter.join().unwrap(), None, "compared once");
+        // A holder past the wait does not hide the record: it is taken anyway, and says so.
+        save(&home, "k", &prints, None).unwrap();
+        let holder = take_saved(&home, "k", later()).unwrap();
+        let forced = take_saved(&home, "k", Instant::now() + Duration::from_millis(20)).unwrap();
+        assert!(forced.forced && !holder.forced);
+        assert_eq!(forced.prints, prints);
+    }
+
+    #[test]
+    fn settling_leaves_a_later_record_of_the_same_key_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        let prints = take(Vec::new(), Vec::new(), later());
+        save(home, "k", &prints, None).unwrap();
+        let taken = take_saved(home, "k", later()).unwrap();
+        // The next call of a conversation without call ids, written over it meanwhile.
+        let mut next = prints.clone();
+        next.session_id = Some("next".into());
+        save(home, "k", &next, None).unwrap();
+        taken.settle();
+        assert_eq!(take_and_settle(home, "k"), Some(next));
     }
 
     fn snapshot() -> String {
@@ -541,7 +686,7 @@ mod tests {
         save(home, "k", &prints, Some((snapshot.as_str(), watch))).unwrap();
         let saved = std::fs::read_to_string(record_path(home, "k")).unwrap();
         assert!(saved.contains("\"watched\":[]"), "{saved}");
-        assert_eq!(take_saved(home, "k"), Some(prints));
+        assert_eq!(take_and_settle(home, "k"), Some(prints));
         // A record whose snapshot text was damaged is not acc's.
         let watch = SnapshotWatch {
             participant: "me".into(),
@@ -549,6 +694,6 @@ mod tests {
         };
         let prints = take(Vec::new(), Vec::new(), later());
         save(home, "k", &prints, Some(("not a snapshot\n", watch))).unwrap();
-        assert_eq!(take_saved(home, "k"), None);
+        assert_eq!(take_and_settle(home, "k"), None);
     }
 }

@@ -81,6 +81,8 @@ pub enum Mismatch {
         build: String,
         committed: Option<Outcome>,
         now: Outcome,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<RunRef>,
     },
     /// The interactive-quit outcome (is the session no longer live after the quit?)
     /// differs from the committed capture's, judged again.
@@ -88,6 +90,8 @@ pub enum Mismatch {
         build: String,
         committed: Option<bool>,
         now: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<RunRef>,
     },
 }
 
@@ -124,33 +128,39 @@ impl fmt::Display for Mismatch {
                 build,
                 committed,
                 now,
+                run,
             } => match committed {
                 Some(c) => write!(
                     f,
-                    "differs: {build} kernel guard (guard-opaque) {c} in the committed capture but {now} now"
+                    "differs: {build} kernel guard (guard-opaque) {c} in the committed capture but {now} now{}",
+                    run_text(run)
                 ),
                 None => write!(
                     f,
-                    "missing: {build} kernel guard (guard-opaque) {now} now but has no committed capture"
+                    "missing: {build} kernel guard (guard-opaque) {now} now but has no committed capture{}",
+                    run_text(run)
                 ),
             },
             Mismatch::InteractiveQuit {
                 build,
                 committed,
                 now,
+                run,
             } => {
                 let ended = |e: bool| if e { "ended" } else { "stayed live" };
                 match committed {
                     Some(c) => write!(
                         f,
-                        "differs: {build} interactive quit: the session {} in the committed capture but {} now",
+                        "differs: {build} interactive quit: the session {} in the committed capture but {} now{}",
                         ended(*c),
-                        ended(*now)
+                        ended(*now),
+                        run_text(run)
                     ),
                     None => write!(
                         f,
-                        "missing: {build} interactive quit: the session {} now but has no committed capture",
-                        ended(*now)
+                        "missing: {build} interactive quit: the session {} now but has no committed capture{}",
+                        ended(*now),
+                        run_text(run)
                     ),
                 }
             }
@@ -172,9 +182,13 @@ impl Mismatch {
         }
     }
 
-    /// Names where the verdict recorded now came from.
+    /// Names where the verdict or outcome recorded now came from.
     pub fn with_run(mut self, found: RunRef) -> Mismatch {
-        if let Mismatch::Differs { run, .. } | Mismatch::Missing { run, .. } = &mut self {
+        if let Mismatch::Differs { run, .. }
+        | Mismatch::Missing { run, .. }
+        | Mismatch::KernelGuard { run, .. }
+        | Mismatch::InteractiveQuit { run, .. } = &mut self
+        {
             *run = Some(found);
         }
         self
@@ -187,6 +201,7 @@ pub fn compare_quit(build: &str, committed: Option<bool>, now: bool) -> Option<M
         build: build.to_owned(),
         committed,
         now,
+        run: None,
     })
 }
 
@@ -201,6 +216,7 @@ pub fn compare_kernel_guard(
         build: build.to_owned(),
         committed,
         now,
+        run: None,
     })
 }
 
