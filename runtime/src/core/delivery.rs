@@ -421,7 +421,7 @@ impl Core {
         let now = ports.now();
         self.store.read(|c| {
             let me = check_owner(c, owner)?;
-            let present = Present::read(c, &me.participant_id)?;
+            let present = Present::read(c, &me.participant_id, NEXT_TURN)?;
             let messages = queued_bodies(c, &me.participant_id, owner, present)?;
             let repeats = repeat_bodies(c, &me.participant_id, now, present)?;
             let sessions = sessions_and_peers(c, ports, now, &me.participant_id)?;
@@ -448,7 +448,7 @@ impl Core {
         let now = ports.now();
         self.store.read(|c| {
             let me = check_owner(c, owner)?;
-            let present = Present::read(c, &me.participant_id)?;
+            let present = Present::read(c, &me.participant_id, NEXT_TURN)?;
             lazy_delivery(c, ports, now, owner, &me.participant_id, budget, present)
         })
     }
@@ -461,7 +461,7 @@ impl Core {
         let now = ports.now();
         self.store.read(|c| {
             let me = check_owner(c, owner)?;
-            let present = Present::read(c, &me.participant_id)?;
+            let present = Present::read(c, &me.participant_id, NEXT_TURN)?;
             let sessions = sessions_and_peers(c, ports, now, &me.participant_id)?;
             Ok(WithheldDelivery {
                 queued: queued_ids(c, &me.participant_id, owner, present)?,
@@ -1123,7 +1123,7 @@ mod tests {
                 let me = check_owner(c, owner)?;
                 let present = match present {
                     Some(p) => p,
-                    None => Present::read(c, &me.participant_id)?,
+                    None => Present::read(c, &me.participant_id, NEXT_TURN)?,
                 };
                 let budget = |_: &[ParticipantId]| BodyBudget {
                     bytes,
@@ -1137,7 +1137,7 @@ mod tests {
     fn present_of(k: &mut crate::core::testkit::Kit, owner: &Owner) -> Present {
         k.core
             .store
-            .read(|c| Present::read(c, &check_owner(c, owner)?.participant_id))
+            .read(|c| Present::read(c, &check_owner(c, owner)?.participant_id, NEXT_TURN))
             .unwrap()
     }
 

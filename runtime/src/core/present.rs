@@ -5,7 +5,6 @@
 //! before.
 
 use super::decisions::HEAD_ONLY;
-use super::delivery::NEXT_TURN;
 use crate::error::Result;
 use crate::ids::ParticipantId;
 use crate::store::engine::{Connection, params};
@@ -32,8 +31,10 @@ impl Present {
     };
 
     /// One statement for every check. Each is at least as wide as the read it spares (a
-    /// live offer counts whatever its age), so a `false` is never wrong.
-    pub(crate) fn read(conn: &Connection, me: &ParticipantId) -> Result<Present> {
+    /// live offer counts whatever its age), so a `false` is never wrong. `next_turn` is the
+    /// next-turn transport's name (passed in: the delivery module that names it reads
+    /// these checks).
+    pub(crate) fn read(conn: &Connection, me: &ParticipantId, next_turn: &str) -> Result<Present> {
         Ok(conn
             .prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM decision_links),
@@ -43,7 +44,7 @@ impl Present {
                             WHERE recipient_participant_id = ?1 AND state = 'offered'
                               AND offer_transport <> ?2 AND offer_repeated_at IS NULL)",
             )?
-            .query_row(params![me.as_str(), NEXT_TURN], |r| {
+            .query_row(params![me.as_str(), next_turn], |r| {
                 Ok(Present {
                     decision_links: r.get(0)?,
                     obligations_sent: r.get(1)?,
@@ -52,8 +53,13 @@ impl Present {
             })?)
     }
 
-    /// [`HEAD_ONLY`], or a condition every row meets when no decision links another.
+    /// [`HEAD_ONLY`], or a condition every row meets when no decision links another (a
+    /// comparison, not a bare `1`: PostgreSQL's `AND` takes only booleans).
     pub(crate) fn head_only(self) -> &'static str {
-        if self.decision_links { HEAD_ONLY } else { "1" }
+        if self.decision_links {
+            HEAD_ONLY
+        } else {
+            "1 = 1"
+        }
     }
 }
