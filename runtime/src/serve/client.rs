@@ -167,6 +167,16 @@ fn subcommand(argv: &[OsString]) -> Option<&str> {
     None
 }
 
+/// Writes a served answer byte for byte (stdout first, as a local run does) and gives its
+/// exit code.
+fn write_answer(answer: &Answer, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let _ = stdout.write_all(&answer.stdout);
+    let _ = stdout.flush();
+    let _ = stderr.write_all(&answer.stderr);
+    let _ = stderr.flush();
+    answer.code
+}
+
 fn current_umask() -> u32 {
     // SAFETY: umask cannot fail; it is set back at once. The client has started no thread
     // that creates files.
@@ -205,13 +215,7 @@ pub fn hook(
         answer_within: budget.saturating_sub(started.elapsed()) + super::ANSWER_MARGIN,
     });
     match outcome {
-        Outcome::Served(answer) => {
-            let _ = stdout.write_all(&answer.stdout);
-            let _ = stdout.flush();
-            let _ = stderr.write_all(&answer.stderr);
-            let _ = stderr.flush();
-            Some(answer.code)
-        }
+        Outcome::Served(answer) => Some(write_answer(&answer, stdout, stderr)),
         Outcome::Lost { timed_out } => {
             let failure = if timed_out {
                 crate::hook::failure::Failure::Timeout
@@ -295,13 +299,7 @@ pub fn acc(
         answer_within: ACC_ANSWER_TIMEOUT,
     });
     match outcome {
-        Outcome::Served(answer) => {
-            let _ = stdout.write_all(&answer.stdout);
-            let _ = stdout.flush();
-            let _ = stderr.write_all(&answer.stderr);
-            let _ = stderr.flush();
-            Some(answer.code)
-        }
+        Outcome::Served(answer) => Some(write_answer(&answer, stdout, stderr)),
         Outcome::Lost { .. } => {
             let json = argv.iter().skip(1).any(|a| a == "--json");
             let e = crate::error::AccError::new(
