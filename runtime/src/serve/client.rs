@@ -119,6 +119,10 @@ pub fn call(call: &Call<'_>) -> Outcome {
     if !ack.accepted || ack.build != build {
         return local(false, None);
     }
+    // Only a trusted server is told to run the call; one left without the byte runs nothing.
+    if (&stream).write_all(&[protocol::GO]).is_err() {
+        return local(false, None);
+    }
     let _ = stream.set_read_timeout(Some(call.answer_within.max(Duration::from_millis(1))));
     match protocol::read_answer(&mut reader) {
         Ok(answer) => Outcome::Served(answer),

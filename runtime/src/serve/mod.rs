@@ -26,9 +26,11 @@
 //!
 //! Falling back: the client runs the invocation itself only when the server never took it
 //! (no socket, connect refused, the peer not trusted, another protocol version, no
-//! acknowledgement). A request the server acknowledged may have written (a claim granted,
+//! acknowledgement); the server runs a call only after the client's go-ahead, which the
+//! client sends once it trusts the server, so a distrusted server never runs what the
+//! client then runs itself. A request the client let run may have written (a claim granted,
 //! offers marked): running it again is not the same as running it once, so a server that
-//! dies after its acknowledgement is answered as the local hook answers a failure (fail
+//! dies after the go-ahead is answered as the local hook answers a failure (fail
 //! open), and `acc` reports that the outcome is unknown.
 //!
 //! Trust, both ways. The server serves only peers of its own uid (`SO_PEERCRED`) and takes

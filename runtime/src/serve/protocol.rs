@@ -2,7 +2,12 @@
 //! headers are JSON, stdin, stdout and stderr are raw bytes (binary-safe, never lossy).
 //!
 //! Client: request header, stdin. Server: acknowledgement (after it read the whole
-//! request, before it runs anything), then the answer header, stdout, stderr.
+//! request, before it runs anything). Client: [`GO`], one byte, once it trusts the
+//! acknowledgement's sender. Server: only then runs the call, and sends the answer header,
+//! stdout, stderr. A server whose client closes instead of sending [`GO`] runs nothing: a
+//! client that distrusts its server runs the call itself, and the call must not also run
+//! there (a turn's offers marked by a server whose answer is thrown away are messages never
+//! shown).
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -10,7 +15,10 @@ use std::io::{Read, Write};
 
 /// Bumped with every change of these frames; a build's own package version rides along,
 /// so a server of another acc build refuses (and exits) instead of answering.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// The client's go-ahead after it verified the server ([`super::peer::verify`]).
+pub const GO: u8 = b'!';
 
 /// This build, as the handshake names it.
 pub fn build() -> String {

@@ -8,6 +8,7 @@ use crate::env::Env;
 use crate::hook::hook_env::HookEnv;
 use crate::hook::settings::{HookSettings, ProcessSource};
 use std::ffi::OsString;
+use std::io::Read;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -196,6 +197,12 @@ fn handle(mut conn: UnixStream, served: &AtomicU64) {
         accepted,
     };
     if protocol::write_json(&mut conn, &ack).is_err() || !accepted {
+        return;
+    }
+    // The client checks who acknowledged before it lets the call run; a client that
+    // distrusts this server closes instead, and runs the call itself.
+    let mut go = [0u8; 1];
+    if conn.read_exact(&mut go).is_err() || go[0] != protocol::GO {
         return;
     }
     let answer = if request.kind == Kind::Status {
