@@ -79,6 +79,22 @@ impl World {
         cmd.assert()
     }
 
+    /// `record --check --json` of one scenario keeping its bundle in `keep`: the envelope
+    /// of a check that found a difference (exit 1).
+    fn check_keeping(&self, scenario: &str, keep: &Path) -> Value {
+        let keep = keep.to_str().unwrap();
+        let args = [
+            "--check",
+            "--json",
+            "--scenario",
+            scenario,
+            "--keep-bundle",
+            keep,
+        ];
+        let out = self.record(&args).code(1);
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    }
+
     fn certification(&self) -> Value {
         serde_json::from_slice(&fs::read(self.adapter.join("certification.json")).unwrap()).unwrap()
     }
@@ -234,27 +250,7 @@ fn a_client_whose_hooks_never_fire_is_recorded_as_failing_everywhere_then_checke
 
     // `--keep-bundle DIR` keeps the bundles there, named the same way.
     let keep = tempfile::tempdir().unwrap();
-    let mut cmd = Command::cargo_bin("acc-certify").unwrap();
-    let out = cmd
-        .args(["record", "--client", "claude-code", "--version", VERSION])
-        .args([
-            "--timeout",
-            "60",
-            "--check",
-            "--json",
-            "--scenario",
-            "guard-write",
-        ])
-        .arg("--keep-bundle")
-        .arg(keep.path())
-        .arg("--repo")
-        .arg(world.repo.path())
-        .arg("--bin-dir")
-        .arg(&world.bin_dir)
-        .env("ACC_CERTIFY_CACHE", &world.cache_dir)
-        .assert()
-        .code(1);
-    let envelope: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let envelope = world.check_keeping("guard-write", keep.path());
     assert_eq!(envelope["ok"], false);
     assert_eq!(envelope["error"]["code"], 1);
     let mismatches = &envelope["error"]["details"]["clients"][0]["mismatches"];
@@ -347,27 +343,7 @@ fn a_guard_opaque_difference_keeps_its_bundle_and_says_where() {
 
     // With --keep-bundle DIR: there, and said in the JSON envelope.
     let keep = tempfile::tempdir().unwrap();
-    let mut cmd = Command::cargo_bin("acc-certify").unwrap();
-    let out = cmd
-        .args(["record", "--client", "claude-code", "--version", VERSION])
-        .args([
-            "--timeout",
-            "60",
-            "--check",
-            "--json",
-            "--scenario",
-            "guard-opaque",
-        ])
-        .arg("--keep-bundle")
-        .arg(keep.path())
-        .arg("--repo")
-        .arg(world.repo.path())
-        .arg("--bin-dir")
-        .arg(&world.bin_dir)
-        .env("ACC_CERTIFY_CACHE", &world.cache_dir)
-        .assert()
-        .code(1);
-    let envelope: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let envelope = world.check_keeping("guard-opaque", keep.path());
     let mismatches = &envelope["error"]["details"]["clients"][0]["mismatches"];
     assert_eq!(mismatches.as_array().unwrap().len(), 1, "{mismatches}");
     assert_eq!(mismatches[0]["kind"], "kernelGuard");

@@ -3,7 +3,10 @@
 //!
 //! Every case runs against two populations, 200 live guarded claims of a peer with 1,000
 //! queued notes and 10,000 of each, and the table gives both and their ratio: an answer
-//! that grows with the claims or the queue shows there.
+//! that grows with the claims or the queue shows there. Each measured process follows an
+//! `acc-hook --version` of its own, and the "CPU / floor" column is the median of those
+//! pairs' ratios (the "within 1.5x of the floor"), steadier than one median over
+//! another taken minutes apart.
 //!
 //! - `PreToolUse` guard: a covered write (deny), an uncovered one (allow), the same with
 //!   the heartbeat due (the first call after 30 s: answered from the snapshot, the
@@ -113,17 +116,42 @@ fn children_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Wall time and CPU time of one process.
+/// Wall time and CPU time of one process, and the CPU of the floor (`acc-hook --version`)
+/// run just before it: on a host whose process start moves by a third from minute to minute,
+/// only a ratio taken pair by pair says how far a call is from the floor.
 #[derive(Clone, Copy)]
 struct Sample {
     wall: Duration,
     cpu: Duration,
+    floor: Duration,
+}
+
+/// The CPU of one `acc-hook --version`, the process floor.
+fn floor_cpu() -> Duration {
+    let cpu = children_cpu();
+    let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+        .arg("--version")
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    children_cpu() - cpu
+}
+
+/// The median of each call's CPU over the floor's just before it.
+fn paired_ratio(samples: &[Sample]) -> f64 {
+    let mut ratios: Vec<f64> = samples
+        .iter()
+        .map(|s| s.cpu.as_secs_f64() / s.floor.as_secs_f64().max(1e-6))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
 }
 
 fn medians(samples: &[Sample]) -> String {
     let wall = median(samples.iter().map(|s| s.wall).collect());
     let cpu = median(samples.iter().map(|s| s.cpu).collect());
-    format!("{} | {}", ms(wall), ms(cpu))
+    format!("{} | {} | {:.2}x", ms(wall), ms(cpu), paired_ratio(samples))
 }
 
 /// One whole `acc-hook claude-code <event>` process; returns its times and stdout.
@@ -137,6 +165,7 @@ fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let floor = floor_cpu();
     let server = served::mark(data);
     let cpu = children_cpu();
     let t = Instant::now();
@@ -148,6 +177,7 @@ fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample
     let d = Sample {
         wall,
         cpu: cpu + served::since(&server),
+        floor,
     };
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -168,6 +198,7 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    let floor = floor_cpu();
     let server = served::mark(data);
     let cpu = children_cpu();
     let t = Instant::now();
@@ -179,6 +210,7 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
     let d = Sample {
         wall,
         cpu: cpu + served::since(&server),
+        floor,
     };
     let stdout = String::from_utf8_lossy(&out.stdout);
     let answer = if stdout.contains("\"deny\"") {
@@ -338,7 +370,7 @@ fn main() {
         .iter()
         .map(|(p, _)| {
             let at = format!("{} claims, {} queued", p.claims, p.messages);
-            format!("{at}, wall | {at}, CPU")
+            format!("{at}, wall | {at}, CPU | {at}, CPU / floor (paired)")
         })
         .collect();
     let ratio = measured.len() == 2;
@@ -349,7 +381,7 @@ fn main() {
     );
     println!(
         "|---|{}{}",
-        "---|".repeat(2 * measured.len()),
+        "---|".repeat(3 * measured.len()),
         if ratio { "---|" } else { "" }
     );
     for (i, (name, _)) in measured[0].1.rows.iter().enumerate() {
@@ -656,6 +688,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
             "`acc-hook --version` (process start, no work)".into(),
             (0..RUNS)
                 .map(|_| {
+                    let floor = floor_cpu();
                     let cpu = children_cpu();
                     let t = Instant::now();
                     let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
@@ -667,6 +700,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
                     Sample {
                         wall: t.elapsed(),
                         cpu: children_cpu() - cpu,
+                        floor,
                     }
                 })
                 .collect(),
