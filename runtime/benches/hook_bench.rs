@@ -126,16 +126,21 @@ struct Sample {
     floor: Duration,
 }
 
-/// The CPU of one `acc-hook --version`, the process floor.
-fn floor_cpu() -> Duration {
+/// One `acc-hook --version`, the process floor: its wall time and CPU.
+fn floor_run() -> (Duration, Duration) {
     let cpu = children_cpu();
+    let t = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
         .arg("--version")
         .env_clear()
         .output()
         .unwrap();
     assert!(out.status.success());
-    children_cpu() - cpu
+    (t.elapsed(), children_cpu() - cpu)
+}
+
+fn floor_cpu() -> Duration {
+    floor_run().1
 }
 
 /// The median of each call's CPU over the floor's just before it.
@@ -689,19 +694,8 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
             (0..RUNS)
                 .map(|_| {
                     let floor = floor_cpu();
-                    let cpu = children_cpu();
-                    let t = Instant::now();
-                    let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
-                        .arg("--version")
-                        .env_clear()
-                        .output()
-                        .unwrap();
-                    assert!(out.status.success());
-                    Sample {
-                        wall: t.elapsed(),
-                        cpu: children_cpu() - cpu,
-                        floor,
-                    }
+                    let (wall, cpu) = floor_run();
+                    Sample { wall, cpu, floor }
                 })
                 .collect(),
         ),

@@ -65,21 +65,29 @@ fn room(sb: &Sandbox, start: impl FnOnce()) {
     claim(&mut core, &peer, "file:src/**", true);
 }
 
-#[test]
-fn a_change_the_store_could_not_take_is_compared_again_when_the_turn_ends() {
-    let sb = Sandbox::new();
-    room(&sb, || {
+/// The room with the builder's conversation started by the certified adapter's hook.
+fn builder_started(sb: &Sandbox) {
+    room(sb, || {
         let run = hook(
             sb.settings(certified, &[]),
             &payload("sessionStart", "builder", &sb.ws()),
         );
         assert_eq!(run.code, 0, "{run:?}");
     });
-    let shell = |event: &str| {
-        let mut p = payload(event, "builder", &sb.ws());
-        p["tool"] = json!({"name": "shell", "paths": ["out"], "call_id": CALL});
-        p
-    };
+}
+
+/// The builder's shell call naming `out`, as `event` carries it.
+fn shell_call(sb: &Sandbox, event: &str) -> Value {
+    let mut p = payload(event, "builder", &sb.ws());
+    p["tool"] = json!({"name": "shell", "paths": ["out"], "call_id": CALL});
+    p
+}
+
+#[test]
+fn a_change_the_store_could_not_take_is_compared_again_when_the_turn_ends() {
+    let sb = Sandbox::new();
+    builder_started(&sb);
+    let shell = |event: &str| shell_call(&sb, event);
     assert_eq!(
         hook(sb.settings(certified, &[]), &shell("beforeTool")).code,
         0
@@ -242,18 +250,8 @@ fn a_compare_cut_short_says_so_instead_of_reading_as_nothing_changed() {
     for n in 0..=acc_runtime::hook::fingerprints::MAX_ENTRIES {
         std::fs::write(many.join(n.to_string()), "").unwrap();
     }
-    room(&sb, || {
-        let run = hook(
-            sb.settings(certified, &[]),
-            &payload("sessionStart", "builder", &sb.ws()),
-        );
-        assert_eq!(run.code, 0, "{run:?}");
-    });
-    let shell = |event: &str| {
-        let mut p = payload(event, "builder", &sb.ws());
-        p["tool"] = json!({"name": "shell", "paths": ["out"], "call_id": CALL});
-        p
-    };
+    builder_started(&sb);
+    let shell = |event: &str| shell_call(&sb, event);
     assert_eq!(
         hook(sb.settings(certified, &[]), &shell("beforeTool")).code,
         0

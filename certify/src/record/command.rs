@@ -17,7 +17,6 @@ use crate::record::kit::error::RecordError;
 use crate::record::kit::install::Binaries;
 use crate::record::kit::run::{RunSettings, ScenarioRun};
 use crate::record::kit::tuple::today_utc;
-use crate::record::kit::verdict::ControlVerdict;
 use crate::record::output::check::{Mismatch, RunRef, VerdictKey, compare};
 use crate::record::output::evidence::decided;
 use crate::record::recording::{
@@ -601,16 +600,13 @@ fn explained(mismatch: Mismatch, recording: &ClientRecording, bundles_root: &Pat
             .verdicts
             .iter()
             .find(|v| v.capability.key() == capability)?;
-        Some(RunRef {
-            scenario: run.scenario.name().to_owned(),
-            first_failure: (!verdict.passed())
-                .then(|| verdict.reasons.first().cloned())
-                .flatten(),
-            bundle: bundles_root
-                .join(recording.tuple.bundle_path(run.scenario))
-                .display()
-                .to_string(),
-        })
+        Some(run_ref(
+            recording,
+            run,
+            verdict.passed(),
+            &verdict.reasons,
+            bundles_root,
+        ))
     });
     match found {
         Some(found) => mismatch.with_run(found),
@@ -638,8 +634,15 @@ fn check_kernel_guard(
             )
             .ok()
             .map(|obs| crate::record::scenarios::guard_opaque::outcome(&obs));
-            crate::record::output::check::compare_kernel_guard(&build, committed, now)
-                .map(|m| m.with_run(run_ref(recording, run, verdict, bundles_root)))
+            crate::record::output::check::compare_kernel_guard(&build, committed, now).map(|m| {
+                m.with_run(run_ref(
+                    recording,
+                    run,
+                    verdict.passed,
+                    &verdict.reasons,
+                    bundles_root,
+                ))
+            })
         })
         .collect()
 }
@@ -659,24 +662,31 @@ fn check_quit(repo: &Path, recording: &ClientRecording, bundles_root: &Path) -> 
             )
             .ok()
             .map(|obs| crate::record::scenarios::interactive_quit::judge(&obs).passed);
-            crate::record::output::check::compare_quit(&build, committed, verdict.passed)
-                .map(|m| m.with_run(run_ref(recording, run, verdict, bundles_root)))
+            crate::record::output::check::compare_quit(&build, committed, verdict.passed).map(|m| {
+                m.with_run(run_ref(
+                    recording,
+                    run,
+                    verdict.passed,
+                    &verdict.reasons,
+                    bundles_root,
+                ))
+            })
         })
         .collect()
 }
 
-/// Where a run's outcome came from: its scenario, its first failure, its kept bundle.
+/// Where a run's outcome came from: its scenario, its first failure (none when it passed),
+/// its kept bundle.
 fn run_ref(
     recording: &ClientRecording,
     run: &ScenarioRun,
-    verdict: &ControlVerdict,
+    passed: bool,
+    reasons: &[String],
     bundles_root: &Path,
 ) -> RunRef {
     RunRef {
         scenario: run.scenario.name().to_owned(),
-        first_failure: (!verdict.passed)
-            .then(|| verdict.reasons.first().cloned())
-            .flatten(),
+        first_failure: (!passed).then(|| reasons.first().cloned()).flatten(),
         bundle: bundles_root
             .join(recording.tuple.bundle_path(run.scenario))
             .display()
