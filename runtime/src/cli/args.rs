@@ -672,42 +672,64 @@ pub struct InitArgs {
     pub force: bool,
 }
 
-/// The command tree as [`Cli::command`] builds it, kept by a process that parses many
-/// command lines ([`keep_parser`]: the resident server).
-static KEPT: OnceLock<clap::Command> = OnceLock::new();
+/// The command trees as [`Cli::command`] and [`pruned_tree`] build them, kept by a process
+/// that parses many command lines ([`keep_parser`]: the resident server).
+static KEPT: OnceLock<Trees> = OnceLock::new();
 
-/// Builds the command tree once for every later [`parse`] of this process: a resident
+/// The whole tree and each subcommand's pruned one.
+struct Trees {
+    whole: clap::Command,
+    pruned: Vec<clap::Command>,
+}
+
+impl Trees {
+    fn build() -> Trees {
+        let whole = Cli::command();
+        let pruned = whole
+            .get_subcommands()
+            .filter_map(|s| pruned_tree(s.get_name()))
+            .collect();
+        Trees { whole, pruned }
+    }
+}
+
+/// Builds the command trees once for every later [`parse`] of this process: a resident
 /// server parses one `acc` command line per request, and building clap's whole tree (every
 /// subcommand, every argument, their help) was most of a refused claim's parse.
 pub fn keep_parser() {
-    KEPT.get_or_init(Cli::command);
+    KEPT.get_or_init(Trees::build);
 }
 
 /// `Cli::try_parse_from(argv)`, the same in every byte (the value, the error, its kind and
-/// its rendering). A kept tree is cloned as built by [`Cli::command`], before clap's parse
-/// fills in the program's name and builds it, so each parse starts from what a fresh one
-/// would. Without one, the subcommand `argv` names is parsed first with a tree holding it
+/// its rendering). The subcommand `argv` names is parsed first with a tree holding it
 /// alone ([`pruned_tree`]): building the whole tree is most of a short command's parse.
 /// Only its success is taken (clap matched every word against the same declarations, and
 /// no word chose another subcommand, or the pruned tree would have refused it); anything
 /// else (no subcommand, `help`, an unknown name, any error, help or version) is parsed
-/// again by the whole tree, so its output is today's.
+/// again by the whole tree, so its output is today's. A kept tree is cloned as built,
+/// before clap's parse fills in the program's name and builds it, so each parse starts
+/// from what a fresh one would.
 pub fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
-    match KEPT.get() {
-        Some(kept) => parse_with(kept.clone(), argv),
-        None => parse_pruned_first(argv),
-    }
+    parse_in(KEPT.get(), argv)
 }
 
-fn parse_pruned_first(argv: &[OsString]) -> Result<Cli, clap::Error> {
-    if let Some(tree) = named_subcommand(argv).and_then(pruned_tree) {
-        if let Ok(mut matches) = tree.try_get_matches_from(argv) {
+fn parse_in(kept: Option<&Trees>, argv: &[OsString]) -> Result<Cli, clap::Error> {
+    if let Some(name) = named_subcommand(argv) {
+        let pruned = match kept {
+            Some(trees) => trees
+                .pruned
+                .iter()
+                .find(|t| t.find_subcommand(name).is_some())
+                .cloned(),
+            None => pruned_tree(name),
+        };
+        if let Some(Ok(mut matches)) = pruned.map(|t| t.try_get_matches_from(argv)) {
             if let Ok(cli) = Cli::from_arg_matches_mut(&mut matches) {
                 return Ok(cli);
             }
         }
     }
-    parse_with(Cli::command(), argv)
+    parse_with(kept.map_or_else(Cli::command, |t| t.whole.clone()), argv)
 }
 
 fn parse_with(tree: clap::Command, argv: &[OsString]) -> Result<Cli, clap::Error> {
@@ -1048,6 +1070,7 @@ mod tests {
         ] {
             argvs.push(claim.iter().map(OsString::from).collect());
         }
+        let kept = Trees::build();
         let mut pruned_ok = 0;
         for argv in &argvs {
             let whole = show(Cli::try_parse_from(argv.iter()));
@@ -1059,8 +1082,10 @@ mod tests {
                     }
                 }
             }
-            // `parse` itself may find a tree kept by another test of this process.
-            assert_eq!(show(parse_pruned_first(argv)), whole, "{argv:?}");
+            // Built here and kept (as the server keeps them, used again and again), not
+            // `parse`'s: another test of this process may have kept them or not.
+            assert_eq!(show(parse_in(None, argv)), whole, "{argv:?}");
+            assert_eq!(show(parse_in(Some(&kept), argv)), whole, "{argv:?}");
         }
         // The walk reaches both sides: lines the pruned tree takes and lines it leaves.
         assert!(
