@@ -398,6 +398,15 @@ mod tests {
             format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\tsoon\nend\n"),
             format!("{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\tx\t-\t0\nend\n"),
             format!("{HEAD}x\tsomething\nend\n"),
+            // A field too many or too few, a line kind alone, a head with a field more.
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\tx\nend\n"),
+            format!("{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\t-\t0\nend\n"),
+            format!("{HEAD}c\nend\n"),
+            format!("{HEAD}s\nend\n"),
+            "acc-claims-proof\t1\ttag\t8\t1000\tx\nend\n".to_string(),
+            // Lines not ended, or a carriage return before the end.
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000end\n"),
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\r\nend\n"),
             // Cut short at a line's end: no last line.
             format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\n"),
         ] {
