@@ -295,20 +295,49 @@ fn pid(s: &str) -> Option<Option<u32>> {
     }
 }
 
-/// The `N` tab-separated fields of `line`, exactly `N` of them.
+/// The `N` tab-separated fields of `line`, exactly `N` of them. (Bytes are scanned:
+/// `str::split` with a `char` was most of a proof's parse; a tab is ASCII, so each cut
+/// falls between characters.)
 fn fields<const N: usize>(line: &str) -> Option<[&str; N]> {
     let mut out = [""; N];
-    let mut rest = line.split('\t');
-    for slot in &mut out {
-        *slot = rest.next()?;
+    let mut n = 0;
+    let mut start = 0;
+    for (i, b) in line.bytes().enumerate() {
+        if b == b'\t' {
+            *out.get_mut(n)? = &line[start..i];
+            n += 1;
+            start = i + 1;
+        }
     }
-    rest.next().is_none().then_some(out)
+    *out.get_mut(n)? = &line[start..];
+    (n + 1 == N).then_some(out)
+}
+
+/// The lines of `text`, each without its `\n`; `None` for a last line not ended.
+fn lines(text: &str) -> impl Iterator<Item = Option<&str>> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        Some(match rest.bytes().position(|b| b == b'\n') {
+            Some(end) => {
+                let line = &rest[..end];
+                rest = &rest[end + 1..];
+                Some(line)
+            }
+            None => {
+                rest = "";
+                None
+            }
+        })
+    })
 }
 
 /// Parses a proof's text; `None` for anything acc did not write.
 pub fn parse(text: &str) -> Option<Proof<'_>> {
-    let mut lines = text.strip_suffix(END)?.split_inclusive('\n');
-    let head = lines.next()?.strip_suffix('\n')?;
+    let mut lines = lines(text.strip_suffix(END)?);
+    let head = lines.next()??;
     let [magic, format, tag, schema_version, written_at_ms] = fields(head)?;
     if magic != MAGIC || num::<u32>(format)? != FORMAT {
         return None;
@@ -321,43 +350,41 @@ pub fn parse(text: &str) -> Option<Proof<'_>> {
         claims: Vec::new(),
     };
     for line in lines {
-        let line = line.strip_suffix('\n')?;
-        match line.split_once('\t')? {
-            ("s", rest) => {
-                let [
-                    id,
-                    participant,
-                    generation,
-                    open,
-                    beat,
-                    cadence,
-                    p,
-                    hp,
-                    taker,
-                ] = fields(rest)?;
-                proof.sessions.push(ProofSession {
-                    session_id: id,
-                    participant_id: participant,
-                    generation,
-                    open: num::<u8>(open)? == 1,
-                    heartbeat_at_ms: num(beat)?,
-                    cadence_ms: num(cadence)?,
-                    pid: pid(p)?,
-                    host_pid: pid(hp)?,
-                    taker: num::<u8>(taker)? != 0,
-                })
-            }
-            ("c", rest) => {
-                let [id, session, resource, mode, expires] = fields(rest)?;
-                proof.claims.push(ProofClaim {
-                    claim_id: id,
-                    owner_session_id: session,
-                    resource,
-                    mode,
-                    expires_at_ms: num(expires)?,
-                })
-            }
-            _ => return None,
+        let line = line?;
+        if let Some(rest) = line.strip_prefix("s\t") {
+            let [
+                id,
+                participant,
+                generation,
+                open,
+                beat,
+                cadence,
+                p,
+                hp,
+                taker,
+            ] = fields(rest)?;
+            proof.sessions.push(ProofSession {
+                session_id: id,
+                participant_id: participant,
+                generation,
+                open: num::<u8>(open)? == 1,
+                heartbeat_at_ms: num(beat)?,
+                cadence_ms: num(cadence)?,
+                pid: pid(p)?,
+                host_pid: pid(hp)?,
+                taker: num::<u8>(taker)? != 0,
+            })
+        } else if let Some(rest) = line.strip_prefix("c\t") {
+            let [id, session, resource, mode, expires] = fields(rest)?;
+            proof.claims.push(ProofClaim {
+                claim_id: id,
+                owner_session_id: session,
+                resource,
+                mode,
+                expires_at_ms: num(expires)?,
+            })
+        } else {
+            return None;
         }
     }
     Some(proof)
@@ -402,6 +429,8 @@ mod tests {
             format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\tx\nend\n"),
             format!("{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\t-\t0\nend\n"),
             format!("{HEAD}c\nend\n"),
+            format!("{HEAD}\nend\n"),
+            format!("{HEAD}c\t\nend\n"),
             format!("{HEAD}s\nend\n"),
             "acc-claims-proof\t1\ttag\t8\t1000\tx\nend\n".to_string(),
             // Lines not ended, or a carriage return before the end.
