@@ -723,10 +723,10 @@ fn parse_in(kept: Option<&Trees>, argv: &[OsString]) -> Result<Cli, clap::Error>
                 .cloned(),
             None => pruned_tree(name),
         };
-        if let Some(Ok(mut matches)) = pruned.map(|t| t.try_get_matches_from(argv)) {
-            if let Ok(cli) = Cli::from_arg_matches_mut(&mut matches) {
-                return Ok(cli);
-            }
+        if let Some(Ok(mut matches)) = pruned.map(|t| t.try_get_matches_from(argv))
+            && let Ok(cli) = Cli::from_arg_matches_mut(&mut matches)
+        {
+            return Ok(cli);
         }
     }
     parse_with(kept.map_or_else(Cli::command, |t| t.whole.clone()), argv)
@@ -998,7 +998,7 @@ mod tests {
             } else {
                 "acc"
             })];
-            let mut push = |argv: &mut Vec<OsString>, w: &[&str]| {
+            let push = |argv: &mut Vec<OsString>, w: &[&str]| {
                 argv.extend(w.iter().map(OsString::from));
             };
             if next(2) == 0 {
@@ -1074,13 +1074,12 @@ mod tests {
         let mut pruned_ok = 0;
         for argv in &argvs {
             let whole = show(Cli::try_parse_from(argv.iter()));
-            if let Some(tree) = named_subcommand(argv).and_then(pruned_tree) {
-                if let Ok(mut m) = tree.try_get_matches_from(argv) {
-                    if let Ok(cli) = Cli::from_arg_matches_mut(&mut m) {
-                        pruned_ok += 1;
-                        assert_eq!(format!("ok {cli:?}"), whole, "{argv:?}");
-                    }
-                }
+            if let Some(tree) = named_subcommand(argv).and_then(pruned_tree)
+                && let Ok(mut m) = tree.try_get_matches_from(argv)
+                && let Ok(cli) = Cli::from_arg_matches_mut(&mut m)
+            {
+                pruned_ok += 1;
+                assert_eq!(format!("ok {cli:?}"), whole, "{argv:?}");
             }
             // Built here and kept (as the server keeps them, used again and again), not
             // `parse`'s: another test of this process may have kept them or not.
