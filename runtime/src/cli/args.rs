@@ -12,6 +12,8 @@ const LONG_ABOUT: &str = "acc lets several coding agents (and people) working in
 
 Every mutating command acts as a session: pass --session and --generation (both printed by `acc attach`) or set ACC_SESSION and ACC_GENERATION. Exit codes: 0 ok, 2 usage, 3 timeout, 4 data or incompatible state, 5 conflict, 6 attention. With --json every command prints exactly one JSON object.";
 
+/// The command line as `S` declares its subcommands: [`Cli`] with them all, and
+/// [`pruned_tree`]'s with one alone (the same root, built by the same derive).
 #[derive(Debug, Parser)]
 #[command(
     name = "acc",
@@ -21,7 +23,7 @@ Every mutating command acts as a session: pass --session and --generation (both 
     propagate_version = true,
     arg_required_else_help = true
 )]
-pub struct Cli {
+pub struct Line<S: Subcommand> {
     /// Print exactly one JSON object: {"envelope_version":1,"ok":…}.
     #[arg(long, global = true)]
     pub json: bool,
@@ -31,8 +33,11 @@ pub struct Cli {
     pub cwd: Option<PathBuf>,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub command: S,
 }
+
+/// `acc`'s command line.
+pub type Cli = Line<Command>;
 
 /// The session a command acts as. Both flags or neither; without them ACC_SESSION and
 /// ACC_GENERATION are used.
@@ -47,6 +52,56 @@ pub struct OwnerArgs {
     pub generation: Option<String>,
 }
 
+// Declares `Command` and, for each of its variants, a one-variant enum of the same
+// declaration (`only::Claim`), so that a tree of one subcommand is built exactly as the
+// whole tree builds it, from one text that cannot drift apart.
+macro_rules! commands {
+    (
+        #[derive(Debug, Subcommand)]
+        pub enum Command {
+            $( $(#[$attr:meta])* $variant:ident $(($ty:ty))?, )*
+        }
+    ) => {
+        #[derive(Debug, Subcommand)]
+        pub enum Command {
+            $( $(#[$attr])* $variant $(($ty))?, )*
+        }
+
+        /// One enum per subcommand, each declaring it as [`Command`] does.
+        mod only {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[derive(Debug, Subcommand)]
+                pub enum $variant {
+                    $(#[$attr])* $variant $(($ty))?,
+                }
+            )*
+        }
+
+        /// The tree of the root and the subcommand called `name` alone (clap's own
+        /// `help` and unknown names have none).
+        fn pruned_tree(name: &str) -> Option<clap::Command> {
+            let mut position = 0;
+            $(
+                if <only::$variant as Subcommand>::has_subcommand(name) {
+                    let tree = Line::<only::$variant>::command();
+                    // The place the whole tree gives it in the root's help (after the
+                    // root's arguments and the subcommands before it), so that the two
+                    // declarations are equal in every field.
+                    let place = tree.get_arguments().count() + position;
+                    let name = tree.get_subcommands().next()?.get_name().to_string();
+                    return Some(tree.mut_subcommand(name, |s| s.display_order(place)));
+                }
+                position += 1;
+            )*
+            let _ = position;
+            None
+        }
+    };
+}
+
+commands! {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Open a session and print `<sessionId> <generation>`.
@@ -195,6 +250,7 @@ pub enum Command {
         after_help = "Examples:\n  acc version\n  acc version --json"
     )]
     Version,
+}
 }
 
 #[derive(Debug, Args)]
@@ -616,29 +672,86 @@ pub struct InitArgs {
     pub force: bool,
 }
 
-/// The command tree as [`Cli::command`] builds it, kept by a process that parses many
-/// command lines ([`keep_parser`]: the resident server).
-static KEPT: OnceLock<clap::Command> = OnceLock::new();
+/// The command trees as [`Cli::command`] and [`pruned_tree`] build them, kept by a process
+/// that parses many command lines ([`keep_parser`]: the resident server).
+static KEPT: OnceLock<Trees> = OnceLock::new();
 
-/// Builds the command tree once for every later [`parse`] of this process: a resident
+/// The whole tree and each subcommand's pruned one.
+struct Trees {
+    whole: clap::Command,
+    pruned: Vec<clap::Command>,
+}
+
+impl Trees {
+    fn build() -> Trees {
+        let whole = Cli::command();
+        let pruned = whole
+            .get_subcommands()
+            .filter_map(|s| pruned_tree(s.get_name()))
+            .collect();
+        Trees { whole, pruned }
+    }
+}
+
+/// Builds the command trees once for every later [`parse`] of this process: a resident
 /// server parses one `acc` command line per request, and building clap's whole tree (every
 /// subcommand, every argument, their help) was most of a refused claim's parse.
 pub fn keep_parser() {
-    KEPT.get_or_init(Cli::command);
+    KEPT.get_or_init(Trees::build);
 }
 
 /// `Cli::try_parse_from(argv)`, the same in every byte (the value, the error, its kind and
-/// its rendering): a kept tree is cloned as built by [`Cli::command`], before clap's parse
-/// fills in the program's name and builds it, so each parse starts from what a fresh one
-/// would.
+/// its rendering). The subcommand `argv` names is parsed first with a tree holding it
+/// alone ([`pruned_tree`]): building the whole tree is most of a short command's parse.
+/// Only its success is taken (clap matched every word against the same declarations, and
+/// no word chose another subcommand, or the pruned tree would have refused it); anything
+/// else (no subcommand, `help`, an unknown name, any error, help or version) is parsed
+/// again by the whole tree, so its output is today's. A kept tree is cloned as built,
+/// before clap's parse fills in the program's name and builds it, so each parse starts
+/// from what a fresh one would.
 pub fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
-    let cmd = match KEPT.get() {
-        Some(kept) => kept.clone(),
-        None => Cli::command(),
-    };
-    let mut matches = cmd.try_get_matches_from(argv)?;
+    parse_in(KEPT.get(), argv)
+}
+
+fn parse_in(kept: Option<&Trees>, argv: &[OsString]) -> Result<Cli, clap::Error> {
+    if let Some(name) = named_subcommand(argv) {
+        let pruned = match kept {
+            Some(trees) => trees
+                .pruned
+                .iter()
+                .find(|t| t.find_subcommand(name).is_some())
+                .cloned(),
+            None => pruned_tree(name),
+        };
+        if let Some(Ok(mut matches)) = pruned.map(|t| t.try_get_matches_from(argv))
+            && let Ok(cli) = Cli::from_arg_matches_mut(&mut matches)
+        {
+            return Ok(cli);
+        }
+    }
+    parse_with(kept.map_or_else(Cli::command, |t| t.whole.clone()), argv)
+}
+
+fn parse_with(tree: clap::Command, argv: &[OsString]) -> Result<Cli, clap::Error> {
+    let mut matches = tree.try_get_matches_from(argv)?;
     // As clap's derive does: a conversion error is formatted against a fresh tree.
     Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut Cli::command()))
+}
+
+/// The first word past the program's name that is neither an option nor `--cwd`'s value
+/// (the one global option that takes one) and is UTF-8: the subcommand the whole tree
+/// would match, when it matches one. A wrong guess costs a second parse, never a
+/// different result.
+fn named_subcommand(argv: &[OsString]) -> Option<&str> {
+    let mut words = argv.iter().skip(1);
+    while let Some(word) = words.next() {
+        if word == "--cwd" {
+            words.next();
+        } else if !word.as_encoded_bytes().starts_with(b"-") {
+            return word.to_str();
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -723,6 +836,261 @@ mod tests {
                 assert_eq!(&show(parse(&os)), fresh, "round {round}: {argv:?}");
             }
         }
+    }
+
+    /// Each subcommand's pruned tree holds it as the whole tree does (every argument,
+    /// setting and help text: `Command`'s `Debug` shows them all), under the same root
+    /// arguments, and every subcommand but clap's `help` has one.
+    #[test]
+    fn a_pruned_tree_declares_its_subcommand_as_the_whole_tree() {
+        let whole = Cli::command();
+        let mut names = 0;
+        for sub in whole.get_subcommands() {
+            let name = sub.get_name();
+            let Some(pruned) = pruned_tree(name) else {
+                assert_eq!(name, "help", "no pruned tree for {name}");
+                continue;
+            };
+            names += 1;
+            let alone: Vec<&str> = pruned.get_subcommands().map(|s| s.get_name()).collect();
+            assert_eq!(alone, [name], "{name}");
+            assert_eq!(
+                format!("{:?}", pruned.find_subcommand(name).unwrap()),
+                format!("{sub:?}"),
+                "{name}"
+            );
+            let args = |c: &clap::Command| format!("{:?}", c.get_arguments().collect::<Vec<_>>());
+            assert_eq!(args(&pruned), args(&whole), "{name}");
+            assert_eq!(pruned.get_name(), whole.get_name());
+            assert_eq!(pruned.get_version(), whole.get_version());
+            assert_eq!(
+                pruned.get_long_about().map(|a| a.to_string()),
+                whole.get_long_about().map(|a| a.to_string())
+            );
+            assert_eq!(
+                pruned.is_subcommand_required_set(),
+                whole.is_subcommand_required_set()
+            );
+            assert_eq!(
+                pruned.is_arg_required_else_help_set(),
+                whole.is_arg_required_else_help_set()
+            );
+            assert_eq!(
+                pruned.is_propagate_version_set(),
+                whole.is_propagate_version_set()
+            );
+        }
+        assert!(names >= 20, "{names}");
+        assert!(pruned_tree("help").is_none() && pruned_tree("nosuch").is_none());
+    }
+
+    fn show(r: Result<Cli, clap::Error>) -> String {
+        match r {
+            Ok(cli) => format!("ok {cli:?}"),
+            Err(e) => format!("err {:?} {} {}", e.kind(), e.exit_code(), e.render()),
+        }
+    }
+
+    /// The words the differential below builds its command lines from: every global
+    /// option and spelling, `--`, values that look like subcommands or options, unknown
+    /// and abbreviated options, help and version, the empty word and non-UTF-8.
+    fn words() -> Vec<OsString> {
+        use std::os::unix::ffi::OsStringExt;
+        let mut words: Vec<OsString> = [
+            "claim",
+            "claim",
+            "status",
+            "release",
+            "message",
+            "config",
+            "init",
+            "takeover",
+            "list",
+            "help",
+            "version",
+            "nosuch",
+            "--json",
+            "--json",
+            "--cwd",
+            "--cwd=/y",
+            "/x",
+            "--",
+            "-h",
+            "--help",
+            "-V",
+            "--version",
+            "--resource",
+            "--resource=file:y",
+            "file:x",
+            "--res",
+            "--mode",
+            "shared",
+            "exclusive",
+            "--mode=nope",
+            "--enforcement",
+            "guarded",
+            "--session",
+            "s",
+            "--generation",
+            "1",
+            "--lease",
+            "600",
+            "--reason",
+            "-x",
+            "--bogus",
+            "-",
+            "",
+            "--subject",
+            "--body",
+            "--to",
+            "--all",
+            "--yes",
+            "--claim",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        words.push(OsString::from_vec(b"file:\xff\xfe".to_vec()));
+        words.push(OsString::from_vec(vec![0xff, b'c']));
+        words
+    }
+
+    /// Many command lines (a fixed pseudo-random walk over [`words`], after the program's
+    /// name, plus claim lines of the race's shape): wherever the pruned tree parses one,
+    /// the whole tree parses it to the same value, and [`parse`] always answers what the
+    /// whole tree does, the same value or the same error in every byte.
+    #[test]
+    fn a_pruned_parse_is_the_whole_trees() {
+        let words = words();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut argvs: Vec<Vec<OsString>> = Vec::new();
+        // Pieces of lines clap accepts, so that the walk also reaches long valid lines.
+        let lines: &[(&str, &[&[&str]])] = &[
+            (
+                "claim",
+                &[
+                    &["--resource", "file:x"],
+                    &["--resource=file:race/r7.rs"],
+                    &["--mode", "shared"],
+                    &["--mode=exclusive"],
+                    &["--enforcement", "guarded"],
+                    &["--lease", "600"],
+                    &["--reason", "--- a/x"],
+                    &["--session", "s", "--generation", "1"],
+                ],
+            ),
+            ("status", &[&["--all"], &["--participant", "claim"]]),
+            ("release", &[&["--resource", "file:x"], &["--claim", "c"]]),
+            ("takeover", &[&["list"]]),
+            ("config", &[&["init"], &["validate"]]),
+            ("version", &[]),
+        ];
+        let globals: &[&[&str]] = &[&["--json"], &["--cwd", "/x"], &["--cwd=claim"]];
+        for _ in 0..4000 {
+            let mut argv = vec![OsString::from(if next(8) == 0 {
+                "/usr/bin/acc"
+            } else {
+                "acc"
+            })];
+            let push = |argv: &mut Vec<OsString>, w: &[&str]| {
+                argv.extend(w.iter().map(OsString::from));
+            };
+            if next(2) == 0 {
+                let (name, pieces) = lines[next(lines.len())];
+                for _ in 0..next(3) {
+                    push(&mut argv, globals[next(globals.len())]);
+                }
+                push(&mut argv, &[name]);
+                for _ in 0..next(5) {
+                    if !pieces.is_empty() && next(3) > 0 {
+                        push(&mut argv, pieces[next(pieces.len())]);
+                    } else {
+                        push(&mut argv, globals[next(globals.len())]);
+                    }
+                }
+                // Now and then a stray word anywhere.
+                if next(4) == 0 {
+                    let at = 1 + next(argv.len());
+                    argv.insert(at, words[next(words.len())].clone());
+                }
+            } else {
+                if next(3) > 0 {
+                    argv.push(words[next(12)].clone());
+                }
+                for _ in 0..1 + next(7) {
+                    argv.push(words[next(words.len())].clone());
+                }
+            }
+            argvs.push(argv);
+        }
+        for claim in [
+            &["acc", "claim", "--resource", "file:race/r1.rs", "--json"][..],
+            &[
+                "acc",
+                "--json",
+                "claim",
+                "--resource=file:a",
+                "--mode",
+                "shared",
+            ],
+            &["acc", "--cwd", "claim", "claim", "--resource", "file:a"],
+            &["acc", "--cwd=/x", "claim", "--resource", "--json"],
+            &[
+                "acc",
+                "claim",
+                "--resource",
+                "file:a",
+                "--resource",
+                "file:b",
+            ],
+            &["acc", "claim", "--", "--resource"],
+            &["acc", "claim", "--resource", "status"],
+            &[
+                "acc",
+                "claim",
+                "--resource",
+                "file:a",
+                "--session",
+                "s",
+                "--generation",
+                "1",
+            ],
+            &["acc", "claim", "--resource", "file:a", "--lease", "x"],
+            &["acc", "takeover", "list", "--json"],
+            &["acc", "takeover", "help"],
+            &["acc", "config", "init", "--yes", "--cwd", "/x"],
+            &["acc", "version", "--json"],
+            &["acc", "status", "--all", "--all"],
+        ] {
+            argvs.push(claim.iter().map(OsString::from).collect());
+        }
+        let kept = Trees::build();
+        let mut pruned_ok = 0;
+        for argv in &argvs {
+            let whole = show(Cli::try_parse_from(argv.iter()));
+            if let Some(tree) = named_subcommand(argv).and_then(pruned_tree)
+                && let Ok(mut m) = tree.try_get_matches_from(argv)
+                && let Ok(cli) = Cli::from_arg_matches_mut(&mut m)
+            {
+                pruned_ok += 1;
+                assert_eq!(format!("ok {cli:?}"), whole, "{argv:?}");
+            }
+            // Built here and kept (as the server keeps them, used again and again), not
+            // `parse`'s: another test of this process may have kept them or not.
+            assert_eq!(show(parse_in(None, argv)), whole, "{argv:?}");
+            assert_eq!(show(parse_in(Some(&kept), argv)), whole, "{argv:?}");
+        }
+        // The walk reaches both sides: lines the pruned tree takes and lines it leaves.
+        assert!(
+            pruned_ok > 100 && pruned_ok < argvs.len() - 100,
+            "{pruned_ok}"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 
 use crate::error::{AccError, ErrorCode, Result};
 use crate::store::engine::{Connection, params};
+use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -40,12 +41,13 @@ pub fn path_for(store_file: &Path) -> PathBuf {
     store_file.with_file_name(PROOF_FILE)
 }
 
-/// A session as the claim's checks read it.
+/// A session as the claim's checks read it (its text borrowed from the proof's: a proof
+/// of a few hundred claims was read into a thousand small allocations).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProofSession {
-    pub session_id: String,
-    pub participant_id: String,
-    pub generation: String,
+pub struct ProofSession<'a> {
+    pub session_id: &'a str,
+    pub participant_id: &'a str,
+    pub generation: &'a str,
     pub open: bool,
     pub heartbeat_at_ms: i64,
     pub cadence_ms: i64,
@@ -58,28 +60,28 @@ pub struct ProofSession {
 
 /// A live claim as the conflict check reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProofClaim {
-    pub claim_id: String,
-    pub owner_session_id: String,
-    pub resource: String,
-    pub mode: String,
+pub struct ProofClaim<'a> {
+    pub claim_id: &'a str,
+    pub owner_session_id: &'a str,
+    pub resource: &'a str,
+    pub mode: &'a str,
     pub expires_at_ms: i64,
 }
 
 /// A proof as read: its claims in the store's order (`acquired_at`, rowid).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Proof {
-    pub tag: String,
+pub struct Proof<'a> {
+    pub tag: &'a str,
     pub schema_version: u32,
     /// The time its claims were live at: a claim that ran out before it is not listed, so
     /// the proof says nothing to a reader whose clock reads earlier.
     pub written_at_ms: i64,
-    pub sessions: Vec<ProofSession>,
-    pub claims: Vec<ProofClaim>,
+    pub sessions: Vec<ProofSession<'a>>,
+    pub claims: Vec<ProofClaim<'a>>,
 }
 
-impl Proof {
-    pub fn session(&self, id: &str) -> Option<&ProofSession> {
+impl<'a> Proof<'a> {
+    pub fn session(&self, id: &str) -> Option<&ProofSession<'a>> {
         self.sessions.iter().find(|s| s.session_id == id)
     }
 }
@@ -132,7 +134,11 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
     // The store was opened by this acc, which refuses a newer schema and migrates an older
     // one: it is at this acc's version.
     let version = super::schema::current_version();
-    let mut claims = Vec::new();
+    // Each row is written as it is read, from SQLite's own text (no copy per field, no
+    // string per line): the claims first, as the store orders them, then placed after the
+    // sessions.
+    let mut claims = String::with_capacity(READ_AT_ONCE);
+    let mut count = 0;
     // The limits are written into the SQL: a bound LIMIT makes SQLite compile the
     // statement a second time at its first step (it plans with the bound value).
     let sql = format!(
@@ -143,16 +149,25 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![now_ms])?;
     while let Some(r) = rows.next()? {
-        claims.push(ProofClaim {
-            claim_id: r.get(0)?,
-            owner_session_id: r.get(1)?,
-            resource: r.get(2)?,
-            mode: r.get(3)?,
-            expires_at_ms: r.get(4)?,
-        });
-    }
-    if claims.len() > MAX_CLAIMS {
-        return Ok(None);
+        count += 1;
+        if count > MAX_CLAIMS {
+            return Ok(None);
+        }
+        claims.push('c');
+        for i in 0..4 {
+            // A field that is not text, or that the line format cannot carry: no proof
+            // (the store path judges).
+            let Ok(field) = r.get_ref(i)?.as_str() else {
+                return Ok(None);
+            };
+            if !plain(field) {
+                return Ok(None);
+            }
+            claims.push('\t');
+            claims.push_str(field);
+        }
+        let expires_at_ms: i64 = r.get(4)?;
+        let _ = writeln!(claims, "\t{expires_at_ms}");
     }
     let sql = format!(
         "SELECT {}, EXISTS (SELECT 1 FROM events
@@ -166,62 +181,46 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![now_ms])?;
-    let mut sessions = Vec::new();
+    let mut out = String::with_capacity(claims.len() + READ_AT_ONCE / 4);
+    let _ = writeln!(out, "{MAGIC}\t{FORMAT}\t{tag}\t{version}\t{now_ms}");
+    let mut count = 0;
     while let Some(r) = rows.next()? {
+        count += 1;
+        if count > MAX_SESSIONS {
+            return Ok(None);
+        }
         let row = crate::core::sessions::SessionRow::from_row(&r)?;
         let facts = row.presence_facts();
-        sessions.push(ProofSession {
-            session_id: row.session_id.as_str().to_string(),
-            participant_id: row.participant_id.as_str().to_string(),
-            generation: row.generation.as_str().to_string(),
-            open: facts.state == crate::core::model::SessionState::Open,
-            heartbeat_at_ms: facts.heartbeat_at_ms,
-            cadence_ms: facts.cadence_ms,
-            pid: facts.pid,
-            host_pid: facts.host_pid,
-            taker: r.get(17)?,
-        });
-    }
-    if sessions.len() > MAX_SESSIONS {
-        return Ok(None);
-    }
-    let mut out = format!("{MAGIC}\t{FORMAT}\t{tag}\t{version}\t{now_ms}\n");
-    for s in &sessions {
-        let fields = [&s.session_id, &s.participant_id, &s.generation];
-        if !fields.iter().all(|f| plain(f)) {
+        let (id, participant, generation) = (
+            row.session_id.as_str(),
+            row.participant_id.as_str(),
+            row.generation.as_str(),
+        );
+        if ![id, participant, generation].iter().all(|f| plain(f)) {
             return Ok(None);
         }
-        out.push_str(&format!(
-            "s\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
-            s.session_id,
-            s.participant_id,
-            s.generation,
-            u8::from(s.open),
-            s.heartbeat_at_ms,
-            s.cadence_ms,
-            opt(s.pid),
-            opt(s.host_pid),
-            u8::from(s.taker)
-        ));
+        let taker: bool = r.get(17)?;
+        let _ = writeln!(
+            out,
+            "s\t{id}\t{participant}\t{generation}\t{}\t{}\t{}\t{}\t{}\t{}",
+            u8::from(facts.state == crate::core::model::SessionState::Open),
+            facts.heartbeat_at_ms,
+            facts.cadence_ms,
+            opt(facts.pid),
+            opt(facts.host_pid),
+            u8::from(taker)
+        );
     }
-    for c in &claims {
-        let fields = [&c.claim_id, &c.owner_session_id, &c.resource, &c.mode];
-        if !fields.iter().all(|f| plain(f)) {
-            return Ok(None);
-        }
-        out.push_str(&format!(
-            "c\t{}\t{}\t{}\t{}\t{}\n",
-            c.claim_id, c.owner_session_id, c.resource, c.mode, c.expires_at_ms
-        ));
-    }
+    out.push_str(&claims);
     out.push_str(END);
     Ok(Some(out))
 }
 
-/// The proof the token of the store at `store_file` seals, read whole: `None` when there
-/// is no token, it names no proof, or the file is not the one it sealed (edited, replaced,
-/// copied back) or does not parse.
-pub fn vouched(store_file: &Path) -> Option<Proof> {
+/// `judge` of the proof the token of the store at `store_file` seals, read whole: `None`
+/// when there is no token, it names no proof, or the file is not the one it sealed (edited,
+/// replaced, copied back) or does not parse. (A closure, because the proof borrows the
+/// text read here.)
+pub fn vouched<R>(store_file: &Path, judge: impl FnOnce(&Proof<'_>) -> R) -> Option<R> {
     use std::os::unix::fs::OpenOptionsExt;
     let token = super::guard_token::read(store_file)?;
     let sealed = token.proof.as_deref()?;
@@ -244,7 +243,7 @@ pub fn vouched(store_file: &Path) -> Option<Proof> {
         return None;
     }
     let proof = parse(&text)?;
-    (proof.tag == token.tag).then_some(proof)
+    (proof.tag == token.tag).then(|| judge(&proof))
 }
 
 /// How long a claim waits for a write in progress (its token withdrawn) to publish before it
@@ -259,10 +258,14 @@ pub const PUBLICATION_WAIT: std::time::Duration = std::time::Duration::from_mill
 /// is there but vouches for no proof (a store with hook bindings, a proof too large) is not
 /// waited on. A writer that died after withdrawing leaves no token until the next write
 /// publishes: the wait runs out and the caller goes to the store, as it would have.
-pub fn vouched_or_awaited(store_file: &Path, wait: std::time::Duration) -> Option<Proof> {
+pub fn vouched_or_awaited<R>(
+    store_file: &Path,
+    wait: std::time::Duration,
+    judge: impl Fn(&Proof<'_>) -> R,
+) -> Option<R> {
     use std::time::{Duration, Instant};
-    if let Some(proof) = vouched(store_file) {
-        return Some(proof);
+    if let Some(judged) = vouched(store_file, &judge) {
+        return Some(judged);
     }
     let token = super::guard_token::path_for(store_file);
     if token.symlink_metadata().is_ok() || std::fs::symlink_metadata(store_file).is_err() {
@@ -272,7 +275,7 @@ pub fn vouched_or_awaited(store_file: &Path, wait: std::time::Duration) -> Optio
     loop {
         std::thread::sleep(Duration::from_micros(250));
         if token.symlink_metadata().is_ok() {
-            return vouched(store_file);
+            return vouched(store_file, judge);
         }
         if Instant::now() >= deadline {
             return None;
@@ -292,33 +295,62 @@ fn pid(s: &str) -> Option<Option<u32>> {
     }
 }
 
-/// Parses a proof's text; `None` for anything acc did not write.
-pub fn parse(text: &str) -> Option<Proof> {
-    let mut lines = text.strip_suffix(END)?.split_inclusive('\n');
-    let head = lines.next()?.strip_suffix('\n')?;
-    let mut f = head.split('\t');
-    if f.next()? != MAGIC || num::<u32>(f.next()?)? != FORMAT {
-        return None;
+/// The `N` tab-separated fields of `line`, exactly `N` of them. (`memchr` finds the
+/// tabs: `str::split` with a `char` was most of a proof's parse, a byte loop still 15
+/// instructions a byte; a tab is ASCII, so each cut falls between characters.)
+fn fields<const N: usize>(line: &str) -> Option<[&str; N]> {
+    let mut out = [""; N];
+    let mut n = 0;
+    let mut start = 0;
+    for i in memchr::memchr_iter(b'\t', line.as_bytes()) {
+        *out.get_mut(n)? = &line[start..i];
+        n += 1;
+        start = i + 1;
     }
-    let tag = f.next()?.to_string();
-    let schema_version = num(f.next()?)?;
-    let written_at_ms = num(f.next()?)?;
-    if f.next().is_some() {
+    *out.get_mut(n)? = &line[start..];
+    (n + 1 == N).then_some(out)
+}
+
+/// The lines of `text`, each without its `\n`; `None` for a last line not ended.
+fn lines(text: &str) -> impl Iterator<Item = Option<&str>> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        Some(match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(end) => {
+                let line = &rest[..end];
+                rest = &rest[end + 1..];
+                Some(line)
+            }
+            None => {
+                rest = "";
+                None
+            }
+        })
+    })
+}
+
+/// Parses a proof's text; `None` for anything acc did not write.
+pub fn parse(text: &str) -> Option<Proof<'_>> {
+    let mut lines = lines(text.strip_suffix(END)?);
+    let head = lines.next()??;
+    let [magic, format, tag, schema_version, written_at_ms] = fields(head)?;
+    if magic != MAGIC || num::<u32>(format)? != FORMAT {
         return None;
     }
     let mut proof = Proof {
         tag,
-        schema_version,
-        written_at_ms,
+        schema_version: num(schema_version)?,
+        written_at_ms: num(written_at_ms)?,
         sessions: Vec::new(),
         claims: Vec::new(),
     };
     for line in lines {
-        let line = line.strip_suffix('\n')?;
-        let f: Vec<&str> = line.split('\t').collect();
-        match f.as_slice() {
-            [
-                "s",
+        let line = line?;
+        if let Some(rest) = line.strip_prefix("s\t") {
+            let [
                 id,
                 participant,
                 generation,
@@ -328,25 +360,29 @@ pub fn parse(text: &str) -> Option<Proof> {
                 p,
                 hp,
                 taker,
-            ] => proof.sessions.push(ProofSession {
-                session_id: id.to_string(),
-                participant_id: participant.to_string(),
-                generation: generation.to_string(),
+            ] = fields(rest)?;
+            proof.sessions.push(ProofSession {
+                session_id: id,
+                participant_id: participant,
+                generation,
                 open: num::<u8>(open)? == 1,
                 heartbeat_at_ms: num(beat)?,
                 cadence_ms: num(cadence)?,
                 pid: pid(p)?,
                 host_pid: pid(hp)?,
                 taker: num::<u8>(taker)? != 0,
-            }),
-            ["c", id, session, resource, mode, expires] => proof.claims.push(ProofClaim {
-                claim_id: id.to_string(),
-                owner_session_id: session.to_string(),
-                resource: resource.to_string(),
-                mode: mode.to_string(),
+            })
+        } else if let Some(rest) = line.strip_prefix("c\t") {
+            let [id, session, resource, mode, expires] = fields(rest)?;
+            proof.claims.push(ProofClaim {
+                claim_id: id,
+                owner_session_id: session,
+                resource,
+                mode,
                 expires_at_ms: num(expires)?,
-            }),
-            _ => return None,
+            })
+        } else {
+            return None;
         }
     }
     Some(proof)
@@ -366,17 +402,14 @@ mod tests {
              c\tclaim_1\tsession_a\tfile:a.rs\tshared\t6000\nend\n"
         );
         let p = parse(&text).unwrap();
-        assert_eq!(
-            (p.tag.as_str(), p.schema_version, p.written_at_ms),
-            ("tag", 8, 1000)
-        );
+        assert_eq!((p.tag, p.schema_version, p.written_at_ms), ("tag", 8, 1000));
         let s = p.session("session_a").unwrap();
         assert!(s.open && !s.taker);
         assert_eq!(
             (s.pid, s.host_pid, s.heartbeat_at_ms),
             (Some(42), None, 900)
         );
-        let ids: Vec<&str> = p.claims.iter().map(|c| c.claim_id.as_str()).collect();
+        let ids: Vec<&str> = p.claims.iter().map(|c| c.claim_id).collect();
         assert_eq!(ids, ["claim_2", "claim_1"]);
     }
 
@@ -390,6 +423,17 @@ mod tests {
             format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\tsoon\nend\n"),
             format!("{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\tx\t-\t0\nend\n"),
             format!("{HEAD}x\tsomething\nend\n"),
+            // A field too many or too few, a line kind alone, a head with a field more.
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\tx\nend\n"),
+            format!("{HEAD}s\tsession_a\talice\tgeneration_a\t1\t900\t30000\t-\t0\nend\n"),
+            format!("{HEAD}c\nend\n"),
+            format!("{HEAD}\nend\n"),
+            format!("{HEAD}c\t\nend\n"),
+            format!("{HEAD}s\nend\n"),
+            "acc-claims-proof\t1\ttag\t8\t1000\tx\nend\n".to_string(),
+            // Lines not ended, or a carriage return before the end.
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000end\n"),
+            format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\r\nend\n"),
             // Cut short at a line's end: no last line.
             format!("{HEAD}c\tclaim_1\tsession_a\tfile:a.rs\texclusive\t5000\n"),
         ] {

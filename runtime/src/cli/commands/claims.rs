@@ -114,8 +114,10 @@ pub fn judge_from_proof(inv: &Invocation<'_>, a: &ClaimArgs) -> Judged {
     let (path, judged) = match Judge::new(inv, a) {
         None => (Path::StoreChecks, Judged::Store(None)),
         Some(judge) => {
-            let first = claims_proof::vouched(&judge.store);
-            match first.as_ref().and_then(|p| judge.refusal(p)) {
+            // `None`: no proof vouched for; `Some(None)`: one that refuses nothing.
+            let first = claims_proof::vouched(&judge.store, |p| judge.refusal(p));
+            let first_vouched = first.is_some();
+            match first.flatten() {
                 Some(refused) => (Path::Proof, Judged::Refused(refused)),
                 None => {
                     // Asked at each close while waiting: the proof published now (a token
@@ -123,7 +125,7 @@ pub fn judge_from_proof(inv: &Invocation<'_>, a: &ClaimArgs) -> Judged {
                     // holder is still writing).
                     let mut early = None;
                     let settled = || {
-                        early = claims_proof::vouched(&judge.store).and_then(|p| judge.refusal(&p));
+                        early = claims_proof::vouched(&judge.store, |p| judge.refusal(p)).flatten();
                         early.is_some()
                     };
                     let (lock, waited) =
@@ -141,16 +143,21 @@ pub fn judge_from_proof(inv: &Invocation<'_>, a: &ClaimArgs) -> Judged {
                     // look: another claim's turn ended (or was waited for), or a write in
                     // progress had withdrawn the token. Whatever the lock, a refusal is only
                     // taken from a proof the token vouches for.
-                    let again = (waited || first.is_none())
-                        .then(|| claims_proof::vouched_or_awaited(&judge.store, PUBLICATION_WAIT))
+                    let again = (waited || !first_vouched)
+                        .then(|| {
+                            claims_proof::vouched_or_awaited(&judge.store, PUBLICATION_WAIT, |p| {
+                                judge.refusal(p)
+                            })
+                        })
                         .flatten();
-                    match again.as_ref().and_then(|p| judge.refusal(p)) {
+                    let again_vouched = again.is_some();
+                    match again.flatten() {
                         Some(refused) if waited => (Path::ProofAfterTurn, Judged::Refused(refused)),
                         Some(refused) => (Path::ProofAfterToken, Judged::Refused(refused)),
                         None if waited && lock.is_none() => {
                             (Path::StoreTimedOut, Judged::Store(None))
                         }
-                        None if again.is_none() && first.is_none() => {
+                        None if !again_vouched && !first_vouched => {
                             (Path::StoreNoProof, Judged::Store(lock))
                         }
                         None => (Path::StoreNoConflict, Judged::Store(lock)),
@@ -228,14 +235,14 @@ impl Judge {
     /// claimant's is another participant's and conflicts, its holder online (a later
     /// heartbeat keeps it so) or closed. Anything else is for the store (`None`). Nothing
     /// is written, as on the store path, whose refusal rolls back.
-    fn refusal(&self, proof: &crate::store::claims_proof::Proof) -> Option<AccError> {
+    fn refusal(&self, proof: &crate::store::claims_proof::Proof<'_>) -> Option<AccError> {
         use crate::core::claims::{Held, conflict_error};
         use crate::core::model::{Presence, SessionState};
         use crate::core::presence::{PresenceFacts, compute};
         use crate::store::{schema, shared_listener};
         let owner = &self.owner;
         let now = self.ports.now();
-        if shared_listener::is_shared_tag(&proof.tag)
+        if shared_listener::is_shared_tag(proof.tag)
             || proof.schema_version != schema::current_version()
             || now < proof.written_at_ms
         {
@@ -249,17 +256,17 @@ impl Judge {
         for held in &proof.claims {
             if held.expires_at_ms <= now
                 || held.owner_session_id == owner.session.as_str()
-                || !crate::core::resources::spellings_overlap(&held.resource, wanted.as_str())
+                || !crate::core::resources::spellings_overlap(held.resource, wanted.as_str())
             {
                 continue;
             }
             // A claim the store's join would drop (its session gone) is not read there.
-            let holder = proof.session(&held.owner_session_id)?;
+            let holder = proof.session(held.owner_session_id)?;
             // The same participant's: inherited or not, only the store can tell.
             if holder.participant_id == me.participant_id {
                 return None;
             }
-            let held_mode = ClaimMode::parse(&held.mode).ok()?;
+            let held_mode = ClaimMode::parse(held.mode).ok()?;
             if held_mode != ClaimMode::Exclusive && self.mode != ClaimMode::Exclusive {
                 continue;
             }
@@ -283,11 +290,13 @@ impl Judge {
             return Some(conflict_error(
                 wanted,
                 &Held {
-                    claim_id: &ClaimId::from_store(held.claim_id.clone()),
-                    resource: &Resource::from_store(held.resource.clone()),
+                    claim_id: &ClaimId::from_store(held.claim_id.to_string()),
+                    resource: &Resource::from_store(held.resource.to_string()),
                     mode: held_mode,
-                    owner_participant_id: &ParticipantId::from_store(holder.participant_id.clone()),
-                    owner_session_id: &SessionId::from_store(held.owner_session_id.clone()),
+                    owner_participant_id: &ParticipantId::from_store(
+                        holder.participant_id.to_string(),
+                    ),
+                    owner_session_id: &SessionId::from_store(held.owner_session_id.to_string()),
                     expires_at: held.expires_at_ms,
                 },
                 presence,
