@@ -1156,4 +1156,60 @@ mod tests {
         assert_eq!(k.core.claim(&a, r).unwrap_err().exit_code(), 2);
         assert_eq!(k.count("SELECT count(*) FROM claims"), 0);
     }
+    /// The inherited claims and the participant's claims are one statement with different
+    /// bounds: each keeps exactly its own rows (an expired claim, the session's own claim,
+    /// another participant's claim, in the order they were taken).
+    #[test]
+    fn inherited_and_participant_claims_read_through_one_statement_keep_their_rows() {
+        let mut k = kit();
+        let first = k.attach("alice");
+        let mut long = req("file:a.rs");
+        long.lease_seconds = Some(3600);
+        let kept = k.core.claim(&first, long).unwrap().claim;
+        let mut short = req("file:b.rs");
+        short.lease_seconds = Some(60);
+        let expired = k.core.claim(&first, short).unwrap().claim;
+        k.core.close_session(&first, None).unwrap();
+        k.clock.advance_ms(120_000);
+        let second = k.attach("alice");
+        let own = k.core.claim(&second, req("file:c.rs")).unwrap().claim;
+        let bob = k.attach("bob");
+        k.core.claim(&bob, req("file:d.rs")).unwrap();
+        let alice = ParticipantId::parse("alice").unwrap();
+        let ports = k.core.ports.clone();
+        let now = ports.now();
+        let (all, live, any) = k
+            .core
+            .store
+            .read(|c| {
+                let me = sessions::load(c, second.session.as_str())?.unwrap();
+                let ids = |rows: Vec<ClaimRow>| -> Vec<ClaimId> {
+                    rows.into_iter().map(|r| r.claim_id).collect()
+                };
+                Ok((
+                    ids(of_participant(c, &alice)?),
+                    ids(inherited_rows(c, &ports, now, &me, true)?),
+                    ids(inherited_rows(c, &ports, now, &me, false)?),
+                ))
+            })
+            .unwrap();
+        assert_eq!(
+            all,
+            [
+                kept.claim_id.clone(),
+                expired.claim_id.clone(),
+                own.claim_id
+            ]
+        );
+        assert_eq!(live, [kept.claim_id.clone()]);
+        assert_eq!(any, [kept.claim_id, expired.claim_id]);
+        let inherited: Vec<ClaimId> = k
+            .core
+            .inherited_claims(&second)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.claim_id)
+            .collect();
+        assert_eq!(inherited, live);
+    }
 }
