@@ -1201,7 +1201,7 @@ mod tests {
                 own.claim_id
             ]
         );
-        assert_eq!(live, [kept.claim_id.clone()]);
+        assert_eq!(live, std::slice::from_ref(&kept.claim_id));
         assert_eq!(any, [kept.claim_id, expired.claim_id]);
         let inherited: Vec<ClaimId> = k
             .core
