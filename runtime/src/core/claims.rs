@@ -183,12 +183,19 @@ fn of_participant_where(
     after: Option<i64>,
     except: Option<&SessionId>,
 ) -> Result<Vec<ClaimRow>> {
+    // No integer is bound as null: PostgreSQL types a parameter tested with `IS NULL` by
+    // the value bound, and a null one as text, which it would not compare with an expiry.
     rows(
         conn,
-        "WHERE s.participant_id = ?1 AND (?2 IS NULL OR c.expires_at > ?2)
-           AND (?3 IS NULL OR c.owner_session_id <> ?3)
+        "WHERE s.participant_id = ?1 AND (?2 = 0 OR c.expires_at > ?3)
+           AND (?4 IS NULL OR c.owner_session_id <> ?4)
          ORDER BY c.acquired_at, c.rowid",
-        params![participant.as_str(), after, except.map(SessionId::as_str)],
+        params![
+            participant.as_str(),
+            i64::from(after.is_some()),
+            after.unwrap_or(0),
+            except.map(SessionId::as_str)
+        ],
     )
 }
 
