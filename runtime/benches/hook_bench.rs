@@ -113,11 +113,36 @@ fn children_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Wall time and CPU time of one process.
+/// Wall time and CPU time of one process (served: with the server's share of the call).
 #[derive(Clone, Copy)]
 struct Sample {
     wall: Duration,
+    /// The client's CPU plus the server's for the request (`server.request`).
     cpu: Duration,
+    /// The client process's own.
+    client: Duration,
+    server: served::Share,
+}
+
+impl Sample {
+    /// A process nothing serves.
+    fn alone(wall: Duration, cpu: Duration) -> Sample {
+        Sample {
+            wall,
+            cpu,
+            client: cpu,
+            server: served::Share::default(),
+        }
+    }
+
+    fn served(wall: Duration, client: Duration, server: served::Share) -> Sample {
+        Sample {
+            wall,
+            cpu: client + server.request,
+            client,
+            server,
+        }
+    }
 }
 
 fn medians(samples: &[Sample]) -> String {
@@ -145,10 +170,7 @@ fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample
     let out = child.wait_with_output().unwrap();
     let wall = t.elapsed();
     let cpu = children_cpu() - cpu;
-    let d = Sample {
-        wall,
-        cpu: cpu + served::since(&server),
-    };
+    let d = Sample::served(wall, cpu, served::since(&server));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && !stderr.contains("coordination unavailable"),
@@ -176,10 +198,7 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
     let out = child.wait_with_output().unwrap();
     let wall = t.elapsed();
     let cpu = children_cpu() - cpu;
-    let d = Sample {
-        wall,
-        cpu: cpu + served::since(&server),
-    };
+    let d = Sample::served(wall, cpu, served::since(&server));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let answer = if stdout.contains("\"deny\"") {
         "denied"
@@ -304,6 +323,8 @@ struct Population {
 struct Measured {
     rows: Vec<(String, Vec<Sample>)>,
     huge_answers: Vec<&'static str>,
+    /// Served: the idle server's CPU per second (its checks, sweep and reaper).
+    background: Option<Duration>,
 }
 
 fn main() {
@@ -368,12 +389,61 @@ fn main() {
         }
         println!("{line}");
     }
+    if served::on() {
+        served_table(&measured);
+    }
     for (p, m) in &measured {
         println!(
             "{} claims: the `mv` of {HUGE_TARGETS} names then `rm -rf src` was {}",
             p.claims,
             m.huge_answers.join(", ")
         );
+    }
+}
+
+/// Served, each row's CPU split: the client, the server's share of the request (its whole
+/// process less its background thread, which the CPU column above counts) and the server's
+/// whole process over the call (background included, as earlier rounds counted it); then
+/// the background alone, per second of an idle server.
+fn served_table(measured: &[(&Population, Measured)]) {
+    let header: Vec<String> = measured
+        .iter()
+        .map(|(p, _)| {
+            let at = format!("{} claims", p.claims);
+            format!("{at}: client | server, the request | server, whole process")
+        })
+        .collect();
+    println!(
+        "served CPU medians, split: | measurement | {} |",
+        header.join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(3 * measured.len()));
+    let col = |samples: &[Sample], f: fn(&Sample) -> Duration| {
+        ms(median(samples.iter().map(f).collect()))
+    };
+    for (i, (name, _)) in measured[0].1.rows.iter().enumerate() {
+        let cells: Vec<String> = measured
+            .iter()
+            .map(|(_, m)| {
+                let s = &m.rows[i].1;
+                format!(
+                    "{} | {} | {}",
+                    col(s, |s| s.client),
+                    col(s, |s| s.server.request),
+                    col(s, |s| s.server.whole)
+                )
+            })
+            .collect();
+        println!("| {name} | {} |", cells.join(" | "));
+    }
+    for (p, m) in measured {
+        if let Some(b) = m.background {
+            println!(
+                "{} claims: the idle server's background (checks, sweep, reaper) {:.3} ms CPU per second",
+                p.claims,
+                b.as_secs_f64() * 1000.0
+            );
+        }
     }
 }
 
@@ -531,6 +601,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
         return Measured {
             rows: Vec::new(),
             huge_answers: Vec::new(),
+            background: None,
         };
     }
 
@@ -664,18 +735,21 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
                         .output()
                         .unwrap();
                     assert!(out.status.success());
-                    Sample {
-                        wall: t.elapsed(),
-                        cpu: children_cpu() - cpu,
-                    }
+                    Sample::alone(t.elapsed(), children_cpu() - cpu)
                 })
                 .collect(),
         ),
     );
 
+    // Over several sweeps (one every 4 s), with no call.
+    let background = served::background(&data, Duration::from_secs(8));
     if keep {
         // Leave the kept store as populated, without the conversations the starts added.
         restore(&store, &template);
     }
-    Measured { rows, huge_answers }
+    Measured {
+        rows,
+        huge_answers,
+        background,
+    }
 }
