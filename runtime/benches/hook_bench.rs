@@ -28,7 +28,10 @@
 //! `ACC_BENCH_POPULATE_ONLY=1` the stores are populated and kept, and nothing is measured.
 //! With `ACC_BENCH_SERVE=1` every hook runs with `ACC_SERVE=1` (handed to the resident
 //! `acc-hook serve`, which the first call starts) and each call's CPU includes the server's
-//! (`support/served.rs`); the floor stays a bare `acc-hook --version`. Served, the delivering
+//! share of the request (`support/served.rs`: its process less its background thread); a
+//! second table splits each row into client, request and the server's whole process, and
+//! the idle server's background is printed per second. The floor stays a bare
+//! `acc-hook --version`. Served, the delivering
 //! turn's store is not restored between runs (each run offers the next page of the queue).
 //! `<dir>/data-template` (and `<dir>/large/data-template`) is the whole data home as
 //! populated, to restore before profiling a process (see docs/PERFORMANCE.md).
