@@ -413,14 +413,16 @@ fn served_table(measured: &[(&Population, Measured)]) {
         .iter()
         .map(|(p, _)| {
             let at = format!("{} claims", p.claims);
-            format!("{at}: client | server, the request | server, whole process")
+            format!(
+                "{at}: client | server, the request | server, whole process | server, background"
+            )
         })
         .collect();
     println!(
         "served CPU medians, split: | measurement | {} |",
         header.join(" | ")
     );
-    println!("|---|{}", "---|".repeat(3 * measured.len()));
+    println!("|---|{}", "---|".repeat(4 * measured.len()));
     let col = |samples: &[Sample], f: fn(&Sample) -> Duration| {
         ms(median(samples.iter().map(f).collect()))
     };
@@ -430,10 +432,11 @@ fn served_table(measured: &[(&Population, Measured)]) {
             .map(|(_, m)| {
                 let s = &m.rows[i].1;
                 format!(
-                    "{} | {} | {}",
+                    "{} | {} | {} | {}",
                     col(s, |s| s.client),
                     col(s, |s| s.server.request),
-                    col(s, |s| s.server.whole)
+                    col(s, |s| s.server.whole),
+                    col(s, |s| s.server.background)
                 )
             })
             .collect();

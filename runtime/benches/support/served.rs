@@ -171,6 +171,7 @@ pub fn since(mark: &Mark) -> Share {
 
 /// The server's background CPU per second of wall time over `span` with no call made (the
 /// checks, the sweep, the reaper): `None` when the bench is not served.
+#[allow(dead_code)] // hook_bench's; the claim race reads it per process instead.
 pub fn background(data: &Path, span: Duration) -> Option<Duration> {
     if !on() {
         return None;
