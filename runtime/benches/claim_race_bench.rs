@@ -235,7 +235,8 @@ fn main() {
     let processes = racers * rounds;
     let rate = processes as f64 / wall.as_secs_f64();
     let clients_cpu = children_cpu() - cpu_before_race;
-    let server_cpu = served::since(&server);
+    let server = served::since(&server);
+    let server_cpu = server.request;
     let claim_cpu = (clients_cpu + server_cpu) / processes as u32;
 
     // Every resource granted once: read back from the store, not from the exit codes.
@@ -274,8 +275,10 @@ fn main() {
     let per = |cpu: Duration, n: usize| cpu.as_secs_f64() * 1000.0 / n.max(1) as f64;
     if served::on() {
         println!(
-            "  served: the server's CPU {:.2} ms per process of the race (included above)",
-            per(server_cpu, processes)
+            "  served: the server's CPU {:.2} ms per process of the race (included above; its whole process {:.2} ms, its background thread {:.2} ms)",
+            per(server_cpu, processes),
+            per(server.whole, processes),
+            per(server.background, processes)
         );
     }
     println!(

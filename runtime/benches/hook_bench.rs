@@ -31,7 +31,10 @@
 //! `ACC_BENCH_POPULATE_ONLY=1` the stores are populated and kept, and nothing is measured.
 //! With `ACC_BENCH_SERVE=1` every hook runs with `ACC_SERVE=1` (handed to the resident
 //! `acc-hook serve`, which the first call starts) and each call's CPU includes the server's
-//! (`support/served.rs`); the floor stays a bare `acc-hook --version`. Served, the delivering
+//! share of the request (`support/served.rs`: its process less its background thread); a
+//! second table splits each row into client, request and the server's whole process, and
+//! the idle server's background is printed per second. The floor stays a bare
+//! `acc-hook --version`. Served, the delivering
 //! turn's store is not restored between runs (each run offers the next page of the queue).
 //! `<dir>/data-template` (and `<dir>/large/data-template`) is the whole data home as
 //! populated, to restore before profiling a process (see docs/PERFORMANCE.md).
@@ -116,14 +119,42 @@ fn children_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Wall time and CPU time of one process, and the CPU of the floor (`acc-hook --version`)
-/// run just before it: on a host whose process start moves by a third from minute to minute,
-/// only a ratio taken pair by pair says how far a call is from the floor.
+/// Wall time and CPU time of one process (served: with the server's share of the call),
+/// and the CPU of the floor (`acc-hook --version`) run just before it: on a host whose
+/// process start moves by a third from minute to minute, only a ratio taken pair by pair
+/// says how far a call is from the floor.
 #[derive(Clone, Copy)]
 struct Sample {
     wall: Duration,
+    /// The client's CPU plus the server's for the request (`server.request`).
     cpu: Duration,
+    /// The client process's own.
+    client: Duration,
+    server: served::Share,
     floor: Duration,
+}
+
+impl Sample {
+    /// A process nothing serves.
+    fn alone(wall: Duration, cpu: Duration, floor: Duration) -> Sample {
+        Sample {
+            wall,
+            cpu,
+            client: cpu,
+            server: served::Share::default(),
+            floor,
+        }
+    }
+
+    fn served(wall: Duration, client: Duration, server: served::Share, floor: Duration) -> Sample {
+        Sample {
+            wall,
+            cpu: client + server.request,
+            client,
+            server,
+            floor,
+        }
+    }
 }
 
 /// One `acc-hook --version`, the process floor: its wall time and CPU.
@@ -179,11 +210,7 @@ fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample
     let out = child.wait_with_output().unwrap();
     let wall = t.elapsed();
     let cpu = children_cpu() - cpu;
-    let d = Sample {
-        wall,
-        cpu: cpu + served::since(&server),
-        floor,
-    };
+    let d = Sample::served(wall, cpu, served::since(&server), floor);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && !stderr.contains("coordination unavailable"),
@@ -212,11 +239,7 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
     let out = child.wait_with_output().unwrap();
     let wall = t.elapsed();
     let cpu = children_cpu() - cpu;
-    let d = Sample {
-        wall,
-        cpu: cpu + served::since(&server),
-        floor,
-    };
+    let d = Sample::served(wall, cpu, served::since(&server), floor);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let answer = if stdout.contains("\"deny\"") {
         "denied"
@@ -341,6 +364,8 @@ struct Population {
 struct Measured {
     rows: Vec<(String, Vec<Sample>)>,
     huge_answers: Vec<&'static str>,
+    /// Served: the idle server's CPU per second (its checks, sweep and reaper).
+    background: Option<Duration>,
 }
 
 fn main() {
@@ -405,12 +430,64 @@ fn main() {
         }
         println!("{line}");
     }
+    if served::on() {
+        served_table(&measured);
+    }
     for (p, m) in &measured {
         println!(
             "{} claims: the `mv` of {HUGE_TARGETS} names then `rm -rf src` was {}",
             p.claims,
             m.huge_answers.join(", ")
         );
+    }
+}
+
+/// Served, each row's CPU split: the client, the server's share of the request (its whole
+/// process less its background thread, which the CPU column above counts) and the server's
+/// whole process over the call (background included, as earlier rounds counted it); then
+/// the background alone, per second of an idle server.
+fn served_table(measured: &[(&Population, Measured)]) {
+    let header: Vec<String> = measured
+        .iter()
+        .map(|(p, _)| {
+            let at = format!("{} claims", p.claims);
+            format!(
+                "{at}: client | server, the request | server, whole process | server, background"
+            )
+        })
+        .collect();
+    println!(
+        "served CPU medians, split: | measurement | {} |",
+        header.join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(4 * measured.len()));
+    let col = |samples: &[Sample], f: fn(&Sample) -> Duration| {
+        ms(median(samples.iter().map(f).collect()))
+    };
+    for (i, (name, _)) in measured[0].1.rows.iter().enumerate() {
+        let cells: Vec<String> = measured
+            .iter()
+            .map(|(_, m)| {
+                let s = &m.rows[i].1;
+                format!(
+                    "{} | {} | {} | {}",
+                    col(s, |s| s.client),
+                    col(s, |s| s.server.request),
+                    col(s, |s| s.server.whole),
+                    col(s, |s| s.server.background)
+                )
+            })
+            .collect();
+        println!("| {name} | {} |", cells.join(" | "));
+    }
+    for (p, m) in measured {
+        if let Some(b) = m.background {
+            println!(
+                "{} claims: the idle server's background (checks, sweep, reaper) {:.3} ms CPU per second",
+                p.claims,
+                b.as_secs_f64() * 1000.0
+            );
+        }
     }
 }
 
@@ -568,6 +645,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
         return Measured {
             rows: Vec::new(),
             huge_answers: Vec::new(),
+            background: None,
         };
     }
 
@@ -695,15 +773,21 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
                 .map(|_| {
                     let floor = floor_cpu();
                     let (wall, cpu) = floor_run();
-                    Sample { wall, cpu, floor }
+                    Sample::alone(wall, cpu, floor)
                 })
                 .collect(),
         ),
     );
 
+    // Over several sweeps (one every 4 s), with no call.
+    let background = served::background(&data, Duration::from_secs(8));
     if keep {
         // Leave the kept store as populated, without the conversations the starts added.
         restore(&store, &template);
     }
-    Measured { rows, huge_answers }
+    Measured {
+        rows,
+        huge_answers,
+        background,
+    }
 }

@@ -24,7 +24,8 @@ fn session_id(sb: &Sandbox) -> String {
 }
 
 /// What a conversation's hooks answered and left in the store: start, an allowed write, a
-/// denied one (a peer's guarded claim), a turn that delivers a peer's message, the stop.
+/// denied one (a peer's guarded claim), two turns that each deliver a peer's message, the
+/// stop.
 fn conversation(env: &[(&str, &str)]) -> (String, Vec<ReceiptState>, Sandbox) {
     let sb = Sandbox::new();
     std::fs::create_dir_all(sb.data().join("acc")).unwrap();
@@ -65,6 +66,23 @@ fn conversation(env: &[(&str, &str)]) -> (String, Vec<ReceiptState>, Sandbox) {
         &mut t,
     );
     assert!(turn.stdout.contains(body), "{turn:?}");
+    // A second delivering turn: served, it runs on the connection the first one wrote
+    // through and handed back (its statements compiled, the store checkpointed).
+    let again = "Noon has passed; hello.txt is yours.";
+    send(&mut core, &peer, participant.as_str(), "hello.txt", again);
+    let second = step(
+        "second turn",
+        run(
+            &sb,
+            "UserPromptSubmit",
+            &[env, &[("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")]].concat(),
+        ),
+        &mut t,
+    );
+    assert!(
+        second.stdout.contains(again) && !second.stdout.contains(body),
+        "{second:?}"
+    );
     step("stop", run(&sb, "Stop", env), &mut t);
     let states = inbox(&mut core, &me)
         .iter()
@@ -72,7 +90,7 @@ fn conversation(env: &[(&str, &str)]) -> (String, Vec<ReceiptState>, Sandbox) {
         .collect();
     if let Some(server) = &server {
         // The allow and the deny are the snapshot's: the client answers them itself.
-        assert_eq!(served(&sb.data()), Some(3), "every store call was served");
+        assert_eq!(served(&sb.data()), Some(4), "every store call was served");
         assert_eq!(lock_pid(&sb.data()), Some(server.pid()));
     }
     drop(server);
@@ -85,7 +103,10 @@ fn served_and_local_hooks_answer_alike_and_leave_the_same_store() {
     let (served, served_states, _b) = conversation(&[("ACC_SERVE", "1")]);
     assert_eq!(served, local);
     assert_eq!(served_states, local_states);
-    assert_eq!(served_states, vec![ReceiptState::Offered]);
+    assert_eq!(
+        served_states,
+        vec![ReceiptState::Offered, ReceiptState::Offered]
+    );
 }
 
 #[test]

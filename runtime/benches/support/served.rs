@@ -1,10 +1,21 @@
 //! The resident server's share of a measured call (`ACC_BENCH_SERVE=1`): the client runs with
 //! `ACC_SERVE=1` and hands its work to `acc-hook serve`, a process the bench did not start and
-//! cannot wait for, so `getrusage` of the children misses the work. The server's CPU clock
-//! (`clock_getcpuclockid`: the whole process, threads that ended included, in nanoseconds) is
-//! read before the call and after it, and the difference is added to the call's CPU. A
-//! guard call the published snapshot settles is answered by the client itself, as locally:
-//! the server's share of it is nothing.
+//! cannot wait for, so `getrusage` of the children misses the work. A guard call the
+//! published snapshot settles is answered by the client itself, as locally: the server's
+//! share of it is nothing.
+//!
+//! Two figures per call, both read by the bench from the kernel, none reported by the server
+//! itself (a server cannot make its own work look smaller):
+//! - `whole`: the server's process CPU clock (`clock_getcpuclockid`: every thread, those
+//!   that ended included) read before the call and after it. It includes whatever the
+//!   server's background thread did meanwhile (`acc-serve-watch`: the once-a-second checks,
+//!   the warm connections' sweep every four, the reaper).
+//! - `request`: the same less that background thread's own CPU over the same span
+//!   (`/proc/<pid>/task/<tid>/schedstat`, nanoseconds of the same scheduler clock). What is
+//!   left is the accept thread, the worker that ran the request and every thread it
+//!   started: the request's work and nothing else, since the bench runs one call at a time.
+//!   Work the server moved into its background thread would leave this figure and show in
+//!   [`background`], which the bench prints per second beside the rows.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,8 +66,58 @@ fn process_cpu(pid: libc::pid_t) -> Option<Duration> {
     }
 }
 
-/// Where a served call's measure starts: the server and its CPU so far.
-pub struct Mark(Option<(libc::pid_t, Duration)>);
+/// The server's background thread: the one thread whose work belongs to no request.
+const BACKGROUND_THREAD: &str = "acc-serve-watch";
+
+/// The threads of `pid` named [`BACKGROUND_THREAD`].
+fn background_threads(pid: libc::pid_t) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim_end() == BACKGROUND_THREAD)
+        })
+        .filter_map(|t| t.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// The CPU the thread `tid` of `pid` has used (its scheduler clock, the one the process
+/// clock sums), or nothing once it ended.
+fn thread_cpu(pid: libc::pid_t, tid: u32) -> Duration {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/schedstat"))
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+fn background_cpu(pid: libc::pid_t, threads: &[u32]) -> Duration {
+    threads.iter().map(|t| thread_cpu(pid, *t)).sum()
+}
+
+/// Where a served call's measure starts: the server, its CPU so far and its background
+/// thread's.
+pub struct Mark(Option<Start>);
+
+struct Start {
+    pid: libc::pid_t,
+    whole: Duration,
+    threads: Vec<u32>,
+    background: Duration,
+}
+
+/// The server's CPU over one measured span.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Share {
+    /// The whole process's, background included.
+    pub whole: Duration,
+    /// Less the background thread's: the requests' own work.
+    pub request: Duration,
+    /// The background thread's.
+    pub background: Duration,
+}
 
 /// Reads the server's CPU before a call (nothing when the bench is not served, or before
 /// the first served call started the server).
@@ -72,19 +133,59 @@ pub fn mark(data: &Path) -> Mark {
         );
         return Mark(None);
     };
-    Mark(process_cpu(pid).map(|cpu| (pid, cpu)))
+    let threads = background_threads(pid);
+    if EXPECTED.load(Ordering::Relaxed) {
+        assert!(
+            !threads.is_empty(),
+            "the server {pid} has no {BACKGROUND_THREAD} thread: its background cannot be told apart"
+        );
+    }
+    // The background first, so that the span it covers lies within the process's.
+    let background = background_cpu(pid, &threads);
+    Mark(process_cpu(pid).map(|whole| Start {
+        pid,
+        whole,
+        threads,
+        background,
+    }))
 }
 
 /// The server's CPU since `mark`, read once the server has finished with the call (what it
 /// does after answering, handing its connection back, counts too).
-pub fn since(mark: &Mark) -> Duration {
-    let Some((pid, before)) = mark.0 else {
-        return Duration::ZERO;
+pub fn since(mark: &Mark) -> Share {
+    let Some(start) = &mark.0 else {
+        return Share::default();
     };
     std::thread::sleep(Duration::from_millis(3));
-    let after = process_cpu(pid).unwrap_or_else(|| panic!("the server {pid} ended during a call"));
+    let after = process_cpu(start.pid)
+        .unwrap_or_else(|| panic!("the server {} ended during a call", start.pid));
+    let background = background_cpu(start.pid, &start.threads).saturating_sub(start.background);
     // Zero for a guard call the snapshot settles: the client answers it without connecting.
-    after.saturating_sub(before)
+    let whole = after.saturating_sub(start.whole);
+    Share {
+        whole,
+        request: whole.saturating_sub(background),
+        background,
+    }
+}
+
+/// The server's background CPU per second of wall time over `span` with no call made (the
+/// checks, the sweep, the reaper): `None` when the bench is not served.
+#[allow(dead_code)] // hook_bench's; the claim race reads it per process instead.
+pub fn background(data: &Path, span: Duration) -> Option<Duration> {
+    if !on() {
+        return None;
+    }
+    let pid = server_pid(data)?;
+    let threads = background_threads(pid);
+    let before = background_cpu(pid, &threads);
+    let whole_before = process_cpu(pid)?;
+    std::thread::sleep(span);
+    let used = background_cpu(pid, &threads).saturating_sub(before);
+    let whole = process_cpu(pid)?.saturating_sub(whole_before);
+    // No call runs meanwhile, so the whole process's CPU is background too: the larger
+    // of the two, so that nothing the server does idle is left out.
+    Some(used.max(whole).div_f64(span.as_secs_f64()))
 }
 
 /// Waits (at most 10 s) for the server of `data`. A first served call that needs the store
