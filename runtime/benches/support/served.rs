@@ -202,10 +202,12 @@ pub fn await_server(data: &Path) {
         );
     }
     let deadline = Instant::now() + Duration::from_secs(10);
-    while server_pid(data).is_none() {
+    // The lock is taken before the background thread starts: wait for both, or the first
+    // mark finds no thread to tell the background by.
+    while server_pid(data).is_none_or(|pid| background_threads(pid).is_empty()) {
         assert!(
             Instant::now() < deadline,
-            "no server held {} 10 s after a served call",
+            "no server with its {BACKGROUND_THREAD} thread held {} 10 s after a served call",
             lock_file(data).display()
         );
         std::thread::sleep(Duration::from_millis(20));
