@@ -15,8 +15,10 @@ use crate::clients::{Cache, Client, obtain_in, offline};
 use crate::envelope::{self, Exit};
 use crate::record::kit::error::RecordError;
 use crate::record::kit::install::Binaries;
+use crate::record::kit::observations::Observations;
 use crate::record::kit::run::{RunSettings, ScenarioRun};
 use crate::record::kit::tuple::today_utc;
+use crate::record::kit::verdict::ControlVerdict;
 use crate::record::output::check::{Mismatch, RunRef, VerdictKey, compare};
 use crate::record::output::evidence::decided;
 use crate::record::recording::{
@@ -621,48 +623,61 @@ fn check_kernel_guard(
     recording: &ClientRecording,
     bundles_root: &Path,
 ) -> Vec<Mismatch> {
-    let t = &recording.tuple;
-    let build = format!("{} {} {}", t.client, t.version, t.platform);
-    recording
-        .runs
-        .iter()
-        .filter_map(|run| {
-            let verdict = run.kernel_guard.as_ref()?;
-            let now = crate::record::scenarios::guard_opaque::outcome(&run.observations);
-            let committed = crate::record::output::bundle::read_observations(
-                &repo.join(t.bundle_path(run.scenario)),
+    use crate::record::scenarios::guard_opaque::outcome;
+    check_control(
+        repo,
+        recording,
+        bundles_root,
+        |run| run.kernel_guard.as_ref(),
+        |build, committed, run, _| {
+            let committed = committed.map(|obs| outcome(&obs));
+            crate::record::output::check::compare_kernel_guard(
+                build,
+                committed,
+                outcome(&run.observations),
             )
-            .ok()
-            .map(|obs| crate::record::scenarios::guard_opaque::outcome(&obs));
-            crate::record::output::check::compare_kernel_guard(&build, committed, now).map(|m| {
-                m.with_run(run_ref(
-                    recording,
-                    run,
-                    verdict.passed,
-                    &verdict.reasons,
-                    bundles_root,
-                ))
-            })
-        })
-        .collect()
+        },
+    )
 }
 
 /// The interactive-quit outcome of `recording` against the committed capture's, judged
 /// again; a difference names the bundle kept for it in `bundles_root`.
 fn check_quit(repo: &Path, recording: &ClientRecording, bundles_root: &Path) -> Vec<Mismatch> {
+    use crate::record::scenarios::interactive_quit::judge;
+    check_control(
+        repo,
+        recording,
+        bundles_root,
+        |run| run.quit.as_ref(),
+        |build, committed, _, verdict| {
+            let committed = committed.map(|obs| judge(&obs).passed);
+            crate::record::output::check::compare_quit(build, committed, verdict.passed)
+        },
+    )
+}
+
+/// Each run's control (the verdict `control` picks) compared by `compare` with the committed
+/// capture's observations (none when they cannot be read); a difference names the run's
+/// first failure and its kept bundle.
+fn check_control(
+    repo: &Path,
+    recording: &ClientRecording,
+    bundles_root: &Path,
+    control: impl Fn(&ScenarioRun) -> Option<&ControlVerdict>,
+    compare: impl Fn(&str, Option<Observations>, &ScenarioRun, &ControlVerdict) -> Option<Mismatch>,
+) -> Vec<Mismatch> {
     let t = &recording.tuple;
     let build = format!("{} {} {}", t.client, t.version, t.platform);
     recording
         .runs
         .iter()
         .filter_map(|run| {
-            let verdict = run.quit.as_ref()?;
+            let verdict = control(run)?;
             let committed = crate::record::output::bundle::read_observations(
                 &repo.join(t.bundle_path(run.scenario)),
             )
-            .ok()
-            .map(|obs| crate::record::scenarios::interactive_quit::judge(&obs).passed);
-            crate::record::output::check::compare_quit(&build, committed, verdict.passed).map(|m| {
+            .ok();
+            compare(&build, committed, run, verdict).map(|m| {
                 m.with_run(run_ref(
                     recording,
                     run,
