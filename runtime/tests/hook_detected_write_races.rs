@@ -65,6 +65,18 @@ fn room(sb: &Sandbox, start: impl FnOnce()) {
     claim(&mut core, &peer, "file:src/**", true);
 }
 
+/// The turn's end (`end`) told the script's write of `src/z`, recorded it, and left no
+/// call's fingerprints behind.
+fn told_at_the_end(sb: &Sandbox, end: &HookRun) {
+    assert!(
+        end.stderr
+            .contains("changed while this shell call ran: file:src/z modified"),
+        "{end:?}"
+    );
+    assert_eq!(detected(sb), ["file:src/z"]);
+    assert_eq!(records(sb), Vec::<PathBuf>::new());
+}
+
 /// The room with the builder's conversation started by the certified adapter's hook.
 fn builder_started(sb: &Sandbox) {
     room(sb, || {
@@ -121,13 +133,7 @@ fn a_change_the_store_could_not_take_is_compared_again_when_the_turn_ends() {
         sb.settings(certified, &[]),
         &payload("turnEnd", "builder", &sb.ws()),
     );
-    assert!(
-        end.stderr
-            .contains("changed while this shell call ran: file:src/z modified"),
-        "{end:?}"
-    );
-    assert_eq!(detected(&sb), ["file:src/z"]);
-    assert_eq!(records(&sb), Vec::<PathBuf>::new());
+    told_at_the_end(&sb, &end);
 }
 
 /// One `acc-hook kimi-code <event>` process, on the sandbox's clock, with `payload` written.
@@ -232,13 +238,7 @@ fn a_post_tool_hook_killed_in_its_compare_leaves_the_write_to_the_turns_end() {
     );
 
     let end = kimi(&sb, "Stop", &kimi_payload(&sb, "Stop"));
-    assert!(
-        end.stderr
-            .contains("changed while this shell call ran: file:src/z modified"),
-        "{end:?}"
-    );
-    assert_eq!(detected(&sb), ["file:src/z"]);
-    assert_eq!(records(&sb), Vec::<PathBuf>::new());
+    told_at_the_end(&sb, &end);
 }
 
 #[test]

@@ -21,6 +21,18 @@ fn open(path: &Path) -> Store {
     Store::open(path, &ws(), OpenMode::ReadWrite, genesis).unwrap()
 }
 
+/// The store at `path` opened on a kept connection (round `round` of a test).
+fn warm_checkout(path: &Path, round: u32) -> Store {
+    let before = warm::reuses(path);
+    let s = open(path);
+    assert_eq!(
+        warm::reuses(path),
+        before + 1,
+        "round {round}: a warm checkout"
+    );
+    s
+}
+
 /// Runs [`QUERY`] through the connection's statement cache; how often SQLite compiled that
 /// statement again since it was first compiled, and whether it was already cached.
 fn run_cached(store: &mut Store) -> (i32, bool) {
@@ -54,13 +66,7 @@ fn a_checkout_keeps_the_statements_compiled_and_foreign_keys_enforced() {
     assert_eq!(run_cached(&mut s), (0, false));
     drop(s);
     for round in 1..=3 {
-        let before = warm::reuses(&path);
-        let mut s = open(&path);
-        assert_eq!(
-            warm::reuses(&path),
-            before + 1,
-            "round {round}: a warm checkout"
-        );
+        let mut s = warm_checkout(&path, round);
         // The statement compiled by the first user is still cached, and it was not
         // compiled again by the checkout's configuration.
         assert_eq!(run_cached(&mut s), (0, true), "round {round}");
@@ -77,13 +83,7 @@ fn a_warm_connection_refuses_a_broken_foreign_key() {
     let path = dir.path().join("acc.db");
     drop(open(&path));
     for round in 0..2 {
-        let before = warm::reuses(&path);
-        let mut s = open(&path);
-        assert_eq!(
-            warm::reuses(&path),
-            before + 1,
-            "round {round}: a warm checkout"
-        );
+        let mut s = warm_checkout(&path, round);
         let refused = s.write(|c| {
             c.execute(
                 "INSERT INTO receipts (receipt_id, message_seq, message_id, \
