@@ -54,31 +54,19 @@ fn conversation(env: &[(&str, &str)]) -> (String, Vec<ReceiptState>, Sandbox) {
     claim(&mut core, &peer, "file:hello.txt", true);
     let denied = step("deny", run(&sb, "PreToolUse", env), &mut t);
     assert!(is_deny(&denied), "{denied:?}");
+    // Each delivering turn: the peer sends, then the prompt's hook runs.
+    let turn_env = [env, &[("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")]].concat();
+    let mut delivering_turn = |name: &str, body: &str, t: &mut String| {
+        send(&mut core, &peer, participant.as_str(), "hello.txt", body);
+        step(name, run(&sb, "UserPromptSubmit", &turn_env), t)
+    };
     let body = "I am rewriting hello.txt until noon; please leave it to me.";
-    send(&mut core, &peer, participant.as_str(), "hello.txt", body);
-    let turn = step(
-        "turn",
-        run(
-            &sb,
-            "UserPromptSubmit",
-            &[env, &[("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")]].concat(),
-        ),
-        &mut t,
-    );
+    let turn = delivering_turn("turn", body, &mut t);
     assert!(turn.stdout.contains(body), "{turn:?}");
     // A second delivering turn: served, it runs on the connection the first one wrote
     // through and handed back (its statements compiled, the store checkpointed).
     let again = "Noon has passed; hello.txt is yours.";
-    send(&mut core, &peer, participant.as_str(), "hello.txt", again);
-    let second = step(
-        "second turn",
-        run(
-            &sb,
-            "UserPromptSubmit",
-            &[env, &[("ACC_CERTIFY_CANDIDATES", "delivery.nextTurn")]].concat(),
-        ),
-        &mut t,
-    );
+    let second = delivering_turn("second turn", again, &mut t);
     assert!(
         second.stdout.contains(again) && !second.stdout.contains(body),
         "{second:?}"

@@ -844,6 +844,11 @@ mod tests {
         ClaimRequest::new(Resource::parse(s).unwrap())
     }
 
+    fn leased(mut r: ClaimRequest, seconds: u64) -> ClaimRequest {
+        r.lease_seconds = Some(seconds);
+        r
+    }
+
     #[test]
     fn exclusive_overlap_conflicts_with_details() {
         let mut k = kit();
@@ -1138,8 +1143,7 @@ mod tests {
     fn an_offline_session_counts_as_ended_and_another_participant_never_inherits() {
         let mut k = kit();
         let first = k.attach("alice");
-        let mut long = guarded("file:src/**");
-        long.lease_seconds = Some(3600);
+        let long = leased(guarded("file:src/**"), 3600);
         let held = k.core.claim(&first, long).unwrap().claim;
         // Silent without a pid past presence's limit: offline, though never closed.
         k.clock
@@ -1170,11 +1174,12 @@ mod tests {
     fn inherited_and_participant_claims_read_through_one_statement_keep_their_rows() {
         let mut k = kit();
         let first = k.attach("alice");
-        let mut long = req("file:a.rs");
-        long.lease_seconds = Some(3600);
-        let kept = k.core.claim(&first, long).unwrap().claim;
-        let mut short = req("file:b.rs");
-        short.lease_seconds = Some(60);
+        let kept = k
+            .core
+            .claim(&first, leased(req("file:a.rs"), 3600))
+            .unwrap()
+            .claim;
+        let short = leased(req("file:b.rs"), 60);
         let expired = k.core.claim(&first, short).unwrap().claim;
         k.core.close_session(&first, None).unwrap();
         k.clock.advance_ms(120_000);
