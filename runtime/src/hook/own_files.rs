@@ -74,11 +74,11 @@ impl OwnFiles {
         let programs = program
             .and_then(Path::parent)
             .map(|dir| {
+                // Resolved only where they exist (a dangling link names no program), and
+                // looked at once: the resolution says both.
                 PROGRAMS
                     .iter()
-                    .map(|name| dir.join(name))
-                    .filter(|p| p.exists())
-                    .map(|p| canonical_target(Path::new("/"), &p.to_string_lossy()))
+                    .filter_map(|name| crate::paths::canonicalize(&dir.join(name)).ok())
                     .collect()
             })
             .unwrap_or_default();
@@ -365,6 +365,42 @@ mod tests {
         {
             std::os::unix::fs::symlink(data.join("acc"), root.join("link")).unwrap();
             assert_eq!(kind(&root, "link/x"), Some(OwnKind::State));
+        }
+    }
+
+    /// The programs beside the running one are guarded as their real paths, whether one
+    /// call resolves them or many; a name that leads nowhere guards nothing.
+    #[cfg(unix)]
+    #[test]
+    fn programs_beside_the_running_one_are_reached_through_their_links() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let bin = root.join("bin");
+        let real = root.join("real");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&real).unwrap();
+        std::fs::write(bin.join("acc-hook"), "").unwrap();
+        std::fs::write(real.join("acc"), "").unwrap();
+        std::os::unix::fs::symlink(real.join("acc"), bin.join("acc")).unwrap();
+        // Dangling: writing through it creates a file no install put there.
+        std::os::unix::fs::symlink(root.join("gone"), bin.join("acc-mcp")).unwrap();
+        let e = env(&[]);
+        for scoped in [false, true] {
+            let _scope = scoped.then(crate::paths::remember_real_paths);
+            let own = OwnFiles::new(&root.join("data"), Some(&bin.join("acc-hook")), &[], &e);
+            let kind = |raw: &str| own.reached(&root, raw, &e).map(|t| t.kind);
+            assert_eq!(kind("bin/acc-hook"), Some(OwnKind::Program));
+            assert_eq!(kind("real/acc"), Some(OwnKind::Program), "scoped: {scoped}");
+            assert_eq!(kind("bin/acc"), Some(OwnKind::Program));
+            assert_eq!(kind("real/**"), Some(OwnKind::Program));
+            assert_eq!(kind("gone"), None);
+            assert_eq!(kind("bin/acc-mcp"), None);
+            assert_eq!(kind("bin/acc-guard"), None);
+            assert_eq!(
+                own.confined(),
+                [bin.join("acc-hook"), real.join("acc")],
+                "scoped: {scoped}"
+            );
         }
     }
 }

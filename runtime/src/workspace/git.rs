@@ -74,14 +74,11 @@ fn from_dot_git(worktree: &Path, dot_git: &Path, is_dir: bool) -> Option<GitInfo
         worktree.join(target)
     };
     let git_dir = crate::paths::canonicalize(&git_dir).ok()?;
-    if !git_dir.join("HEAD").is_file() {
-        return None;
-    }
+    let head = read_regular(&git_dir.join("HEAD"))?;
     let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
         Ok(rel) => crate::paths::canonicalize(&git_dir.join(rel.trim())).ok()?,
         Err(_) => git_dir.clone(),
     };
-    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
     let head = head.trim();
     let (branch, head) = match head.strip_prefix("ref:") {
         Some(r) => {
@@ -99,6 +96,28 @@ fn from_dot_git(worktree: &Path, dot_git: &Path, is_dir: bool) -> Option<GitInfo
         branch,
         head,
     })
+}
+
+/// The text of `path` when it is a regular file (through links, as `is_file` judged it),
+/// looked at and read through one descriptor (every guarded call reads `HEAD`). Opened
+/// without blocking: a FIFO put in its place is refused, never waited on.
+fn read_regular(path: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    // Sized from the descriptor already asked (`File`'s own `read_to_string` asks again
+    // and seeks); one byte over, so the read that finds the end needs no growth.
+    let mut text = String::with_capacity(meta.len() as usize + 1);
+    (&file).take(u64::MAX).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 #[cfg(test)]
@@ -169,6 +188,27 @@ mod tests {
         let bare = base.join("bare.git");
         std::fs::create_dir_all(&bare).unwrap();
         assert!(worktree_roots(&bare).is_empty());
+    }
+
+    #[test]
+    fn a_head_that_is_no_regular_file_is_no_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git/HEAD")).unwrap();
+        assert!(probe(&root).is_none());
+        std::fs::remove_dir(root.join(".git/HEAD")).unwrap();
+        // A FIFO is refused at once, not waited on for a writer.
+        let fifo =
+            std::ffi::CString::new(root.join(".git/HEAD").into_os_string().into_encoded_bytes())
+                .unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path only.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(probe(&root).is_none());
+        std::fs::remove_file(root.join(".git/HEAD")).unwrap();
+        // Through a link to a regular file, as before.
+        std::fs::write(root.join("elsewhere"), "ref: refs/heads/linked\n").unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join(".git/HEAD")).unwrap();
+        assert_eq!(probe(&root).unwrap().branch.as_deref(), Some("linked"));
     }
 
     #[test]

@@ -107,7 +107,8 @@ pub fn start_dir(cwd: &Path, env: &Env) -> Result<PathBuf> {
     };
     let real = crate::paths::canonicalize(&start)
         .map_err(|e| AccError::usage(format!("cannot use directory {}: {e}", start.display())))?;
-    if !real.is_dir() {
+    // A real path names no link: its kind is the one the resolution just looked at.
+    if crate::paths::file_kind(&real).ok() != Some(crate::paths::FileKind::Dir) {
         return Err(AccError::usage(format!(
             "{} is not a directory",
             real.display()
