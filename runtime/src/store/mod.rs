@@ -16,6 +16,7 @@ pub mod read_only;
 pub mod schema;
 mod shared;
 pub mod shared_listener;
+mod sqlite_build;
 pub mod tamper;
 mod wal_sync;
 pub mod warm;
