@@ -617,6 +617,14 @@ mod tests {
     }
 
     #[test]
+    fn the_snapshot_asks_for_bindings_with_the_statement_the_cli_compiled() {
+        assert_eq!(
+            crate::store::guard_snapshot::ANY_BINDING,
+            crate::core::bindings::ANY_BINDING
+        );
+    }
+
+    #[test]
     fn a_claims_time_acc_did_not_write_is_no_proof() {
         // Another program's value sorts where an integer order cannot say: the store judges.
         for acquired_at in ["'soon'", "1.5", "NULL"] {

@@ -798,6 +798,11 @@ pub(crate) fn write(
     Ok(())
 }
 
+/// Whether the store has any hook binding: the text of `core::bindings::ANY_BINDING`, so
+/// that the connection's cached statement is the one the CLI compiled (the store does not
+/// import the core; `claims_proof`'s tests hold the two equal).
+pub(crate) const ANY_BINDING: &str = "SELECT EXISTS (SELECT 1 FROM hook_bindings)";
+
 /// Each session's participant, by session id.
 fn session_participants(conn: &Connection) -> Result<std::collections::HashMap<String, String>> {
     let mut participants = std::collections::HashMap::new();
@@ -820,7 +825,7 @@ fn write_bindings(
     // the command compiled already, instead of compiling the join (in the same transaction,
     // so the join would have found no row either).
     let any: bool = conn
-        .prepare_cached(crate::core::bindings::ANY_BINDING)?
+        .prepare_cached(ANY_BINDING)?
         .query_row([], |r| r.get(0))?;
     if !any {
         return Ok(());
