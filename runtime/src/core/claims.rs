@@ -235,6 +235,47 @@ fn live_overlapping(conn: &Connection, resource: &Resource, now: i64) -> Result<
         .collect())
 }
 
+/// What a claim reads before it writes, in one statement: the live claims overlapping
+/// `resource` (as [`live_overlapping`] reads them) and every claim of `participant` on
+/// exactly `resource`, live or not, each in the store's order. (Each of the two statements
+/// this replaces, a join with a `json_each`, cost a claim 0.23 M instructions to compile.)
+/// The exact resource is always among the overlap's candidates, so the rows read are the
+/// union of the two reads, split here by the same comparisons SQLite made (byte equality).
+fn overlapping_and_own(
+    conn: &Connection,
+    resource: &Resource,
+    now: i64,
+    participant: &ParticipantId,
+) -> Result<(Vec<ClaimRow>, Vec<ClaimRow>)> {
+    let (exact, range) = resource.overlap_candidates();
+    let (lo, hi) = range.unwrap_or_default();
+    let found = rows(
+        conn,
+        "WHERE (c.resource IN (SELECT value FROM json_each(?2))
+                OR (c.resource >= ?3 AND c.resource < ?4))
+            AND (c.expires_at > ?1 OR (c.resource = ?5 AND s.participant_id = ?6))
+         ORDER BY c.acquired_at, c.rowid",
+        params![
+            now,
+            serde_json::to_string(&exact).expect("strings serialise"),
+            lo,
+            hi,
+            resource.as_str(),
+            participant.as_str()
+        ],
+    )?;
+    let own = found
+        .iter()
+        .filter(|c| c.resource == *resource && c.owner_participant_id == *participant)
+        .cloned()
+        .collect();
+    let live = found
+        .into_iter()
+        .filter(|c| c.expires_at > now && c.resource.overlaps(resource))
+        .collect();
+    Ok((live, own))
+}
+
 /// Whether `session` has ended for its claims: closed, or offline. A session that is gone
 /// from the store has ended too.
 pub(crate) fn session_ended(
@@ -372,7 +413,8 @@ impl Core {
         self.store.write(|tx| {
             let me = check_owner_for_write(tx, owner, now)?;
             let expires = now + (lease as i64) * 1000;
-            for held in live_overlapping(tx, &req.resource, now)? {
+            let (live, same) = overlapping_and_own(tx, &req.resource, now, &me.participant_id)?;
+            for held in live {
                 if held.owner_session_id == owner.session || inherits(tx, ports, now, &me, &held)? {
                     continue;
                 }
@@ -380,13 +422,8 @@ impl Core {
                     return Err(conflict(tx, ports, now, &req.resource, &held)?);
                 }
             }
-            // This participant's claims on this exact resource, live or not, in one read:
-            // the owner's own, or else one an ended session of the participant holds.
-            let same = rows(
-                tx,
-                "WHERE c.resource = ?1 AND s.participant_id = ?2 ORDER BY c.acquired_at, c.rowid",
-                params![req.resource.as_str(), me.participant_id.as_str()],
-            )?;
+            // This participant's claims on this exact resource, live or not: the owner's
+            // own, or else one an ended session of the participant holds.
             let (mine, others): (Vec<ClaimRow>, Vec<ClaimRow>) = same
                 .into_iter()
                 .partition(|c| c.owner_session_id == owner.session);
@@ -839,6 +876,73 @@ pub(crate) fn of_session(conn: &Connection, session: &SessionId) -> Result<Vec<C
 mod tests {
     use super::*;
     use crate::core::testkit::kit;
+
+    #[test]
+    fn one_read_before_the_write_finds_what_the_two_reads_found() {
+        // The claim's single statement against the two it replaced, on claims of every kind:
+        // live and run out, the participant's and another's, the exact resource, its
+        // ancestors' trees, inside a tree, unrelated.
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for m in crate::store::schema::MIGRATIONS {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        let mut sql = String::new();
+        for (s, p) in [("s1", "amy"), ("s2", "amy"), ("s3", "bob")] {
+            sql.push_str(&format!(
+                "INSERT INTO participants VALUES ('{p}', '{p}', 'agent', 0) ON CONFLICT DO NOTHING;
+                 INSERT INTO sessions (session_id, participant_id, generation, harness, state,
+                     enforcement, lifecycle, cadence_ms, started_at, heartbeat_at)
+                 VALUES ('{s}', '{p}', 'g', 'cli', 'open', 'advisory', 'manual', 1000, 0, 0);"
+            ));
+        }
+        let claims = [
+            ("s1", "file:src/a.rs", 10, 50),
+            ("s2", "file:src/a.rs", 5, 500),
+            ("s3", "file:src/a.rs", 7, 500),
+            ("s3", "file:src/**", 3, 500),
+            ("s3", "file:src/**", 2, 50),
+            ("s1", "file:src/a.rs/x", 1, 500),
+            ("s3", "file:src/b.rs", 1, 500),
+            ("s2", "file:other.rs", 4, 500),
+            ("s1", "file:src/a.rs", 5, 500),
+        ];
+        for (i, (s, r, at, until)) in claims.iter().enumerate() {
+            sql.push_str(&format!(
+                "INSERT INTO claims (claim_id, owner_session_id, resource, scheme, mode,
+                     enforcement, acquired_at, expires_at, generation)
+                 VALUES ('c{i}', '{s}', '{r}', 'file', 'exclusive', 'advisory', {at}, {until}, 'g');"
+            ));
+        }
+        conn.execute_batch(&sql).unwrap();
+        let conn = Connection::Sqlite(conn);
+        let ids = |v: &[ClaimRow]| v.iter().map(|c| c.claim_id.to_string()).collect::<Vec<_>>();
+        for wanted in [
+            "file:src/a.rs",
+            "file:src/**",
+            "file:src/a.rs/**",
+            "file:new.rs",
+        ] {
+            let wanted = Resource::from_store(wanted.to_string());
+            for participant in ["amy", "bob", "cat"] {
+                let participant = ParticipantId::from_store(participant.to_string());
+                let (live, own) = overlapping_and_own(&conn, &wanted, 100, &participant).unwrap();
+                let before = live_overlapping(&conn, &wanted, 100).unwrap();
+                let own_before = rows(
+                    &conn,
+                    "WHERE c.resource = ?1 AND s.participant_id = ?2 ORDER BY c.acquired_at, c.rowid",
+                    params![wanted.as_str(), participant.as_str()],
+                )
+                .unwrap();
+                assert_eq!(ids(&live), ids(&before), "{wanted} {participant}");
+                assert_eq!(ids(&own), ids(&own_before), "{wanted} {participant}");
+            }
+        }
+        let amy = ParticipantId::from_store("amy".to_string());
+        let exact = Resource::from_store("file:src/a.rs".to_string());
+        let (live, own) = overlapping_and_own(&conn, &exact, 100, &amy).unwrap();
+        assert_eq!(ids(&own), ["c1", "c8", "c0"]);
+        assert_eq!(ids(&live), ["c3", "c1", "c8", "c2"]);
+    }
 
     fn req(s: &str) -> ClaimRequest {
         ClaimRequest::new(Resource::parse(s).unwrap())

@@ -13,7 +13,8 @@
 //! every claim takes the store path.
 
 use crate::error::{AccError, ErrorCode, Result};
-use crate::store::engine::{Connection, params};
+use crate::store::engine::{Connection, Row, params};
+use rusqlite::types::ValueRef;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -88,7 +89,9 @@ impl<'a> Proof<'a> {
 
 /// A field the line format can carry: no separator, no line break.
 fn plain(s: &str) -> bool {
-    !s.contains(['\t', '\n', '\r'])
+    // `memchr3` rather than `str::contains` of a set of chars: a proof's every field is
+    // checked, and the char search was most of its writer's own instructions.
+    memchr::memchr3(b'\t', b'\n', b'\r', s.as_bytes()).is_none()
 }
 
 fn opt(p: Option<u32>) -> String {
@@ -135,25 +138,27 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
     // one: it is at this acc's version.
     let version = super::schema::current_version();
     // Each row is written as it is read, from SQLite's own text (no copy per field, no
-    // string per line): the claims first, as the store orders them, then placed after the
-    // sessions.
-    let mut claims = String::with_capacity(READ_AT_ONCE);
-    let mut count = 0;
+    // string per line). The claims are read in rowid order and put in the store's order
+    // (`acquired_at`, rowid) here: SQLite sorted them into a temporary b-tree, which cost
+    // the winner of a race more than reading them.
+    let mut lines = String::with_capacity(READ_AT_ONCE);
+    let mut claims: Vec<ClaimLine> = Vec::new();
     // The limits are written into the SQL: a bound LIMIT makes SQLite compile the
     // statement a second time at its first step (it plans with the bound value).
     let sql = format!(
-        "SELECT claim_id, owner_session_id, resource, mode, expires_at FROM claims
-         WHERE expires_at > ?1 ORDER BY acquired_at, rowid LIMIT {}",
+        "SELECT claim_id, owner_session_id, resource, mode, expires_at, acquired_at, rowid
+         FROM claims WHERE expires_at > ?1 ORDER BY rowid LIMIT {}",
         MAX_CLAIMS + 1
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![now_ms])?;
     while let Some(r) = rows.next()? {
-        count += 1;
-        if count > MAX_CLAIMS {
+        if claims.len() == MAX_CLAIMS {
             return Ok(None);
         }
-        claims.push('c');
+        let start = lines.len();
+        lines.push('c');
+        let mut owner = 0..0;
         for i in 0..4 {
             // A field that is not text, or that the line format cannot carry: no proof
             // (the store path judges).
@@ -163,57 +168,122 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
             if !plain(field) {
                 return Ok(None);
             }
-            claims.push('\t');
-            claims.push_str(field);
+            lines.push('\t');
+            if i == 1 {
+                owner = lines.len()..lines.len() + field.len();
+            }
+            lines.push_str(field);
         }
         let expires_at_ms: i64 = r.get(4)?;
-        let _ = writeln!(claims, "\t{expires_at_ms}");
+        let _ = writeln!(lines, "\t{expires_at_ms}");
+        // The store orders by the stored value: one that is not an integer (never acc's)
+        // sorts where this order cannot say, so no proof.
+        let ValueRef::Integer(acquired_at) = r.get_ref(5)? else {
+            return Ok(None);
+        };
+        let rowid: i64 = r.get(6)?;
+        claims.push(ClaimLine {
+            order: (acquired_at, rowid),
+            line: start..lines.len(),
+            owner,
+        });
     }
-    let sql = format!(
-        "SELECT {}, EXISTS (SELECT 1 FROM events
+    drop(rows);
+    // Rowids are unique: the order is total.
+    claims.sort_unstable_by_key(|c| c.order);
+    let mut out = String::with_capacity(lines.len() + READ_AT_ONCE / 4);
+    let _ = writeln!(out, "{MAGIC}\t{FORMAT}\t{tag}\t{version}\t{now_ms}");
+    // The sessions the check reads: the open ones, then the holders of live claims whose
+    // sessions are not open, in the order the single statement of earlier versions gave
+    // them (SQLite's OR plan: `sessions_by_state` for the open ones, then the holders' ids
+    // in their sorted order), so the file's bytes are those acc wrote before. One
+    // statement over the open sessions and one by id for each other holder (none while
+    // every holder is open) instead of a second scan of the claims.
+    let takeover = "EXISTS (SELECT 1 FROM events
                  WHERE type = 'session.takeover'
-                   AND json_extract(payload, '$.takerSessionId') = sessions.session_id)
-         FROM sessions
-         WHERE state = 'open' OR session_id IN (SELECT owner_session_id FROM claims WHERE expires_at > ?1)
-         LIMIT {}",
+                   AND json_extract(payload, '$.takerSessionId') = sessions.session_id)";
+    let sql = format!(
+        "SELECT {}, {takeover} FROM sessions WHERE state = 'open'
+         ORDER BY participant_id, rowid LIMIT {}",
         crate::core::sessions::SESSION_COLUMNS,
         MAX_SESSIONS + 1
     );
+    let mut named: Vec<String> = Vec::new();
     let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params![now_ms])?;
-    let mut out = String::with_capacity(claims.len() + READ_AT_ONCE / 4);
-    let _ = writeln!(out, "{MAGIC}\t{FORMAT}\t{tag}\t{version}\t{now_ms}");
-    let mut count = 0;
+    let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
-        count += 1;
-        if count > MAX_SESSIONS {
+        if !session_line(&mut out, &r, &mut named)? {
             return Ok(None);
         }
-        let row = crate::core::sessions::SessionRow::from_row(&r)?;
-        let facts = row.presence_facts();
-        let (id, participant, generation) = (
-            row.session_id.as_str(),
-            row.participant_id.as_str(),
-            row.generation.as_str(),
-        );
-        if ![id, participant, generation].iter().all(|f| plain(f)) {
-            return Ok(None);
-        }
-        let taker: bool = r.get(17)?;
-        let _ = writeln!(
-            out,
-            "s\t{id}\t{participant}\t{generation}\t{}\t{}\t{}\t{}\t{}\t{}",
-            u8::from(facts.state == crate::core::model::SessionState::Open),
-            facts.heartbeat_at_ms,
-            facts.cadence_ms,
-            opt(facts.pid),
-            opt(facts.host_pid),
-            u8::from(taker)
-        );
     }
-    out.push_str(&claims);
+    drop(rows);
+    let mut others: Vec<&str> = claims
+        .iter()
+        .map(|c| &lines[c.owner.clone()])
+        .filter(|id| !named.iter().any(|n| n == id))
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    if !others.is_empty() {
+        let sql = format!(
+            "SELECT {}, {takeover} FROM sessions WHERE session_id = ?1",
+            crate::core::sessions::SESSION_COLUMNS
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        for id in others {
+            let mut rows = stmt.query(params![id])?;
+            // A claim whose session is gone names no session, as the join it replaces.
+            if let Some(r) = rows.next()?
+                && !session_line(&mut out, &r, &mut named)?
+            {
+                return Ok(None);
+            }
+        }
+    }
+    for c in &claims {
+        out.push_str(&lines[c.line.clone()]);
+    }
     out.push_str(END);
     Ok(Some(out))
+}
+
+/// A live claim's line in the text read, with what orders it and its holder's id.
+struct ClaimLine {
+    order: (i64, i64),
+    line: std::ops::Range<usize>,
+    owner: std::ops::Range<usize>,
+}
+
+/// Writes the session line of `r` (its columns, then whether it was a takeover's taker)
+/// and names it in `named`; false when the proof cannot carry it (a field the line format
+/// cannot hold, or more than [`MAX_SESSIONS`] sessions).
+fn session_line(out: &mut String, r: &Row<'_>, named: &mut Vec<String>) -> Result<bool> {
+    if named.len() == MAX_SESSIONS {
+        return Ok(false);
+    }
+    let row = crate::core::sessions::SessionRow::from_row(r)?;
+    let facts = row.presence_facts();
+    let (id, participant, generation) = (
+        row.session_id.as_str(),
+        row.participant_id.as_str(),
+        row.generation.as_str(),
+    );
+    if ![id, participant, generation].iter().all(|f| plain(f)) {
+        return Ok(false);
+    }
+    let taker: bool = r.get(17)?;
+    let _ = writeln!(
+        out,
+        "s\t{id}\t{participant}\t{generation}\t{}\t{}\t{}\t{}\t{}\t{}",
+        u8::from(facts.state == crate::core::model::SessionState::Open),
+        facts.heartbeat_at_ms,
+        facts.cadence_ms,
+        opt(facts.pid),
+        opt(facts.host_pid),
+        u8::from(taker)
+    );
+    named.push(id.to_string());
+    Ok(true)
 }
 
 /// `judge` of the proof the token of the store at `store_file` seals, read whole: `None`
@@ -439,5 +509,162 @@ mod tests {
         ] {
             assert_eq!(parse(&bad), None, "{bad:?}");
         }
+    }
+
+    /// A store of the current schema in memory, with `sql` run on it.
+    fn store_with(sql: &str) -> Connection {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for m in crate::store::schema::MIGRATIONS {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        conn.execute_batch(sql).unwrap();
+        Connection::Sqlite(conn)
+    }
+
+    fn session(id: &str, participant: &str, state: &str) -> String {
+        format!(
+            "INSERT INTO participants VALUES ('{participant}', '{participant}', 'agent', 0)
+                 ON CONFLICT DO NOTHING;
+             INSERT INTO sessions (session_id, participant_id, generation, harness, state,
+                 enforcement, lifecycle, cadence_ms, started_at, heartbeat_at)
+             VALUES ('{id}', '{participant}', 'g_{id}', 'cli', '{state}', 'advisory', 'manual',
+                 30000, 0, 900);"
+        )
+    }
+
+    fn claim(id: &str, session: &str, acquired_at: &str, expires_at: i64) -> String {
+        format!(
+            "INSERT INTO claims (claim_id, owner_session_id, resource, scheme, mode,
+                 enforcement, acquired_at, expires_at, generation)
+             VALUES ('{id}', '{session}', 'file:{id}.rs', 'file', 'exclusive', 'advisory',
+                 {acquired_at}, {expires_at}, 'g_{session}');"
+        )
+    }
+
+    /// What the single statements of earlier versions read, in their order: the proof's
+    /// bytes must not change with how they are read (a reader of either judges the same).
+    fn as_before(conn: &Connection, now_ms: i64) -> String {
+        let mut out = format!(
+            "{MAGIC}\t{FORMAT}\ttag\t{}\t{now_ms}\n",
+            super::super::schema::current_version()
+        );
+        let sql = format!(
+            "SELECT {}, EXISTS (SELECT 1 FROM events
+                     WHERE type = 'session.takeover'
+                       AND json_extract(payload, '$.takerSessionId') = sessions.session_id)
+             FROM sessions
+             WHERE state = 'open' OR session_id IN (SELECT owner_session_id FROM claims WHERE expires_at > ?1)
+             LIMIT 257",
+            crate::core::sessions::SESSION_COLUMNS
+        );
+        let mut stmt = conn.prepare_cached(&sql).unwrap();
+        let mut rows = stmt.query(params![now_ms]).unwrap();
+        let mut named = Vec::new();
+        while let Some(r) = rows.next().unwrap() {
+            assert!(session_line(&mut out, &r, &mut named).unwrap());
+        }
+        drop(rows);
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT claim_id, owner_session_id, resource, mode, expires_at FROM claims
+                 WHERE expires_at > ?1 ORDER BY acquired_at, rowid LIMIT 513",
+            )
+            .unwrap();
+        let mut rows = stmt.query(params![now_ms]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            let f = |i: usize| r.get::<_, String>(i).unwrap();
+            let expires: i64 = r.get(4).unwrap();
+            let _ = writeln!(out, "c\t{}\t{}\t{}\t{}\t{expires}", f(0), f(1), f(2), f(3));
+        }
+        out.push_str(END);
+        out
+    }
+
+    #[test]
+    fn the_claims_come_in_the_stores_order_and_the_sessions_as_before() {
+        // Rowid order is not the store's: a later claim acquired earlier (a clock set back,
+        // a renewal keeps its time), ties broken by rowid; closed sessions that hold live
+        // claims after the open ones, in their ids' order, not their rows'.
+        let conn = store_with(
+            &[
+                session("s_zed", "zed", "open"),
+                session("s_amy", "amy", "open"),
+                session("s_kim", "kim", "closed"),
+                session("s_bob", "bob", "closed"),
+                session("s_old", "old", "closed"),
+                session("s_gone", "gone", "closed"),
+                claim("c1", "s_zed", "1000", 9000),
+                claim("c2", "s_amy", "500", 9000),
+                claim("c3", "s_kim", "500", 9000),
+                claim("c4", "s_bob", "100", 9000),
+                claim("c5", "s_kim", "50", 9000),
+                // Run out: listed nowhere, nor is its holder.
+                claim("c6", "s_old", "10", 2000),
+                "INSERT INTO events (event_id, type, occurred_at, payload) VALUES ('e1',
+                 'session.takeover', 0, '{\"takerSessionId\":\"s_bob\"}');"
+                    .into(),
+            ]
+            .concat(),
+        );
+        let text = render(&conn, "tag", 5000).unwrap().unwrap();
+        assert_eq!(text, as_before(&conn, 5000));
+        let proof = parse(&text).unwrap();
+        let sessions: Vec<&str> = proof.sessions.iter().map(|s| s.session_id).collect();
+        assert_eq!(sessions, ["s_amy", "s_zed", "s_bob", "s_kim"]);
+        assert!(proof.session("s_bob").unwrap().taker);
+        let claims: Vec<&str> = proof.claims.iter().map(|c| c.claim_id).collect();
+        assert_eq!(claims, ["c5", "c4", "c2", "c3", "c1"]);
+    }
+
+    #[test]
+    fn the_snapshot_asks_for_bindings_with_the_statement_the_cli_compiled() {
+        assert_eq!(
+            crate::store::guard_snapshot::ANY_BINDING,
+            crate::core::bindings::ANY_BINDING
+        );
+    }
+
+    #[test]
+    fn a_claims_time_acc_did_not_write_is_no_proof() {
+        // Another program's value sorts where an integer order cannot say: the store judges.
+        for acquired_at in ["'soon'", "1.5", "NULL"] {
+            let conn = store_with(
+                &[
+                    session("s_a", "amy", "open"),
+                    claim("c1", "s_a", "100", 9000),
+                ]
+                .concat(),
+            );
+            let forged = format!("UPDATE claims SET acquired_at = {acquired_at}");
+            if conn.execute(&forged, []).is_err() {
+                // NOT NULL holds whatever the pragma: nothing to judge.
+                continue;
+            }
+            assert_eq!(render(&conn, "tag", 5000).unwrap(), None, "{acquired_at}");
+        }
+    }
+
+    #[test]
+    fn more_sessions_or_claims_than_a_proof_carries_is_no_proof() {
+        let mut sql = session("s_a", "amy", "open");
+        for i in 0..=MAX_CLAIMS {
+            sql.push_str(&claim(&format!("c{i}"), "s_a", "100", 9000));
+        }
+        assert_eq!(render(&store_with(&sql), "tag", 5000).unwrap(), None);
+        let mut sql = String::new();
+        for i in 0..=MAX_SESSIONS {
+            sql.push_str(&session(&format!("s{i}"), &format!("p{i}"), "open"));
+        }
+        assert_eq!(render(&store_with(&sql), "tag", 5000).unwrap(), None);
+        // Closed holders count too.
+        let mut sql = String::new();
+        for i in 0..MAX_SESSIONS {
+            sql.push_str(&session(&format!("s{i}"), &format!("p{i}"), "open"));
+        }
+        sql.push_str(&session("s_closed", "closed", "closed"));
+        sql.push_str(&claim("c1", "s_closed", "100", 9000));
+        assert_eq!(render(&store_with(&sql), "tag", 5000).unwrap(), None);
+        sql.push_str("DELETE FROM claims;");
+        assert!(render(&store_with(&sql), "tag", 5000).unwrap().is_some());
     }
 }

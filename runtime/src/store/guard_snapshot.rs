@@ -763,14 +763,9 @@ pub(crate) fn write(
     };
     let mut text = Text::new();
     // Each claim's participant from a map of the sessions (a few hundred rows) rather than
-    // a join per claim: at 10,000 claims the join was most of a publication.
-    let mut participants: std::collections::HashMap<String, String> =
-        std::collections::HashMap::new();
-    let mut stmt = conn.prepare_cached("SELECT session_id, participant_id FROM sessions")?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        participants.insert(r.get(0)?, r.get(1)?);
-    }
+    // a join per claim: at 10,000 claims the join was most of a publication. Read at the
+    // first guarded claim: a store of advisory claims (a claim race) needs none of it.
+    let mut participants: Option<std::collections::HashMap<String, String>> = None;
     // Sorted by resource (byte order, as `str` compares), so that the guard finds the
     // claims overlapping a target by binary search ([`SealedFile`]); the resource index
     // gives that order without a sort.
@@ -784,8 +779,11 @@ pub(crate) fn write(
         let s = |i| r.get_ref(i).and_then(|v| Ok(v.as_str()?));
         let expires_at: i64 = r.get(0)?;
         let session = s(2)?;
+        if participants.is_none() {
+            participants = Some(session_participants(conn)?);
+        }
         // A claim whose session is gone names no participant (the join dropped it).
-        let Some(participant) = participants.get(session) else {
+        let Some(participant) = participants.as_ref().and_then(|p| p.get(session)) else {
             continue;
         };
         latest.add(participant, session, expires_at);
@@ -800,6 +798,22 @@ pub(crate) fn write(
     Ok(())
 }
 
+/// Whether the store has any hook binding: the text of `core::bindings::ANY_BINDING`, so
+/// that the connection's cached statement is the one the CLI compiled (the store does not
+/// import the core; `claims_proof`'s tests hold the two equal).
+pub(crate) const ANY_BINDING: &str = "SELECT EXISTS (SELECT 1 FROM hook_bindings)";
+
+/// Each session's participant, by session id.
+fn session_participants(conn: &Connection) -> Result<std::collections::HashMap<String, String>> {
+    let mut participants = std::collections::HashMap::new();
+    let mut stmt = conn.prepare_cached("SELECT session_id, participant_id FROM sessions")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        participants.insert(r.get(0)?, r.get(1)?);
+    }
+    Ok(participants)
+}
+
 /// Every binding line, sorted by key; `others(participant, session)` is the latest expiry
 /// of a guarded claim held by another session acting as `participant`.
 fn write_bindings(
@@ -807,6 +821,15 @@ fn write_bindings(
     text: &mut Text,
     mut others: impl FnMut(&str, &str) -> Result<i64>,
 ) -> Result<()> {
+    // Most stores outside a hooked client have no binding: one row read, from a statement
+    // the command compiled already, instead of compiling the join (in the same transaction,
+    // so the join would have found no row either).
+    let any: bool = conn
+        .prepare_cached(ANY_BINDING)?
+        .query_row([], |r| r.get(0))?;
+    if !any {
+        return Ok(());
+    }
     let mut stmt = conn.prepare_cached(
         "SELECT b.binding_key, b.session_id, b.generation, s.state, s.generation,
                 s.participant_id, coalesce(s.parent_session_id, '')
@@ -2042,6 +2065,79 @@ mod tests {
         let fourth = std::fs::read_to_string(&snapshot).unwrap();
         assert_eq!(fourth, written_whole(&mut store, &fourth));
         assert!(fourth.contains("\tclaim_001\ts2\tq\tfile:src/m001/**\n"));
+    }
+
+    #[test]
+    fn bindings_and_participants_are_read_only_when_there_are_some_and_always_then() {
+        // The publication skips the bindings' join when the store has none and the sessions'
+        // participants until a guarded claim needs one: each appears as soon as it exists.
+        use crate::store::{Genesis, OpenMode, Store};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc/workspaces/ws1/acc.db");
+        let ws = crate::ids::WorkspaceId::parse("ws1").unwrap();
+        let mut store = Store::open(&path, &ws, OpenMode::ReadWrite, || Genesis {
+            now_ms: 1000,
+            event_id: "event_genesis".into(),
+        })
+        .unwrap();
+        let claim = |c: &Connection, id: &str, enforcement: &str| -> Result<()> {
+            c.execute(
+                "INSERT INTO claims VALUES (?1, 's1', ?2, 'file', 'exclusive', ?3, NULL, 1,
+                 5000000000000, 'g')",
+                [id, &format!("file:{id}"), enforcement],
+            )?;
+            Ok(())
+        };
+        store
+            .write(|c| {
+                c.execute_batch("INSERT INTO participants VALUES ('p', 'p', 'agent', 1);")?;
+                session(c, "s1", "p")?;
+                claim(c, "advisory_1", "advisory")
+            })
+            .unwrap();
+        let snapshot = path_for(store.path());
+        let read = || std::fs::read_to_string(&snapshot).unwrap();
+        let first = read();
+        assert_eq!(SnapshotText::parse(&first).unwrap().claims().count(), 0);
+        assert!(
+            SealedFile::open(store.path())
+                .unwrap()
+                .1
+                .binding("k1")
+                .unwrap()
+                .is_none()
+        );
+        store.write(|c| bind(c, "k1", "s1")).unwrap();
+        let second = read();
+        assert_eq!(second, written_whole(&mut store, &second));
+        let bound = SealedFile::open(store.path())
+            .unwrap()
+            .1
+            .binding("k1")
+            .unwrap()
+            .unwrap();
+        assert_eq!(bound.session.unwrap().participant_id, "p");
+        store.write(|c| claim(c, "guarded_1", "guarded")).unwrap();
+        let third = read();
+        assert_eq!(third, written_whole(&mut store, &third));
+        assert!(
+            third.contains("\tguarded_1\ts1\tp\tfile:guarded_1\n"),
+            "{third}"
+        );
+        store
+            .write(|c| {
+                c.execute("DELETE FROM hook_bindings", [])?;
+                Ok(())
+            })
+            .unwrap();
+        assert!(
+            SealedFile::open(store.path())
+                .unwrap()
+                .1
+                .binding("k1")
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
