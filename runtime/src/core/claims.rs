@@ -1271,6 +1271,7 @@ mod tests {
         assert_eq!(k.core.claim(&a, r).unwrap_err().exit_code(), 2);
         assert_eq!(k.count("SELECT count(*) FROM claims"), 0);
     }
+
     /// The inherited claims and the participant's claims are one statement with different
     /// bounds: each keeps exactly its own rows (an expired claim, the session's own claim,
     /// another participant's claim, in the order they were taken).

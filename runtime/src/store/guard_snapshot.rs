@@ -1941,15 +1941,9 @@ mod tests {
     /// participants, three sessions, 300 guarded claims (the newest of `p` held by `s2`)
     /// and one binding, published.
     fn populated_store() -> (tempfile::TempDir, crate::store::Store) {
-        use crate::store::{Genesis, OpenMode, Store};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("acc/workspaces/ws1/acc.db");
-        let ws = crate::ids::WorkspaceId::parse("ws1").unwrap();
-        let mut store = Store::open(&path, &ws, OpenMode::ReadWrite, || Genesis {
-            now_ms: 1000,
-            event_id: "event_genesis".into(),
-        })
-        .unwrap();
+        let mut store = crate::store::testing::open(&path);
         store
             .write(|c| {
                 c.execute_batch(
@@ -2071,15 +2065,9 @@ mod tests {
     fn bindings_and_participants_are_read_only_when_there_are_some_and_always_then() {
         // The publication skips the bindings' join when the store has none and the sessions'
         // participants until a guarded claim needs one: each appears as soon as it exists.
-        use crate::store::{Genesis, OpenMode, Store};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("acc/workspaces/ws1/acc.db");
-        let ws = crate::ids::WorkspaceId::parse("ws1").unwrap();
-        let mut store = Store::open(&path, &ws, OpenMode::ReadWrite, || Genesis {
-            now_ms: 1000,
-            event_id: "event_genesis".into(),
-        })
-        .unwrap();
+        let mut store = crate::store::testing::open(&path);
         let claim = |c: &Connection, id: &str, enforcement: &str| -> Result<()> {
             c.execute(
                 "INSERT INTO claims VALUES (?1, 's1', ?2, 'file', 'exclusive', ?3, NULL, 1,

@@ -740,20 +740,34 @@ impl Store {
     }
 }
 
+/// Test set-up the store's modules share: workspace `ws1` and its genesis.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    use super::{Genesis, OpenMode, Store};
+    use crate::ids::WorkspaceId;
+    use std::path::Path;
 
-    fn ws() -> WorkspaceId {
+    pub fn ws() -> WorkspaceId {
         WorkspaceId::parse("ws1").unwrap()
     }
 
-    fn genesis() -> Genesis {
+    pub fn genesis() -> Genesis {
         Genesis {
             now_ms: 1000,
             event_id: "event_genesis".into(),
         }
     }
+
+    /// The store at `path` opened read-write, created with [`genesis`] when absent.
+    pub fn open(path: &Path) -> Store {
+        Store::open(path, &ws(), OpenMode::ReadWrite, genesis).unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{genesis, ws};
+    use super::*;
 
     #[test]
     fn read_only_open_of_an_absent_store_creates_nothing() {

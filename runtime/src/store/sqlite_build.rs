@@ -24,8 +24,7 @@
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Genesis, OpenMode, Store};
-    use crate::ids::WorkspaceId;
+    use super::super::testing::open;
     use rusqlite::Connection;
 
     fn compile_options() -> Vec<String> {
@@ -79,12 +78,7 @@ mod tests {
     fn a_schema_written_with_double_quoted_strings_still_opens() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("acc.db");
-        let ws = WorkspaceId::parse("ws1").unwrap();
-        let genesis = || Genesis {
-            now_ms: 1000,
-            event_id: "event_genesis".into(),
-        };
-        drop(Store::open(&path, &ws, OpenMode::ReadWrite, genesis).unwrap());
+        drop(open(&path));
         {
             let c = Connection::open(&path).unwrap();
             c.execute_batch(
@@ -99,7 +93,7 @@ mod tests {
         let forged = std::fs::read(&path).unwrap();
         let needle = br#"WHERE obligation <> "none""#;
         assert!(forged.windows(needle.len()).any(|w| w == needle));
-        let mut store = Store::open(&path, &ws, OpenMode::ReadWrite, genesis).unwrap();
+        let mut store = open(&path);
         let owing: i64 = store
             .read(|c| {
                 Ok(c.query_row(

@@ -161,23 +161,8 @@ impl WalSync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::WorkspaceId;
-    use crate::store::{Genesis, OpenMode, Store};
-
-    fn ws() -> WorkspaceId {
-        WorkspaceId::parse("ws1").unwrap()
-    }
-
-    fn genesis() -> Genesis {
-        Genesis {
-            now_ms: 1000,
-            event_id: "event_genesis".into(),
-        }
-    }
-
-    fn open(path: &Path) -> Store {
-        Store::open(path, &ws(), OpenMode::ReadWrite, genesis).unwrap()
-    }
+    use crate::store::Store;
+    use crate::store::testing::open;
 
     fn insert(store: &mut Store, key: &str, bytes: usize) {
         store

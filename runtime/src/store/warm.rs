@@ -447,22 +447,14 @@ fn close(conn: Connection) {
 
 #[cfg(test)]
 mod tests {
-    use crate::ids::WorkspaceId;
-    use crate::store::{Genesis, OpenMode, Store};
-
     /// The library's own tests never enable warm connections: every open is fresh and every
     /// drop closes, deleting the WAL.
     #[test]
     fn without_enable_every_open_is_fresh_and_every_drop_closes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("acc.db");
-        let ws = WorkspaceId::parse("ws1").unwrap();
-        let genesis = || Genesis {
-            now_ms: 1000,
-            event_id: "event_genesis".into(),
-        };
         for _ in 0..2 {
-            let mut s = Store::open(&path, &ws, OpenMode::ReadWrite, genesis).unwrap();
+            let mut s = crate::store::testing::open(&path);
             s.write(|c| Ok(c.execute("INSERT OR REPLACE INTO meta VALUES ('k', 'v')", [])?))
                 .unwrap();
             drop(s);
