@@ -2085,25 +2085,21 @@ mod tests {
             .unwrap();
         let snapshot = path_for(store.path());
         let read = || std::fs::read_to_string(&snapshot).unwrap();
-        let first = read();
-        assert_eq!(SnapshotText::parse(&first).unwrap().claims().count(), 0);
-        assert!(
+        // The binding `k1` as the published snapshot answers it.
+        let k1 = |store: &crate::store::Store| {
             SealedFile::open(store.path())
                 .unwrap()
                 .1
                 .binding("k1")
                 .unwrap()
-                .is_none()
-        );
+        };
+        let first = read();
+        assert_eq!(SnapshotText::parse(&first).unwrap().claims().count(), 0);
+        assert!(k1(&store).is_none());
         store.write(|c| bind(c, "k1", "s1")).unwrap();
         let second = read();
         assert_eq!(second, written_whole(&mut store, &second));
-        let bound = SealedFile::open(store.path())
-            .unwrap()
-            .1
-            .binding("k1")
-            .unwrap()
-            .unwrap();
+        let bound = k1(&store).unwrap();
         assert_eq!(bound.session.unwrap().participant_id, "p");
         store.write(|c| claim(c, "guarded_1", "guarded")).unwrap();
         let third = read();
@@ -2118,14 +2114,7 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        assert!(
-            SealedFile::open(store.path())
-                .unwrap()
-                .1
-                .binding("k1")
-                .unwrap()
-                .is_none()
-        );
+        assert!(k1(&store).is_none());
     }
 
     #[test]
