@@ -7,6 +7,7 @@
 //! existing file that is not a readable store of this workspace fails closed and is never
 //! recreated.
 
+mod busy_wait;
 pub mod claim_lock;
 pub mod claims_proof;
 pub mod engine;
@@ -176,7 +177,8 @@ fn busy_at(path: &Path, busy: Duration) -> AccError {
 pub const MMAP_WHOLE_STORE: u64 = 256 * 1024 * 1024;
 
 fn configure(conn: &Connection) -> Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // BUSY_TIMEOUT in finer steps than SQLite's own timeout sleeps (`busy_wait`).
+    conn.busy_handler(Some(busy_wait::handler))?;
     // rusqlite keeps 16 statements by default; a hook turn runs about 30 different ones,
     // and each one evicted was compiled again.
     conn.set_prepared_statement_cache_capacity(64);
@@ -897,7 +899,19 @@ mod tests {
             s.read(|c| Ok(c.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?))
                 .unwrap()
         };
-        assert_eq!(timeout(&mut store), BUSY_TIMEOUT.as_millis() as i64);
+        // At open the wait is `busy_wait`'s handler (BUSY_TIMEOUT in finer steps), which
+        // SQLite reports as no timeout of its own; a lock let go during it is taken.
+        assert_eq!(timeout(&mut store), 0);
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        store
+            .write(|tx| Ok(tx.execute("INSERT INTO meta (key, value) VALUES ('w', 'v')", [])?))
+            .expect("waited for the other writer");
+        letting_go.join().unwrap();
         store.set_busy_timeout(Duration::from_millis(1234)).unwrap();
         assert_eq!(timeout(&mut store), 1234);
         store.set_busy_timeout(Duration::MAX).unwrap();
