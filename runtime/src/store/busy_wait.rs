@@ -6,10 +6,13 @@
 //! claim that waits holds the claims' turn (`claim_lock`), so every racer waits with it for
 //! the overshoot. Here the first [`FINE_TRIES`] tries come every [`FINE_STEP`] (half a
 //! millisecond late at most while a close is the usual wait), then every [`COARSE_STEP`],
-//! until the same [`super::BUSY_TIMEOUT`] as before has been slept: the same wait in all,
-//! the same `store_busy` error after it. A try costs SQLite a lock attempt.
+//! until [`super::BUSY_TIMEOUT`] has passed since the wait began, then the same
+//! `store_busy` error as before. The limit is read on the clock, not summed from the steps:
+//! on a loaded host a short sleep returns milliseconds late, and a thousand late steps
+//! would stretch a 5 s wait by seconds. A try costs SQLite a lock attempt.
 
-use std::time::Duration;
+use std::cell::Cell;
+use std::time::{Duration, Instant};
 
 /// The step of the first tries.
 pub(crate) const FINE_STEP: Duration = Duration::from_micros(500);
@@ -18,16 +21,16 @@ pub(crate) const FINE_TRIES: u32 = 40;
 /// The step after them.
 pub(crate) const COARSE_STEP: Duration = Duration::from_millis(5);
 
-/// How long a wait that is about to make try `count` (0 for the first retry) has slept.
-fn slept_before(count: u32) -> Duration {
-    let fine = count.min(FINE_TRIES);
-    FINE_STEP * fine + COARSE_STEP * (count - fine)
+thread_local! {
+    /// When this thread's current wait began: SQLite calls the handler with count 0 at the
+    /// first retry of every wait, and one thread waits for one lock at a time.
+    static WAIT_BEGAN: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
-/// The sleep before retry `count`, or `None` once `limit` has been slept.
-fn step(count: u32, limit: Duration) -> Option<Duration> {
-    let slept = slept_before(count);
-    if slept >= limit {
+/// The sleep before retry `count` (0 for the first) of a wait that began `waited` ago, or
+/// `None` once `limit` has passed.
+fn step(count: u32, waited: Duration, limit: Duration) -> Option<Duration> {
+    if waited >= limit {
         return None;
     }
     let step = if count < FINE_TRIES {
@@ -35,7 +38,7 @@ fn step(count: u32, limit: Duration) -> Option<Duration> {
     } else {
         COARSE_STEP
     };
-    Some(step.min(limit - slept))
+    Some(step.min(limit - waited))
 }
 
 /// SQLite's busy handler for a connection that waits [`super::BUSY_TIMEOUT`] (rusqlite takes
@@ -44,7 +47,19 @@ pub(crate) fn handler(count: i32) -> bool {
     let Ok(count) = u32::try_from(count) else {
         return false;
     };
-    match step(count, super::BUSY_TIMEOUT) {
+    let now = Instant::now();
+    let began = WAIT_BEGAN.with(|b| match (count, b.get()) {
+        (0, _) | (_, None) => {
+            b.set(Some(now));
+            now
+        }
+        (_, Some(began)) => began,
+    });
+    match step(
+        count,
+        now.saturating_duration_since(began),
+        super::BUSY_TIMEOUT,
+    ) {
         Some(d) => {
             std::thread::sleep(d);
             true
@@ -58,29 +73,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_first_tries_are_fine_and_the_whole_wait_is_the_busy_timeout() {
+    fn the_first_tries_are_fine_and_the_wait_ends_at_the_limit_on_the_clock() {
         let limit = super::super::BUSY_TIMEOUT;
-        assert_eq!(step(0, limit), Some(FINE_STEP));
-        assert_eq!(step(FINE_TRIES - 1, limit), Some(FINE_STEP));
-        assert_eq!(step(FINE_TRIES, limit), Some(COARSE_STEP));
-        // Every step summed: exactly the limit, then no more tries.
-        let mut total = Duration::ZERO;
-        let mut count = 0;
-        while let Some(d) = step(count, limit) {
-            total += d;
-            count += 1;
-            assert!(count < 10_000, "the wait ends");
-        }
-        assert_eq!(total, limit);
-        assert!(step(count + 1, limit).is_none());
-        // A limit that is not a whole number of steps is not overslept.
-        let odd = Duration::from_micros(20_300);
-        let (mut total, mut count) = (Duration::ZERO, 0);
-        while let Some(d) = step(count, odd) {
-            total += d;
-            count += 1;
-        }
-        assert_eq!(total, odd);
+        let zero = Duration::ZERO;
+        assert_eq!(step(0, zero, limit), Some(FINE_STEP));
+        assert_eq!(step(FINE_TRIES - 1, zero, limit), Some(FINE_STEP));
+        assert_eq!(step(FINE_TRIES, zero, limit), Some(COARSE_STEP));
+        // Late sleeps do not stretch the wait: what has passed, not what was asked, counts.
+        assert_eq!(step(3, limit, limit), None);
+        assert_eq!(step(3, limit + FINE_STEP, limit), None);
+        // The last sleep ends at the limit, never past it.
+        let near = limit - Duration::from_micros(200);
+        assert_eq!(
+            step(FINE_TRIES + 7, near, limit),
+            Some(Duration::from_micros(200))
+        );
         assert!(!handler(-1), "a count SQLite never passes gives up");
+    }
+
+    #[test]
+    fn a_wait_is_timed_from_its_first_retry() {
+        let ago = |d: Duration| {
+            Instant::now()
+                .checked_sub(d)
+                .expect("the clock is past 60 s")
+        };
+        // A wait that began long ago on this thread does not cut a new one short.
+        WAIT_BEGAN.with(|b| b.set(Some(ago(Duration::from_secs(60)))));
+        assert!(handler(0), "a new wait retries");
+        assert!(handler(1), "and goes on");
+        // A wait whose beginning is past the limit gives up.
+        WAIT_BEGAN.with(|b| {
+            b.set(Some(ago(
+                super::super::BUSY_TIMEOUT + Duration::from_millis(1)
+            )))
+        });
+        assert!(!handler(5), "the limit has passed");
     }
 }
