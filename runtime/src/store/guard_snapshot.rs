@@ -1294,7 +1294,9 @@ impl SealedFile {
             return None;
         }
         // The claims end a line and are followed by the blank line; the bindings end a
-        // line; so does the text.
+        // line. (The index's last entry is read only by a search that reaches it, which
+        // fails closed on a line without its newline: checking it here read a block more,
+        // the bindings' no longer being the last.)
         sealed.ensure(claims_end, claims_end + 1)?;
         if sealed.buf[claims_end] != b'\n' {
             return None;
@@ -1302,7 +1304,6 @@ impl SealedFile {
         for end in [
             (claims_bytes > 0).then_some(claims_end),
             (bindings_bytes > 0).then_some(bindings_end),
-            Some(len),
         ]
         .into_iter()
         .flatten()
