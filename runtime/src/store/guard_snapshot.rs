@@ -1501,9 +1501,7 @@ impl SealedFile {
         }
         for start in around {
             let (line, _) = self.line(start)?;
-            let Some((start, next, key)) = block_index::entry(line) else {
-                return None;
-            };
+            let (start, next, key) = block_index::entry(line)?;
             if start < claims.start || next > claims.end {
                 return None;
             }
@@ -2179,7 +2177,8 @@ mod tests {
                 .map(|(s, n, k)| format!("{s}\t{n}\t{k}\n"))
                 .collect()
         };
-        let map = |f: &dyn Fn(usize, &(usize, usize, String)) -> (usize, usize, String)| {
+        type Entry = (usize, usize, String);
+        let map = |f: &dyn Fn(usize, &Entry) -> Entry| {
             render(
                 &entries
                     .iter()
