@@ -34,8 +34,17 @@ const LEGACY_FILE: &str = "guarded-claims.json";
 /// The first field of the header line.
 const MAGIC: &str = "acc-guarded-claims";
 
-/// The line format's version; another version is not read.
-pub const SCHEMA: u32 = 4;
+/// The line format's version. Version 5 added the bindings' length to the header and the
+/// block index after the bindings ([`block_index`]); the block reader ([`SealedFile`]) reads
+/// no other version (a snapshot of version 4 is no snapshot to it: the store path judges),
+/// and the whole-text readers read version 4 too, so that the claims a tamper marker or a
+/// witness kept before an upgrade are still enforced.
+pub const SCHEMA: u32 = 5;
+
+/// The version before the block index: its claims and bindings are read whole.
+const SCHEMA_V4: u32 = 4;
+
+mod block_index;
 
 /// A snapshot larger than this is not read (10,000 claims fit several times over).
 pub const MAX_SNAPSHOT_BYTES: u64 = 8 * 1024 * 1024;
@@ -128,13 +137,27 @@ pub struct SnapshotText<'a> {
     bindings: &'a str,
 }
 
-/// A header line's fields: claims version, time written, workspace id, tag, and the length
-/// in bytes of the claim lines that follow it.
-type HeaderFields<'a> = (i64, i64, Cow<'a, str>, &'a str, usize);
+/// A header line's fields.
+struct HeaderFields<'a> {
+    schema: u32,
+    claims_version: i64,
+    written_at_ms: i64,
+    workspace_id: Cow<'a, str>,
+    tag: &'a str,
+    /// The length in bytes of the claim lines that follow the header.
+    claims_bytes: usize,
+    /// The length in bytes of the binding lines after the claims' blank line; `None` in
+    /// version 4, whose binding lines run to the end.
+    bindings_bytes: Option<usize>,
+}
 
 fn header_fields(header: &str) -> Option<HeaderFields<'_>> {
     let mut f = header.split('\t');
-    if f.next()? != MAGIC || f.next()?.parse::<u32>().ok()? != SCHEMA {
+    if f.next()? != MAGIC {
+        return None;
+    }
+    let schema = f.next()?.parse::<u32>().ok()?;
+    if schema != SCHEMA && schema != SCHEMA_V4 {
         return None;
     }
     let claims_version = f.next()?.parse().ok()?;
@@ -142,16 +165,22 @@ fn header_fields(header: &str) -> Option<HeaderFields<'_>> {
     let workspace_id = unescape(f.next()?)?;
     let tag = f.next()?;
     let claims_bytes = f.next()?.parse().ok()?;
+    let bindings_bytes = match schema {
+        SCHEMA => Some(f.next()?.parse().ok()?),
+        _ => None,
+    };
     if f.next().is_some() {
         return None;
     }
-    Some((
+    Some(HeaderFields {
+        schema,
         claims_version,
         written_at_ms,
         workspace_id,
         tag,
         claims_bytes,
-    ))
+        bindings_bytes,
+    })
 }
 
 impl<'a> SnapshotText<'a> {
@@ -160,27 +189,38 @@ impl<'a> SnapshotText<'a> {
     pub fn parse(text: &'a str) -> Option<SnapshotText<'a>> {
         let text = content_of(text)?;
         let (header, body) = text.split_once('\n')?;
-        let (claims_version, written_at_ms, workspace_id, tag, claims_bytes) =
-            header_fields(header)?;
+        let h = header_fields(header)?;
         // A text that does not end a line was cut short: its last line would be lost.
         if !text.ends_with('\n') {
             return None;
         }
-        // The claims end with a blank line; the bindings follow it.
+        // The claims end with a blank line; the bindings follow it (then, from version 5,
+        // the block index, which a reader of the whole text does not need).
         let bytes = body.as_bytes();
+        let claims_bytes = h.claims_bytes;
         if bytes.get(claims_bytes) != Some(&b'\n')
             || (claims_bytes > 0 && bytes[claims_bytes - 1] != b'\n')
         {
             return None;
         }
-        let (body, bindings) = (&body[..claims_bytes], &body[claims_bytes + 1..]);
+        let after = claims_bytes + 1;
+        let bindings_end = match h.bindings_bytes {
+            None => bytes.len(),
+            Some(n) => {
+                let end = after.checked_add(n).filter(|&end| end <= bytes.len())?;
+                if n > 0 && bytes[end - 1] != b'\n' {
+                    return None;
+                }
+                end
+            }
+        };
         Some(SnapshotText {
-            claims_version,
-            written_at_ms,
-            workspace_id,
-            tag,
-            body,
-            bindings,
+            claims_version: h.claims_version,
+            written_at_ms: h.written_at_ms,
+            workspace_id: h.workspace_id,
+            tag: h.tag,
+            body: &body[..claims_bytes],
+            bindings: &body[after..bindings_end],
         })
     }
 
@@ -479,21 +519,36 @@ impl Text {
         out.push('\n');
     }
 
-    /// The header, the lines, and the sums of every block.
+    /// The claim lines, and the blank line and binding lines after them.
+    fn split(&self) -> (&str, &str) {
+        let claims_end = self.claims_end.unwrap_or(0);
+        (&self.out[..claims_end], &self.out[claims_end..])
+    }
+
+    /// The header, the lines, the block index, and the sums of every block.
     fn finish(self, header: &Header<'_>) -> String {
-        let mut text = header_line(header, self.claims_end.unwrap_or(0));
-        text.reserve(self.out.len() + self.out.len() / BLOCK * SUM_LINE + 64);
+        let (claims, rest) = self.split();
+        let (head, index) = head_and_index(header, claims, rest);
+        let mut text = head;
+        text.reserve(self.out.len() + index.len() + self.out.len() / BLOCK * SUM_LINE + 64);
         text.push_str(&self.out);
+        text.push_str(&index);
         seal_text(text)
     }
 
-    /// The header line, the lines, and the sums, in that order, to be written one after
-    /// the other: the lines are not copied behind the header (at 10,000 claims each copy of
-    /// the snapshot cost a million instructions).
+    /// The header line, the lines, the block index and the sums, in that order, to be
+    /// written one after the other: the lines are not copied behind the header (at 10,000
+    /// claims each copy of the snapshot cost a million instructions).
     fn write_to(self, header: &Header<'_>, path: &Path, witness: Option<&Path>) -> Result<()> {
-        let head = header_line(header, self.claims_end.unwrap_or(0));
-        let seal = seal_of_parts(&[head.as_bytes(), self.out.as_bytes()]);
-        let parts = [head.as_bytes(), self.out.as_bytes(), seal.as_bytes()];
+        let (claims, rest) = self.split();
+        let (head, index) = head_and_index(header, claims, rest);
+        let seal = seal_of_parts(&[head.as_bytes(), self.out.as_bytes(), index.as_bytes()]);
+        let parts = [
+            head.as_bytes(),
+            self.out.as_bytes(),
+            index.as_bytes(),
+            seal.as_bytes(),
+        ];
         put(path, &parts)?;
         // Best effort: the witness only ever adds claims to refuse when the store is found
         // tampered with, and one that is behind names claims whose release the store
@@ -505,9 +560,17 @@ impl Text {
     }
 }
 
-/// The header line: the claims version, the time, the workspace, the tag, and the length
-/// of the claim lines that follow.
-fn header_line(header: &Header<'_>, claims_bytes: usize) -> String {
+/// The header line for `claims` (the claim lines) followed by `rest` (the blank line and
+/// the binding lines), and the block index of those claim lines as they lie behind it.
+fn head_and_index(header: &Header<'_>, claims: &str, rest: &str) -> (String, String) {
+    let head = header_line(header, claims.len(), rest.len().saturating_sub(1));
+    let index = block_index::write(head.len(), claims.as_bytes(), BLOCK);
+    (head, index)
+}
+
+/// The header line: the claims version, the time, the workspace, the tag, the length of
+/// the claim lines that follow, and the length of the binding lines after their blank line.
+fn header_line(header: &Header<'_>, claims_bytes: usize, bindings_bytes: usize) -> String {
     let mut text = format!(
         "{MAGIC}\t{SCHEMA}\t{}\t{}\t",
         header.claims_version, header.now_ms
@@ -517,6 +580,8 @@ fn header_line(header: &Header<'_>, claims_bytes: usize) -> String {
     text.push_str(header.tag);
     text.push('\t');
     text.push_str(&claims_bytes.to_string());
+    text.push('\t');
+    text.push_str(&bindings_bytes.to_string());
     text.push('\n');
     text
 }
@@ -953,10 +1018,18 @@ pub(crate) fn write_reusing(
         let at: i64 = latest.query_row([participant, session], |r| r.get(0))?;
         Ok(at.max(0))
     })?;
-    let head = header_line(&header, parsed.body.len());
-    let parts = [head.as_bytes(), parsed.body.as_bytes(), text.out.as_bytes()];
+    let (head, index) = head_and_index(&header, parsed.body, &text.out);
+    let parts = [
+        head.as_bytes(),
+        parsed.body.as_bytes(),
+        text.out.as_bytes(),
+        index.as_bytes(),
+    ];
     let seal = seal_of_parts(&parts);
-    put(path, &[parts[0], parts[1], parts[2], seal.as_bytes()])?;
+    put(
+        path,
+        &[parts[0], parts[1], parts[2], parts[3], seal.as_bytes()],
+    )?;
     Ok(true)
 }
 
@@ -1038,7 +1111,8 @@ impl SnapshotHead {
         }
         let text = std::str::from_utf8(&bytes[..=end]).ok()?;
         let (header, mut rest) = text.split_once('\n')?;
-        let (claims_version, _, workspace_id, tag, _) = header_fields(header)?;
+        let h = header_fields(header)?;
+        let (claims_version, workspace_id, tag) = (h.claims_version, h.workspace_id, h.tag);
         let mut live = None;
         while let Some((line, after)) = rest.split_once('\n') {
             if line.is_empty() {
@@ -1125,9 +1199,11 @@ pub struct SealedFile {
     pub claims_version: i64,
     pub workspace_id: String,
     pub tag: String,
-    /// The claim lines, then (after a blank line) the binding lines.
+    /// The claim lines, then (after a blank line) the binding lines, then the block index
+    /// ([`block_index`]).
     claims: std::ops::Range<usize>,
     bindings: std::ops::Range<usize>,
+    index: std::ops::Range<usize>,
     /// Lines a search already read, by start: their key and where the next line starts.
     /// A later search for a nearby key (a target's ancestors, its tree) starts between
     /// them instead of from the whole range, so it reads no block again and few new ones.
@@ -1141,6 +1217,17 @@ struct Fence {
     start: usize,
     next: usize,
     key: String,
+    /// Named by the block index, not read: the search's answer is checked where it stands.
+    hint: bool,
+}
+
+/// Where a search of a range stands: its bounds, and whether each was set by a line the
+/// block index named rather than one read.
+struct Bounds {
+    lo: usize,
+    hi: usize,
+    lo_hint: bool,
+    hi_hint: bool,
 }
 
 impl SealedFile {
@@ -1176,6 +1263,7 @@ impl SealedFile {
             tag: String::new(),
             claims: 0..0,
             bindings: 0..0,
+            index: 0..0,
             fences: Vec::new(),
         };
         sealed.buf[file_len - FOOTER_LEN..].copy_from_slice(&footer);
@@ -1186,35 +1274,48 @@ impl SealedFile {
             .ok()?;
         let header_end = sealed.find_newline(0)?;
         let header = std::str::from_utf8(&sealed.buf[..header_end]).ok()?;
-        let (claims_version, _, workspace_id, tag, claims_bytes) = header_fields(header)?;
-        if tag != token.tag {
+        let h = header_fields(header)?;
+        // Only the format with the block index: an older one is no snapshot here.
+        let (SCHEMA, Some(bindings_bytes)) = (h.schema, h.bindings_bytes) else {
+            return None;
+        };
+        if h.tag != token.tag {
             return None;
         }
+        let (claims_version, claims_bytes) = (h.claims_version, h.claims_bytes);
+        let (workspace_id, tag) = (h.workspace_id.into_owned(), h.tag.to_string());
         sealed.claims_version = claims_version;
-        sealed.workspace_id = workspace_id.into_owned();
-        sealed.tag = tag.to_string();
+        sealed.workspace_id = workspace_id;
+        sealed.tag = tag;
         let claims_start = header_end + 1;
         let claims_end = claims_start.checked_add(claims_bytes)?;
-        if claims_end >= len {
+        let bindings_end = claims_end.checked_add(1)?.checked_add(bindings_bytes)?;
+        if bindings_end > len || claims_end >= len {
             return None;
         }
-        // The claims end a line and are followed by the blank line.
+        // The claims end a line and are followed by the blank line; the bindings end a
+        // line. (The index's last entry is read only by a search that reaches it, which
+        // fails closed on a line without its newline: checking it here read a block more,
+        // the bindings' no longer being the last.)
         sealed.ensure(claims_end, claims_end + 1)?;
         if sealed.buf[claims_end] != b'\n' {
             return None;
         }
-        if claims_bytes > 0 {
-            sealed.ensure(claims_end - 1, claims_end)?;
-            if sealed.buf[claims_end - 1] != b'\n' {
+        for end in [
+            (claims_bytes > 0).then_some(claims_end),
+            (bindings_bytes > 0).then_some(bindings_end),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            sealed.ensure(end - 1, end)?;
+            if sealed.buf[end - 1] != b'\n' {
                 return None;
             }
         }
-        sealed.ensure(len - 1, len)?;
-        if sealed.buf[len - 1] != b'\n' {
-            return None;
-        }
         sealed.claims = claims_start..claims_end;
-        sealed.bindings = claims_end + 1..len;
+        sealed.bindings = claims_end + 1..bindings_end;
+        sealed.index = bindings_end..len;
         Some((token, sealed))
     }
 
@@ -1286,6 +1387,24 @@ impl SealedFile {
         Some((std::str::from_utf8(&self.buf[start..end]).ok()?, end + 1))
     }
 
+    /// `b` narrowed by the lines earlier searches of `range` read (or the block index
+    /// named) around `key`.
+    fn narrow(&self, range: &std::ops::Range<usize>, key: &str, b: &mut Bounds) {
+        for f in self
+            .fences
+            .iter()
+            .filter(|f| f.range == range.start && f.next <= range.end)
+        {
+            if f.key.as_str() < key {
+                if f.next > b.lo {
+                    (b.lo, b.lo_hint) = (f.next, f.hint);
+                }
+            } else if f.start < b.hi {
+                (b.hi, b.hi_hint) = (f.start, f.hint);
+            }
+        }
+    }
+
     /// The first line of `range` whose key is not less than `key` (lines sorted by it).
     fn lower_bound(
         &mut self,
@@ -1293,27 +1412,35 @@ impl SealedFile {
         key: &str,
         key_of: fn(&str) -> Option<Cow<'_, str>>,
     ) -> Option<usize> {
-        let (mut lo, mut hi) = (range.start, range.end);
+        let mut b = Bounds {
+            lo: range.start,
+            hi: range.end,
+            lo_hint: false,
+            hi_hint: false,
+        };
         // Narrowed by the lines earlier searches read in this range (the same bisection
         // would have ended between them). The range's first line is looked at first: a
         // key before every line (a target's ancestor tree, which sorts before the claims
         // under it) is then answered from the block the header was read with.
-        for f in self
-            .fences
-            .iter()
-            .filter(|f| f.range == range.start && f.next <= range.end)
-        {
-            if f.key.as_str() < key {
-                lo = lo.max(f.next);
-            } else {
-                hi = hi.min(f.start);
+        self.narrow(&range, key, &mut b);
+        let mut first = b.lo == range.start && b.lo < b.hi;
+        // The claims' block index, asked once the first line did not answer and more than
+        // a block is left: it leaves the block or two around the key.
+        let mut indexed = range.start != self.claims.start || self.index.is_empty();
+        while b.lo < b.hi {
+            if !first && !indexed && b.hi - b.lo > BLOCK {
+                indexed = true;
+                self.index_fences(key)?;
+                self.narrow(&range, key, &mut b);
+                continue;
             }
-        }
-        let mut first = lo == range.start && lo < hi;
-        while lo < hi {
-            let mid = if first { lo } else { lo + (hi - lo) / 2 };
+            let mid = if first {
+                b.lo
+            } else {
+                b.lo + (b.hi - b.lo) / 2
+            };
             first = false;
-            let start = self.line_start(lo, mid)?;
+            let start = self.line_start(b.lo, mid)?;
             let (line, next) = self.line(start)?;
             let line_key = key_of(line)?.into_owned();
             let before = line_key.as_str() < key;
@@ -1322,14 +1449,72 @@ impl SealedFile {
                 start,
                 next,
                 key: line_key,
+                hint: false,
             });
             if before {
-                lo = next;
+                (b.lo, b.lo_hint) = (next, false);
             } else {
-                hi = start;
+                (b.hi, b.hi_hint) = (start, false);
+            }
+        }
+        let lo = b.lo;
+        // A bound the block index set (a hint) is checked where the search ended: a line
+        // starts there, the one before it sorts before `key`, and the one at it does not.
+        // The lines being sorted, that is the first not before `key`. Bounds set by lines
+        // read need no check.
+        if lo < range.start || lo > range.end {
+            return None;
+        }
+        if b.lo_hint && lo > range.start {
+            self.ensure(lo - 1, lo)?;
+            if self.buf[lo - 1] != b'\n' {
+                return None;
+            }
+            let start = self.line_start(range.start, lo - 1)?;
+            let (line, _) = self.line(start)?;
+            if key_of(line)?.as_ref() >= key {
+                return None;
+            }
+        }
+        if (b.hi_hint || lo != b.hi) && lo < range.end {
+            let (line, _) = self.line(lo)?;
+            if key_of(line)?.as_ref() < key {
+                return None;
             }
         }
         Some(lo)
+    }
+
+    /// The two entries of the block index around `key` (the last before it, the first not
+    /// before it), kept as lines a search read: a search of the claims then starts between
+    /// them. Entries that cannot be lines of the claims are left out.
+    fn index_fences(&mut self, key: &str) -> Option<()> {
+        let index = self.index.clone();
+        let claims = self.claims.clone();
+        let at = self.lower_bound(index.clone(), key, resource_of)?;
+        let mut around = Vec::with_capacity(2);
+        if at > index.start {
+            around.push(self.line_start(index.start, at - 1)?);
+        }
+        if at < index.end {
+            around.push(at);
+        }
+        for start in around {
+            let (line, _) = self.line(start)?;
+            let (start, next, key) = block_index::entry(line)?;
+            if start < claims.start || next > claims.end {
+                return None;
+            }
+            let key = key.into_owned();
+            self.fences.push(Fence {
+                range: claims.start,
+                start,
+                next,
+                key,
+                hint: true,
+            });
+        }
+        Some(())
     }
 
     /// The binding with `key`: `None` when a line acc did not write stands in the way,
@@ -1629,8 +1814,8 @@ mod tests {
             binding("k3", None),
         ];
         let text = render(&header(7, "ws\t1", 42), &claims, &bindings);
-        // Eight lines, one block's sum and the footer.
-        assert_eq!(text.lines().count(), 10, "{text}");
+        // Eight lines, the block index's one entry, one block's sum and the footer.
+        assert_eq!(text.lines().count(), 11, "{text}");
         let parsed = SnapshotText::parse(&text).unwrap();
         assert_eq!(parsed.claims_version, 7);
         assert_eq!(parsed.workspace_id, "ws\t1");
@@ -1901,11 +2086,205 @@ mod tests {
             .unwrap();
         assert_eq!(ids(found), ["claim_m9999"]);
         let all = sealed.checked.iter().filter(|c| **c).count();
+        // The index: the first line, the index's entries around the target, the block
+        // between them (a bisection of the claims read twelve).
         assert!(
-            all - target <= 1 && target - before <= 12,
+            all - target <= 1 && target - before <= 3,
             "{before} blocks for the binding, {target} with the target, {all} in all, of {}",
             sealed.checked.len()
         );
+    }
+
+    /// `content` (a snapshot's text before its sums) sealed and published under the token's
+    /// tag, as acc would publish it: what no forger can do (the token seals the file acc
+    /// wrote), done here to show what the reader makes of whatever the file says.
+    fn republish(store: &Path, content: &str) {
+        let tag = super::super::guard_token::read(store).unwrap().tag;
+        std::fs::write(path_for(store), seal_text(content.to_string())).unwrap();
+        super::super::guard_token::publish(store, &tag, &path_for(store), None).unwrap();
+    }
+
+    /// The content of a published snapshot split before its block index.
+    fn before_index(store: &Path) -> (String, String) {
+        let text = std::fs::read_to_string(path_for(store)).unwrap();
+        let content = content_of(&text).unwrap();
+        let (header, _) = content.split_once('\n').unwrap();
+        let h = header_fields(header).unwrap();
+        let at = header.len() + 1 + h.claims_bytes + 1 + h.bindings_bytes.unwrap();
+        (content[..at].to_string(), content[at..].to_string())
+    }
+
+    fn claim_ids(found: Vec<SnapshotClaim>) -> Vec<String> {
+        let mut ids: Vec<String> = found.into_iter().map(|c| c.claim_id).collect();
+        ids.sort();
+        ids
+    }
+
+    /// The block index is a hint: whatever it says (keys that sort elsewhere, offsets inside
+    /// lines or outside the claims, entries swapped, dropped or repeated), a look-up finds
+    /// every claim a scan finds, or fails closed (`None`: the store path judges). Never
+    /// fewer claims.
+    #[test]
+    fn an_index_that_lies_never_hides_a_claim() {
+        let mut claims = Vec::new();
+        for i in 0..2_000 {
+            let mut c = claim(&format!("file:src/m{i:04}/**"), "peer");
+            c.claim_id = format!("claim_m{i}");
+            claims.push(c);
+        }
+        for (i, r) in ["file:src/m1500/a.rs", "file:src", "file:zz/**"]
+            .iter()
+            .enumerate()
+        {
+            let mut c = claim(r, "peer");
+            c.claim_id = format!("claim_x{i}");
+            claims.push(c);
+        }
+        let (_dir, store) = published(&claims, &[binding("k1", Some(("open", None)))]);
+        let lookups = [
+            "file:src/m1999/new.rs",
+            "file:src/m1500/a.rs",
+            "file:src/m0000/x",
+            "file:src/m0777/**",
+            "file:zz/q",
+            "file:docs/a.md",
+            "file:src/m2000/x",
+        ];
+        let want: Vec<Vec<String>> = lookups
+            .iter()
+            .map(|l| {
+                let mut ids: Vec<String> = claims
+                    .iter()
+                    .filter(|c| crate::core::resources::spellings_overlap(l, &c.resource))
+                    .map(|c| c.claim_id.clone())
+                    .collect();
+                ids.sort();
+                ids
+            })
+            .collect();
+        let (lines, index) = before_index(&store);
+        let entries: Vec<(usize, usize, String)> = index
+            .lines()
+            .map(|l| {
+                let (s, n, k) = block_index::entry(l).unwrap();
+                (s, n, k.into_owned())
+            })
+            .collect();
+        assert!(entries.len() > 20, "{} entries", entries.len());
+        let render = |entries: &[(usize, usize, String)]| -> String {
+            entries
+                .iter()
+                .map(|(s, n, k)| format!("{s}\t{n}\t{k}\n"))
+                .collect()
+        };
+        type Entry = (usize, usize, String);
+        let map = |f: &dyn Fn(usize, &Entry) -> Entry| {
+            render(
+                &entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| f(i, e))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let n = entries.len();
+        let lies = [
+            ("honest", index.clone()),
+            ("none", String::new()),
+            (
+                "keys sort first",
+                map(&|_, (s, x, _)| (*s, *x, "file:".into())),
+            ),
+            (
+                "keys sort last",
+                map(&|_, (s, x, _)| (*s, *x, "file:~".into())),
+            ),
+            (
+                "inside lines",
+                map(&|_, (s, x, k)| (s + 1, x + 1, k.clone())),
+            ),
+            (
+                "next entry's key",
+                map(&|i, (s, x, _)| (*s, *x, entries[(i + 1) % n].2.clone())),
+            ),
+            (
+                "previous entry's offsets",
+                map(&|i, (_, _, k)| {
+                    let (s, x, _) = &entries[(i + n - 1) % n];
+                    (*s, *x, k.clone())
+                }),
+            ),
+            (
+                "all the first line",
+                map(&|_, (_, _, k)| (entries[0].0, entries[0].1, k.clone())),
+            ),
+            (
+                "past the claims",
+                map(&|_, (_, _, k)| (lines.len() - 20, lines.len() - 10, k.clone())),
+            ),
+            ("reversed", {
+                let mut e = entries.clone();
+                e.reverse();
+                render(&e)
+            }),
+            (
+                "every other",
+                render(&entries.iter().step_by(2).cloned().collect::<Vec<_>>()),
+            ),
+            ("not entries", "x\ty\tz\n".repeat(3)),
+        ];
+        for (lie, index) in &lies {
+            republish(&store, &format!("{lines}{index}"));
+            let mut answered = 0;
+            for (l, want) in lookups.iter().zip(&want) {
+                let (_, mut sealed) = SealedFile::open(&store).expect("opens");
+                if let Some(found) = sealed.claims_overlapping(l) {
+                    assert_eq!(&claim_ids(found), want, "{lie}: {l}");
+                    answered += 1;
+                }
+            }
+            // The honest index and none at all answer everything.
+            if ["honest", "none", "every other"].contains(lie) {
+                assert_eq!(answered, lookups.len(), "{lie}");
+            }
+        }
+    }
+
+    /// A snapshot an acc before the block index published is no snapshot to the guard's
+    /// block reader (the store path judges), and still the claims and bindings it names to
+    /// the readers of the whole text (a tamper marker's or a witness's claims are kept
+    /// across the upgrade).
+    #[test]
+    fn a_snapshot_of_version_4_is_read_whole_but_never_by_block() {
+        let claims: Vec<SnapshotClaim> = (0..300)
+            .map(|i| {
+                let mut c = claim(&format!("file:src/m{i:03}/**"), "peer");
+                c.claim_id = format!("claim_{i}");
+                c
+            })
+            .collect();
+        let bindings = [binding("k1", Some(("open", None)))];
+        let (_dir, store) = published(&claims, &bindings);
+        let (lines, _) = before_index(&store);
+        let (header, rest) = lines.split_once('\n').unwrap();
+        let (v4_header, bindings_bytes) = header.rsplit_once('\t').unwrap();
+        assert!(bindings_bytes.parse::<usize>().is_ok());
+        let v4_header = v4_header.replacen("acc-guarded-claims\t5\t", "acc-guarded-claims\t4\t", 1);
+        republish(&store, &format!("{v4_header}\n{rest}"));
+        assert!(SealedFile::open(&store).is_none());
+        let (_, text) = vouched_text(&store).unwrap();
+        let whole = read(&path_for(&store)).unwrap().unwrap();
+        assert_eq!(whole.claims_version, 7);
+        assert_eq!(SnapshotText::parse(&text).unwrap().owned().unwrap(), whole);
+        let mut sorted = claims.clone();
+        sorted.sort_by(|a, b| a.resource.cmp(&b.resource));
+        assert_eq!(whole.claims, sorted);
+        assert_eq!(whole.bindings, bindings);
+        let (_, head) = vouched_head(&store, 0).unwrap();
+        assert_eq!((head.claims_version, head.live), (7, Some(true)));
+        // The same file as version 5 again: the block reader reads it.
+        republish(&store, &lines);
+        assert!(SealedFile::open(&store).is_some());
     }
 
     #[test]
@@ -2200,7 +2579,11 @@ mod tests {
         for bad in [
             String::new(),
             "{\"schema\":1,\"claims\":[]}".to_string(),
-            good.replace("acc-guarded-claims\t4", "acc-guarded-claims\t3"),
+            good.replace("acc-guarded-claims\t5", "acc-guarded-claims\t3"),
+            // Version 4's header has no bindings' length.
+            good.replace("acc-guarded-claims\t5", "acc-guarded-claims\t4"),
+            good.replacen("\t36\n", "\t35\n", 1),
+            good.replacen("\t36\n", "\t99\n", 1),
             good.replace("\n\n", "\n"),
             good.replace("\topen\t", "\tajar\t"),
             good.replace("\topen\t", "\topen\textra\t"),
