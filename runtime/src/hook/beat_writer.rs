@@ -9,9 +9,16 @@
 //!
 //! The child is a copy of a process with one thread, so it may run anything the process
 //! could; what it must not do is what the parent still owns:
-//! - it puts `/dev/null` on its stdin, stdout and stderr and closes every other descriptor
-//!   first, so the client's pipes reach end-of-file when the parent exits, and a lock held
-//!   through a descriptor the parent had open is not kept alive by the child;
+//! - it holds none of the parent's descriptors: before the fork, with the answer written,
+//!   the process puts `/dev/null` on its stdin, stdout and stderr and closes every other
+//!   descriptor, so the client's pipes reach end-of-file when the parent exits however
+//!   late the child is first scheduled, and a lock held through a descriptor the parent
+//!   had open is not kept alive by the child;
+//! - it waits for the parent's exit before it works (a pipe whose other end only the
+//!   parent holds), so that a child the scheduler runs first never stands between the
+//!   parent and its exit;
+//! - it runs ten steps nicer than the hook, so that the client it answered, woken by the
+//!   same exit, is not kept waiting by it;
 //! - it is ended by the kernel (`SIGALRM` at its default action, whatever the client set)
 //!   a little after its own budget, whatever it waits on (a store locked by another
 //!   process, a file system that hangs);
@@ -25,7 +32,7 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{IntoRawFd, RawFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -46,6 +53,11 @@ pub fn enable() {
 /// Runs `write` in a child of this process that is ended `budget` (and a little) after it
 /// starts, and returns at once; `false` when this process is not one to fork (not the
 /// `acc-hook` process, or not single-threaded) or the fork failed, and nothing was started.
+///
+/// Only once the answer is written: this process gives up its descriptors first (stdin,
+/// stdout and stderr become `/dev/null`), so the client's pipes reach end-of-file with this
+/// process's exit whenever the child is first scheduled; on a loaded host that can be
+/// milliseconds later, and a child that still held them until then held the client.
 pub fn fork(budget: Duration, write: impl FnOnce()) -> bool {
     if !ENABLED.load(Ordering::SeqCst) || !single_threaded() {
         return false;
@@ -57,12 +69,43 @@ pub fn fork(budget: Duration, write: impl FnOnce()) -> bool {
     else {
         return false;
     };
+    let null = null.into_raw_fd();
+    // SAFETY: the answer is written and flushed, and the process only exits after this;
+    // every descriptor is given up (the `/dev/null` one with the rest), so none is used
+    // again by anything that owned it.
+    if !unsafe { give_up_descriptors(null) } {
+        return false;
+    }
+    // The child waits for this process to end before it works: a new task may be run
+    // first, on this process's processor, and the writer's milliseconds would then pass
+    // before this process's exit. Its end of the gate reads end-of-file when this process
+    // exits, which holds the other end until then.
+    let mut gate = [-1; 2];
+    // SAFETY: pipe2 fills the two descriptors of an array owned here.
+    if unsafe { libc::pipe2(gate.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return false;
+    }
+    let [wait_end, held_end] = gate;
     // SAFETY: this process has one thread (checked just above, and the caller starts none
     // before), so the child is a whole copy in which every function is as safe to call as
-    // it was here; it never returns into the caller (`in_child` ends with `_exit`).
-    match unsafe { libc::fork() } {
-        0 => in_child(null.as_raw_fd(), budget, write),
-        pid => pid > 0,
+    // it was here; it never returns into the caller (`in_child` ends with `_exit`). Each
+    // side closes only the gate's end it does not use.
+    unsafe {
+        match libc::fork() {
+            0 => {
+                libc::close(held_end);
+                in_child(wait_end, budget, write)
+            }
+            -1 => {
+                libc::close(wait_end);
+                libc::close(held_end);
+                false
+            }
+            _ => {
+                libc::close(wait_end);
+                true
+            }
+        }
     }
 }
 
@@ -90,19 +133,32 @@ fn single_threaded() -> bool {
     std::fs::metadata("/proc/self/task").is_ok_and(|m| m.nlink() == 3)
 }
 
-/// The child: the client's descriptors given up, the timer set, `write` run, gone.
-fn in_child(null: RawFd, budget: Duration, write: impl FnOnce()) -> ! {
-    // SAFETY: dup2, close, sigaction, sigprocmask and setitimer act on this process's own
-    // descriptors and signal state with structs zeroed and owned here; _exit ends the
-    // process without running anything of the parent's.
+/// Puts `null` (an open `/dev/null`) on stdin, stdout and stderr and closes every other
+/// descriptor, `null` included; `false` if stdin, stdout or stderr could not be replaced.
+///
+/// # Safety
+/// Only for a process that will not use any of its descriptors again.
+unsafe fn give_up_descriptors(null: RawFd) -> bool {
+    // SAFETY: the caller gives up every descriptor; dup2 and close act on this process's
+    // own descriptor table only.
     unsafe {
         for fd in [libc::STDIN_FILENO, libc::STDOUT_FILENO, libc::STDERR_FILENO] {
-            // A child still holding the client's stdout would hold its answer open.
             if libc::dup2(null, fd) != fd {
-                libc::_exit(0);
+                libc::close(null);
+                return false;
             }
         }
         close_from(3);
+    }
+    true
+}
+
+/// The child: the timer set, the parent's end awaited on `gate`, `write` run, gone.
+fn in_child(gate: RawFd, budget: Duration, write: impl FnOnce()) -> ! {
+    // SAFETY: sigaction, sigprocmask, setitimer, nice, read and close act on this process's
+    // own signal state, priority and gate descriptor, with structs zeroed and owned here;
+    // _exit ends the process without running anything of the parent's.
+    unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = libc::SIG_DFL;
         libc::sigemptyset(&mut action.sa_mask);
@@ -120,6 +176,15 @@ fn in_child(null: RawFd, budget: Duration, write: impl FnOnce()) -> ! {
             // Unbounded, the child could outlive any deadline: no heartbeat instead.
             libc::_exit(0);
         }
+        // Behind the client it answered: both wake when the parent exits, and the client's
+        // next step is the one someone waits for. Ten steps lower keeps a tenth of a
+        // processor's share against each busy peer, well inside the writer's budget.
+        libc::nice(10);
+        let mut byte = 0u8;
+        while libc::read(gate, (&raw mut byte).cast(), 1) < 0
+            && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+        {}
+        libc::close(gate);
     }
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
     // SAFETY: ends the child at once; nothing of the parent's is flushed or dropped twice.

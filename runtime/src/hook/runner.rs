@@ -129,6 +129,7 @@ pub fn run_with_handoff(
             let code = deliver(answer, stdout, stderr, written_tx, committed_rx, deadline);
             if let (Some(payload), Some(exe)) = (beat, &settings_beat_exe) {
                 // The writer looks at the file system afresh, as a process of its own did.
+                // Past here this process writes nothing more: it gives up its stdout.
                 drop(real_paths.take());
                 let forked =
                     beat_writer::fork(settings.budget, || write_beat(&prepared, &settings));
