@@ -261,8 +261,9 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
 }
 
 /// Makes the conversation's heartbeat due, as 30 s without a hook call leave it: the
-/// session's last heartbeat a minute ago and the guard's marker gone.
-fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) {
+/// session's last heartbeat a minute ago and the guard's marker gone. Returns that minute
+/// ago (ms).
+fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) -> i64 {
     let conn = rusqlite::Connection::open(store).unwrap();
     let ago = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -275,6 +276,34 @@ fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) {
     )
     .unwrap();
     let _ = std::fs::remove_file(data.join("acc").join("heartbeats").join(key));
+    ago
+}
+
+/// Waits, outside the timing, for the heartbeat a due call left to its writer: due calls
+/// come 30 s apart, so the next one never runs beside the last one's writer (which would
+/// share the two processors with it, and hold the deny spool while it takes it in).
+fn await_beat(store: &Path, session: &str, aged: i64) {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let at: i64 = conn
+            .query_row(
+                "SELECT heartbeat_at FROM sessions WHERE session_id = ?1",
+                [session],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if at > aged {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the deferred heartbeat was not written within 20 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The writer closes the store after its write.
+    std::thread::sleep(Duration::from_millis(30));
 }
 
 /// A population that outlived the heartbeat (30 s, on a loaded host) makes the first call
@@ -725,8 +754,11 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
     let due = |call: &[u8]| -> Vec<Sample> {
         (0..RUNS)
             .map(|_| {
-                age_heartbeat(&data, &store, bound.session_id.as_str(), &key);
-                hook(&data, "PreToolUse", call, &[]).0
+                let session = bound.session_id.as_str();
+                let aged = age_heartbeat(&data, &store, session, &key);
+                let sample = hook(&data, "PreToolUse", call, &[]).0;
+                await_beat(&store, session, aged);
+                sample
             })
             .collect()
     };
