@@ -8,9 +8,10 @@
 //! pairs' ratios (the issue's "within 1.5x of the floor"), steadier than one median over
 //! another taken minutes apart.
 //!
-//! - `PreToolUse` guard: a covered write (deny), an uncovered one (allow), the same with
-//!   the heartbeat due (the first call after 30 s: answered from the snapshot, the
-//!   heartbeat written by the `acc-hook --beat` it starts and does not wait for), two
+//! - `PreToolUse` guard: a covered write (deny), an uncovered one (allow), these two and
+//!   the readable shell call with the heartbeat due (the first call after 30 s: answered
+//!   from the snapshot, the heartbeat written by the writer it starts and does not wait
+//!   for; a table after the main one gives each over its steady call), two
 //!   readable shell commands naming no claimed path (allow), and a `mv` of 60,000 names
 //!   followed by `rm -rf src` (three runs; denied, or failed open when the budget runs
 //!   out);
@@ -72,6 +73,14 @@ const POPULATIONS: [Population; 2] = [
     },
 ];
 const RUNS: usize = 60;
+const STEADY_DENY: &str = "`PreToolUse`, covered by a guarded claim (deny)";
+const STEADY_ALLOW: &str = "`PreToolUse`, not covered (allow)";
+/// A row's name with the heartbeat due: the same call, the first after 30 s.
+const DUE: &str = ", heartbeat due (starts its writer)";
+
+fn steady_reads() -> String {
+    format!("`PreToolUse` Bash, `{READS}` (allow)")
+}
 const CONVERSATION: &str = "5b0c6f2e-0000-4000-8000-00000000bench";
 /// The issue's readable shell call: it names no path it writes.
 const READS: &str = "cat src/lib.rs | grep -c x";
@@ -252,8 +261,9 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
 }
 
 /// Makes the conversation's heartbeat due, as 30 s without a hook call leave it: the
-/// session's last heartbeat a minute ago and the guard's marker gone.
-fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) {
+/// session's last heartbeat a minute ago and the guard's marker gone. Returns that minute
+/// ago (ms).
+fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) -> i64 {
     let conn = rusqlite::Connection::open(store).unwrap();
     let ago = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -266,6 +276,34 @@ fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) {
     )
     .unwrap();
     let _ = std::fs::remove_file(data.join("acc").join("heartbeats").join(key));
+    ago
+}
+
+/// Waits, outside the timing, for the heartbeat a due call left to its writer: due calls
+/// come 30 s apart, so the next one never runs beside the last one's writer (which would
+/// share the two processors with it, and hold the deny spool while it takes it in).
+fn await_beat(store: &Path, session: &str, aged: i64) {
+    let conn = rusqlite::Connection::open(store).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let at: i64 = conn
+            .query_row(
+                "SELECT heartbeat_at FROM sessions WHERE session_id = ?1",
+                [session],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if at > aged {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the deferred heartbeat was not written within 20 s"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The writer closes the store after its write.
+    std::thread::sleep(Duration::from_millis(30));
 }
 
 /// A population that outlived the heartbeat (30 s, on a loaded host) makes the first call
@@ -430,6 +468,7 @@ fn main() {
         }
         println!("{line}");
     }
+    beat_table(&measured);
     if served::on() {
         served_table(&measured);
     }
@@ -439,6 +478,40 @@ fn main() {
             p.claims,
             m.huge_answers.join(", ")
         );
+    }
+}
+
+/// Each heartbeat-due row over its steady row (issue 30: within 1 ms), medians of wall
+/// time and of CPU: what starting the writer costs the call the client waits for.
+fn beat_table(measured: &[(&Population, Measured)]) {
+    let header: Vec<String> = measured
+        .iter()
+        .map(|(p, _)| format!("{} claims: wall | CPU", p.claims))
+        .collect();
+    println!(
+        "heartbeat due over steady: | call | {} |",
+        header.join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(2 * measured.len()));
+    let rows = &measured[0].1.rows;
+    for (due, (name, _)) in rows.iter().enumerate() {
+        let Some(steady_name) = name.strip_suffix(DUE) else {
+            continue;
+        };
+        let Some(steady) = rows.iter().position(|(n, _)| n == steady_name) else {
+            continue;
+        };
+        let cells: Vec<String> = measured
+            .iter()
+            .map(|(_, m)| {
+                let over = |f: fn(&Sample) -> Duration| {
+                    let of = |i: usize| median(m.rows[i].1.iter().map(f).collect());
+                    of(due).as_secs_f64() * 1e3 - of(steady).as_secs_f64() * 1e3
+                };
+                format!("{:+.2} ms | {:+.2} ms", over(|s| s.wall), over(|s| s.cpu))
+            })
+            .collect();
+        println!("| {steady_name} | {} |", cells.join(" | "));
     }
 }
 
@@ -660,7 +733,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
         "the covered write is denied: {out}"
     );
     rows.push((
-        "`PreToolUse`, covered by a guarded claim (deny)".into(),
+        STEADY_DENY.into(),
         (0..RUNS)
             .map(|_| hook(&data, "PreToolUse", &covered, &[]).0)
             .collect(),
@@ -671,27 +744,34 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
         "the deny is answered without the store"
     );
     rows.push((
-        "`PreToolUse`, not covered (allow)".into(),
+        STEADY_ALLOW.into(),
         (0..RUNS)
             .map(|_| hook(&data, "PreToolUse", &free, &[]).0)
             .collect(),
     ));
-    rows.push((
-        "`PreToolUse`, not covered, heartbeat due (allow, starts its writer)".into(),
+    // Every call the snapshot answers may be the one whose heartbeat is due: it answers,
+    // then starts the heartbeat's writer and does not wait for it.
+    let due = |call: &[u8]| -> Vec<Sample> {
         (0..RUNS)
             .map(|_| {
-                age_heartbeat(&data, &store, bound.session_id.as_str(), &key);
-                hook(&data, "PreToolUse", &free, &[]).0
+                let session = bound.session_id.as_str();
+                let aged = age_heartbeat(&data, &store, session, &key);
+                let sample = hook(&data, "PreToolUse", call, &[]).0;
+                await_beat(&store, session, aged);
+                sample
             })
-            .collect(),
-    ));
+            .collect()
+    };
+    rows.push((format!("{STEADY_ALLOW}{DUE}"), due(&free)));
+    rows.push((format!("{STEADY_DENY}{DUE}"), due(&covered)));
+    rows.push((format!("{}{DUE}", steady_reads()), due(&reads)));
 
     for (name, call) in [(READS, &reads), (READABLE, &readable)] {
         let (_, out) = hook(&data, "PreToolUse", call, &[]);
         assert!(!out.contains("\"deny\""), "`{name}` is allowed: {out}");
     }
     rows.push((
-        format!("`PreToolUse` Bash, `{READS}` (allow)"),
+        steady_reads(),
         (0..RUNS)
             .map(|_| hook(&data, "PreToolUse", &reads, &[]).0)
             .collect(),

@@ -2,7 +2,9 @@
 //! published snapshot when that proves an allow; the heartbeat is written after the answer
 //! by an `acc-hook --beat` process the call starts and does not wait for (issue 30). A
 //! covered write with the heartbeat due is refused from the snapshot the same way: its
-//! event spooled, its heartbeat written after the answer.
+//! event spooled, its heartbeat written after the answer. The writer is a copy of the
+//! answering process: it holds none of the client's pipes, changes nothing in the answer,
+//! and does not outlive its own deadline on a store that is locked or corrupt.
 
 mod hook_support;
 
@@ -29,9 +31,16 @@ fn payload(sb: &Sandbox, event: &str) -> String {
 }
 
 fn run(sb: &Sandbox, event: &str, body: &str) -> HookRun {
+    run_marked(sb, event, body, "")
+}
+
+/// [`run`], with `mark` in the process's environment: what the writer it starts (a copy
+/// of it, or a program it runs) inherits, so that the test finds it among all processes.
+fn run_marked(sb: &Sandbox, event: &str, body: &str, mark: &str) -> HookRun {
     let mut child = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
         .env_clear()
         .env("ACC_DATA_HOME", sb.data())
+        .env(MARK_VAR, mark)
         .args(["claude-code", event])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -168,5 +177,256 @@ fn a_covered_write_with_the_heartbeat_due_is_still_refused() {
         status.refused_writes.total, 1,
         "{:?}",
         status.refused_writes
+    );
+}
+
+/// Not a variable acc reads: a tag that marks the processes one test started.
+const MARK_VAR: &str = "ACC_TEST_BEAT_WRITER";
+
+/// The processes whose environment carries `mark` (the hook's and what it started).
+fn marked(mark: &str) -> Vec<u32> {
+    let needle = format!("{MARK_VAR}={mark}");
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // A zombie has no environment left: it holds nothing and waits for nothing.
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Where each of `pid`'s descriptors leads.
+fn descriptors(pid: u32) -> Vec<(i32, String)> {
+    let mut fds = Vec::new();
+    for entry in std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+    {
+        let fd = entry.file_name().to_str().unwrap().parse().unwrap();
+        if let Ok(to) = std::fs::read_link(entry.path()) {
+            fds.push((fd, to.display().to_string()));
+        }
+    }
+    fds
+}
+
+fn store_of(sb: &Sandbox) -> PathBuf {
+    sb.core().store_path().to_path_buf()
+}
+
+fn heartbeat_at(sb: &Sandbox, me: &acc_runtime::Owner) -> String {
+    sb.core()
+        .session(&me.session)
+        .unwrap()
+        .unwrap()
+        .heartbeat_at
+}
+
+/// Every file of the workspace (`.git` included) and its bytes.
+fn tree(dir: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            files.extend(tree(&path));
+        } else {
+            files.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Waits until no process carries `mark`; `false` if one still does at `until`.
+fn all_gone(mark: &str, until: Instant) -> bool {
+    while !marked(mark).is_empty() {
+        if Instant::now() > until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}
+
+#[test]
+fn a_writer_held_by_a_locked_store_holds_none_of_the_clients_pipes_and_ends_at_its_deadline() {
+    let sb = sandbox();
+    let start = payload(&sb, "SessionStart");
+    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
+    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let before = heartbeat_at(&sb, &me);
+    let ws_before = tree(&sb.ws());
+    // Another process holds the store's write lock for longer than any hook's budget.
+    let locker = rusqlite::Connection::open(store_of(&sb)).unwrap();
+    locker.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    std::fs::remove_dir_all(heartbeats(&sb)).unwrap();
+    let mark = format!("locked-{}", std::process::id());
+
+    let allowed = run_marked(&sb, "PreToolUse", &payload(&sb, "PreToolUse"), &mark);
+    assert_eq!(
+        (
+            allowed.code,
+            allowed.stdout.as_str(),
+            allowed.stderr.as_str()
+        ),
+        (0, "", ""),
+        "{allowed:?}"
+    );
+    // The client read its answer to the end and saw the hook exit while the writer waits
+    // for the lock: the writer holds neither end of the client's pipes.
+    let writers = marked(&mark);
+    assert_eq!(
+        writers.len(),
+        1,
+        "one writer waits for the lock: {writers:?}"
+    );
+    let writer = writers[0];
+    let cmdline = std::fs::read(format!("/proc/{writer}/cmdline")).unwrap_or_default();
+    assert!(
+        !cmdline.split(|b| *b == 0).any(|a| a == b"--beat"),
+        "the writer is a copy of the hook, not a program it started"
+    );
+    let fds = descriptors(writer);
+    for fd in 0..=2 {
+        assert!(
+            fds.contains(&(fd, "/dev/null".to_string())),
+            "descriptor {fd} of the writer is /dev/null: {fds:?}"
+        );
+    }
+    // Its only pipe is the one it awaited the hook's exit on, closed once it runs again.
+    let until = Instant::now() + GENEROUS;
+    while descriptors(writer)
+        .iter()
+        .any(|(_, to)| to.starts_with("pipe:"))
+    {
+        assert!(
+            Instant::now() < until,
+            "the writer holds a pipe: {:?}",
+            descriptors(writer)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Bounded by its own deadline (the hook's budget), whatever the lock's holder does.
+    assert!(
+        all_gone(
+            &mark,
+            Instant::now() + acc_runtime::hook::DEFAULT_BUDGET + GENEROUS
+        ),
+        "the writer outlived its deadline"
+    );
+    locker.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(
+        heartbeat_at(&sb, &me),
+        before,
+        "the locked store took no heartbeat"
+    );
+    assert_eq!(
+        tree(&sb.ws()),
+        ws_before,
+        "nothing written in the workspace"
+    );
+}
+
+#[test]
+fn a_writer_on_a_corrupt_store_leaves_nothing_behind_and_the_answer_unchanged() {
+    let sb = sandbox();
+    let start = payload(&sb, "SessionStart");
+    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let tool = payload(&sb, "PreToolUse");
+    let steady = run(&sb, "PreToolUse", &tool);
+    let ws_before = tree(&sb.ws());
+    let store = store_of(&sb);
+    let mut bytes = std::fs::read(&store).unwrap();
+    for b in bytes.iter_mut().skip(100).take(4096) {
+        *b = 0xA5;
+    }
+    std::fs::write(&store, &bytes).unwrap();
+    std::fs::remove_dir_all(heartbeats(&sb)).unwrap();
+    let mark = format!("corrupt-{}", std::process::id());
+
+    let due = run_marked(&sb, "PreToolUse", &tool, &mark);
+    assert_eq!(due, steady, "the answer does not depend on the writer");
+    // Answered from the snapshot, its writer started (the marker is set at once).
+    assert_eq!(std::fs::read_dir(heartbeats(&sb)).unwrap().count(), 1);
+    assert!(
+        all_gone(
+            &mark,
+            Instant::now() + acc_runtime::hook::DEFAULT_BUDGET + GENEROUS
+        ),
+        "the writer outlived its deadline"
+    );
+    assert_eq!(
+        tree(&sb.ws()),
+        ws_before,
+        "nothing written in the workspace"
+    );
+}
+
+#[test]
+fn every_call_answered_from_the_snapshot_answers_the_same_with_the_heartbeat_due() {
+    let sb = sandbox();
+    let start = payload(&sb, "SessionStart");
+    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
+    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, "file:claimed.txt", true);
+    drop(core);
+    let tool = payload(&sb, "PreToolUse");
+    let mut v: serde_json::Value = serde_json::from_str(&tool).unwrap();
+    let ws = sb.ws().display().to_string();
+    v["tool_input"]["file_path"] = format!("{ws}/claimed.txt").into();
+    let deny = v.to_string();
+    v["tool_input"]["file_path"] = format!("{ws}/free.txt").into();
+    let allow = v.to_string();
+    v["tool_name"] = "Bash".into();
+    v["tool_input"] = serde_json::json!({"command": "cat src/lib.rs | grep -c x"});
+    let reads = v.to_string();
+    let ws_before = tree(&sb.ws());
+
+    for (kind, body) in [
+        ("deny", &deny),
+        ("allow", &allow),
+        ("readable call", &reads),
+    ] {
+        let before = heartbeat_at(&sb, &me);
+        std::fs::remove_dir_all(heartbeats(&sb)).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let due = run(&sb, "PreToolUse", body);
+        // Answered from the snapshot: the marker is set at once.
+        assert_eq!(
+            std::fs::read_dir(heartbeats(&sb)).unwrap().count(),
+            1,
+            "{kind}: {due:?}"
+        );
+        let until = Instant::now() + GENEROUS;
+        while heartbeat_at(&sb, &me) <= before {
+            assert!(
+                Instant::now() < until,
+                "{kind}: no heartbeat after {before}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let steady = run(&sb, "PreToolUse", body);
+        assert_eq!(due, steady, "{kind}: the same answer, byte for byte");
+        assert_eq!(is_deny(&due), kind == "deny", "{kind}: {due:?}");
+    }
+    assert_eq!(
+        tree(&sb.ws()),
+        ws_before,
+        "nothing written in the workspace"
     );
 }

@@ -28,6 +28,8 @@ pub fn main() -> i32 {
     // Armed by the runner while it reads and settles the call on this thread; a call handed
     // to the server waits for its answer itself.
     super::watchdog::enable();
+    // A due heartbeat is written by a copy of this process, made while it has one thread.
+    super::beat_writer::enable();
     let env = HookEnv::from_process();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();

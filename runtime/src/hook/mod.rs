@@ -20,6 +20,7 @@ pub mod answer;
 pub mod args;
 pub mod authority_guard;
 pub mod beat_marker;
+pub mod beat_writer;
 pub mod bound;
 pub mod bound_workspace;
 pub mod call;

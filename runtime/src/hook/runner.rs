@@ -10,6 +10,7 @@
 
 use super::answer::Answer;
 use super::args::{self, Command, HookArgs, USAGE};
+use super::beat_writer;
 use super::call::Call;
 use super::deadline::Deadline;
 use super::failure::{Failure, cap_diagnostic};
@@ -102,7 +103,7 @@ pub fn run_with_handoff(
     beat_argv.extend(hook_args.rest.iter().map(Into::into));
     // What one call resolves, each directory looked at once: the data home, the cwd, the
     // worktree's `.git` files and the targets share most of their components.
-    let _real_paths = paths::remember_real_paths();
+    let mut real_paths = Some(paths::remember_real_paths());
     // A call the snapshot or acc's own-file rules settle is answered here, before any
     // thread starts: that work reads a few small files, looks at paths and tries the
     // spool's lock without waiting for it, so nothing in it waits for another process;
@@ -121,13 +122,20 @@ pub fn run_with_handoff(
         Ok::<_, Failure>((prepared, answer))
     }));
     let prepared = match fast {
-        Ok(Ok((_, Some(mut answer)))) => {
+        Ok(Ok((prepared, Some(mut answer)))) => {
             let beat = answer.deferred_beat.take();
             let (written_tx, _) = mpsc::channel::<bool>();
             let (_, committed_rx) = mpsc::channel::<Result<(), Failure>>();
             let code = deliver(answer, stdout, stderr, written_tx, committed_rx, deadline);
             if let (Some(payload), Some(exe)) = (beat, &settings_beat_exe) {
-                start_beat(exe, &beat_argv, &payload);
+                // The writer looks at the file system afresh, as a process of its own did.
+                // Past here this process writes nothing more: it gives up its stdout.
+                drop(real_paths.take());
+                let forked =
+                    beat_writer::fork(settings.budget, || write_beat(&prepared, &settings));
+                if !forked {
+                    beat_writer::spawn(exe, &beat_argv, &payload);
+                }
             }
             return code;
         }
@@ -188,7 +196,7 @@ pub fn run_with_handoff(
             let beat = answer.deferred_beat.take();
             let code = deliver(answer, stdout, stderr, written_tx, committed_rx, deadline);
             if let (Some(payload), Some(exe)) = (beat, &settings_beat_exe) {
-                start_beat(exe, &beat_argv, &payload);
+                beat_writer::spawn(exe, &beat_argv, &payload);
             }
             code
         }
@@ -203,23 +211,15 @@ pub fn run_with_handoff(
     code
 }
 
-/// Starts `acc-hook --beat <this call's arguments>` on `payload` and does not wait for it:
-/// the client waits for this process, not for the heartbeat (the store's open and its
-/// write were most of a due call). Best effort: a heartbeat that is not written is due
-/// again at the next call.
-fn start_beat(exe: &std::path::Path, argv: &[std::ffi::OsString], payload: &[u8]) {
-    let child = std::process::Command::new(exe)
-        .arg(super::args::BEAT_FLAG)
-        .args(argv)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if let Ok(mut child) = child
-        && let Some(mut stdin) = child.stdin.take()
-    {
-        let _ = stdin.write_all(payload);
-    }
+/// What `acc-hook --beat` does with this call, in the child [`beat_writer::fork`] made:
+/// the conversation's heartbeat, under a deadline of its own. Failures are not said: a
+/// heartbeat not written is due again at the next call.
+fn write_beat(prepared: &Prepared, settings: &HookSettings) {
+    let _real_paths = paths::remember_real_paths();
+    let mut call = prepared.call(settings, Deadline::after(settings.budget));
+    call.beat_only = true;
+    // Dropped here, not at `_exit`: a connection closed cleanly leaves no WAL to replay.
+    drop(handlers::with_store(&call));
 }
 
 /// Signals, when dropped, that the worker released everything it held.
