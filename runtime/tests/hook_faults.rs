@@ -34,16 +34,7 @@ fn hold_exclusively(path: PathBuf) -> (mpsc::Sender<()>, std::thread::JoinHandle
 }
 
 fn set_up() -> (Sandbox, Owner) {
-    let sb = Sandbox::new();
-    let run = hook(
-        sb.settings(certified, &[]),
-        &payload("sessionStart", "me", &sb.ws()),
-    );
-    assert_eq!(run.code, 0, "{run:?}");
-    let mut core = sb.core();
-    let peer = attach(&mut core, "peer", true);
-    claim(&mut core, &peer, "file:src/**", true);
-    (sb, peer)
+    me_beside_a_guarded_peer(["file:src/**"])
 }
 
 #[test]

@@ -14,17 +14,7 @@ const STORE_NOTE: &str = "the guard answered from its guarded-claims snapshot";
 
 /// A sandbox whose peer holds `n` guarded trees `src/mNNN/**`, and "me" bound to it.
 fn claimed(n: usize) -> (Sandbox, String) {
-    let sb = Sandbox::new();
-    let run = hook(
-        sb.settings(certified, &[]),
-        &payload("sessionStart", "me", &sb.ws()),
-    );
-    assert_eq!(run.code, 0, "{run:?}");
-    let mut core = sb.core();
-    let peer = attach(&mut core, "peer", true);
-    for i in 0..n {
-        claim(&mut core, &peer, &format!("file:src/m{i:03}/**"), true);
-    }
+    let (sb, peer) = me_beside_a_guarded_peer((0..n).map(|i| format!("file:src/m{i:03}/**")));
     (sb, peer.session.to_string())
 }
 

@@ -344,6 +344,36 @@ pub fn hook(settings: HookSettings, p: &Value) -> HookRun {
     run_hook(settings, &[ADAPTER_ID], p.to_string().as_bytes())
 }
 
+/// Asserts that `run` allowed its call in silence: exit 0, nothing on stdout or stderr.
+#[allow(dead_code)]
+pub fn assert_silent_allow(run: &HookRun) {
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", ""),
+        "{run:?}"
+    );
+}
+
+/// A sandbox in which "me" started its conversation and a guarded peer holds a guarded
+/// claim on each of `resources`: the guard tests' usual start.
+#[allow(dead_code)]
+pub fn me_beside_a_guarded_peer<R: AsRef<str>>(
+    resources: impl IntoIterator<Item = R>,
+) -> (Sandbox, Owner) {
+    let sb = Sandbox::new();
+    let run = hook(
+        sb.settings(certified, &[]),
+        &payload("sessionStart", "me", &sb.ws()),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    for r in resources {
+        claim(&mut core, &peer, r.as_ref(), true);
+    }
+    (sb, peer)
+}
+
 /// Opens a session for `participant` directly through the core (a peer outside any hook).
 pub fn attach(core: &mut Core, participant: &str, guarded: bool) -> Owner {
     let mut req = OpenSession::new(ParticipantId::parse(participant).unwrap(), "cli", 30_000);
