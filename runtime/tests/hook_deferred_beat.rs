@@ -75,15 +75,21 @@ fn sandbox() -> Sandbox {
     sb
 }
 
+/// A [`sandbox`] in which the conversation has started, and its `SessionStart` payload.
+fn started() -> (Sandbox, String) {
+    let sb = sandbox();
+    let start = payload(&sb, "SessionStart");
+    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    (sb, start)
+}
+
 fn heartbeats(sb: &Sandbox) -> PathBuf {
     sb.data().join("acc").join("heartbeats")
 }
 
 #[test]
 fn a_due_heartbeat_is_written_after_an_allow_answered_from_the_snapshot() {
-    let sb = sandbox();
-    let start = payload(&sb, "SessionStart");
-    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let (sb, start) = started();
     let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
     let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
     let before = sb
@@ -120,9 +126,7 @@ fn a_due_heartbeat_is_written_after_an_allow_answered_from_the_snapshot() {
 
 #[test]
 fn a_covered_write_with_the_heartbeat_due_is_still_refused() {
-    let sb = sandbox();
-    let start = payload(&sb, "SessionStart");
-    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let (sb, start) = started();
     let tool = payload(&sb, "PreToolUse");
     let v: serde_json::Value = serde_json::from_str(&tool).unwrap();
     let target = v["tool_input"]["file_path"]
@@ -258,9 +262,7 @@ fn all_gone(mark: &str, until: Instant) -> bool {
 
 #[test]
 fn a_writer_held_by_a_locked_store_holds_none_of_the_clients_pipes_and_ends_at_its_deadline() {
-    let sb = sandbox();
-    let start = payload(&sb, "SessionStart");
-    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let (sb, start) = started();
     let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
     let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
     let before = heartbeat_at(&sb, &me);
@@ -327,9 +329,7 @@ fn a_writer_held_by_a_locked_store_holds_none_of_the_clients_pipes_and_ends_at_i
 
 #[test]
 fn a_writer_on_a_corrupt_store_leaves_nothing_behind_and_the_answer_unchanged() {
-    let sb = sandbox();
-    let start = payload(&sb, "SessionStart");
-    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let (sb, _) = started();
     let tool = payload(&sb, "PreToolUse");
     let steady = run(&sb, "PreToolUse", &tool);
     let ws_before = tree(&sb.ws());
@@ -359,9 +359,7 @@ fn a_writer_on_a_corrupt_store_leaves_nothing_behind_and_the_answer_unchanged() 
 
 #[test]
 fn every_call_answered_from_the_snapshot_answers_the_same_with_the_heartbeat_due() {
-    let sb = sandbox();
-    let start = payload(&sb, "SessionStart");
-    assert_eq!(run(&sb, "SessionStart", &start).code, 0);
+    let (sb, start) = started();
     let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
     let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
     let mut core = sb.core();

@@ -1719,6 +1719,18 @@ mod tests {
         }
     }
 
+    /// `n` claims of "peer" on the trees `src/m<i>/**` (`i` padded to `width` digits), each
+    /// with an id of its own.
+    fn peer_trees(n: usize, width: usize) -> Vec<SnapshotClaim> {
+        (0..n)
+            .map(|i| {
+                let mut c = claim(&format!("file:src/m{i:0width$}/**"), "peer");
+                c.claim_id = format!("claim_{i}");
+                c
+            })
+            .collect()
+    }
+
     fn header(version: i64, workspace_id: &str, now_ms: i64) -> Header<'_> {
         Header {
             claims_version: version,
@@ -1746,13 +1758,7 @@ mod tests {
     #[test]
     fn the_head_of_a_snapshot_says_what_the_whole_text_says() {
         let bindings = vec![binding("k1", Some(("open", None)))];
-        let mut claims: Vec<SnapshotClaim> = (0..2_000)
-            .map(|i| {
-                let mut c = claim(&format!("file:src/m{i}/**"), "peer");
-                c.claim_id = format!("claim_{i}");
-                c
-            })
-            .collect();
+        let mut claims: Vec<SnapshotClaim> = peer_trees(2_000, 0);
         let text = render(&header(7, "ws\t1", 42), &claims, &bindings);
         assert!(text.len() as u64 > HEAD_BYTES, "the head is a part");
         let full = SnapshotText::parse(&text).unwrap();
@@ -2256,13 +2262,7 @@ mod tests {
     /// across the upgrade).
     #[test]
     fn a_snapshot_of_version_4_is_read_whole_but_never_by_block() {
-        let claims: Vec<SnapshotClaim> = (0..300)
-            .map(|i| {
-                let mut c = claim(&format!("file:src/m{i:03}/**"), "peer");
-                c.claim_id = format!("claim_{i}");
-                c
-            })
-            .collect();
+        let claims: Vec<SnapshotClaim> = peer_trees(300, 3);
         let bindings = [binding("k1", Some(("open", None)))];
         let (_dir, store) = published(&claims, &bindings);
         let (lines, _) = before_index(&store);
@@ -2289,13 +2289,7 @@ mod tests {
 
     #[test]
     fn a_sealed_file_that_is_not_what_acc_wrote_fails_closed() {
-        let claims: Vec<SnapshotClaim> = (0..400)
-            .map(|i| {
-                let mut c = claim(&format!("file:src/m{i:03}/**"), "peer");
-                c.claim_id = format!("claim_{i}");
-                c
-            })
-            .collect();
+        let claims: Vec<SnapshotClaim> = peer_trees(400, 3);
         let (_dir, store) = published(&claims, &[binding("k1", Some(("open", None)))]);
         let file = path_for(&store);
         let good = std::fs::read_to_string(&file).unwrap();
