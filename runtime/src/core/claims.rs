@@ -395,6 +395,14 @@ fn delete(tx: &Connection, id: &ClaimId) -> Result<()> {
 }
 
 impl Core {
+    /// Copies this process's commits from the WAL into `acc.db` before its close
+    /// ([`crate::store::Store::checkpoint`]); `acc claim` calls it once it has let go of the
+    /// claims' turn, so the next claim's open does not wait behind this one's syncs. Best
+    /// effort: the commit stands whatever this does, and the close checkpoints what is left.
+    pub(crate) fn checkpoint_before_close(&mut self) {
+        let _ = self.store.checkpoint();
+    }
+
     /// Acquires `req.resource` for the owner session, or renews the owner's identical claim
     /// (same id, new expiry). A live overlapping claim of another session where either side
     /// is exclusive is a conflict (exit 5) whose details name the holder.

@@ -317,6 +317,21 @@ impl Store {
         Ok(())
     }
 
+    /// Copies the WAL into `acc.db` ahead of the close ([`wal_sync::WalSync::checkpoint`]):
+    /// for a process whose close would otherwise hold `acc.db`'s exclusive lock through the
+    /// checkpoint's syncs while the next writer waits to open (the claim race's winner,
+    /// once it has let go of the claims' turn). `None` where there is nothing of SQLite's
+    /// to copy (an ephemeral or a shared store).
+    pub(crate) fn checkpoint(&mut self) -> Result<Option<wal_sync::Checkpoint>> {
+        if self.ephemeral {
+            return Ok(None);
+        }
+        let Some(c) = self.conn.as_sqlite() else {
+            return Ok(None);
+        };
+        self.sync.checkpoint(c, &self.path).map(Some)
+    }
+
     fn empty(path: &Path, workspace: &WorkspaceId, genesis: Genesis) -> Result<Store> {
         let conn = Connection::open_in_memory()?;
         configure(&conn)?;

@@ -44,6 +44,17 @@ struct WalMark {
     head: [u8; 32],
 }
 
+/// What [`WalSync::checkpoint`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checkpoint {
+    /// Every frame of the WAL copied into `acc.db`, both synced.
+    Complete,
+    /// Some frames left in the WAL, the WAL synced.
+    WalSynced,
+    /// Nothing done: a transaction is open on the connection.
+    InTransaction,
+}
+
 /// The sync level in force on one writable connection, and the WAL its last commit left.
 #[derive(Debug, Default)]
 pub(crate) struct WalSync {
@@ -144,6 +155,40 @@ impl WalSync {
             conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
         }
         Ok(())
+    }
+
+    /// Copies the WAL into `acc.db` now, under NORMAL (the WAL synced before `acc.db` is
+    /// written, `acc.db` synced before the frames count as copied), holding only SQLite's
+    /// checkpointer lock: other connections open, read and commit meanwhile, where the
+    /// close's checkpoint holds `acc.db`'s exclusive lock through the same syncs. A close
+    /// after it finds nothing to copy and syncs nothing (`sqlite3WalClose` checkpoints only
+    /// frames not yet copied); when it is the last, it still deletes the WAL.
+    ///
+    /// Every commit of this connection is on disk when this returns `Ok`: copied and
+    /// synced, or, where the checkpoint could not reach it (another checkpointer at work, a
+    /// reader on an older snapshot), the WAL synced here.
+    pub(crate) fn checkpoint(&mut self, conn: &Connection, store: &Path) -> Result<Checkpoint> {
+        if !conn.is_autocommit() {
+            return Ok(Checkpoint::InTransaction);
+        }
+        self.set(conn, false)?;
+        // The WAL is no longer "as left": the next commit may start it over, which needs
+        // NORMAL's header sync.
+        self.left = None;
+        let (busy, log, copied): (i64, i64, i64) =
+            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+        if busy == 0 && log == copied {
+            return Ok(Checkpoint::Complete);
+        }
+        // SQLite takes no lock on the WAL itself: this descriptor's close drops none.
+        match std::fs::File::open(wal_path(store)) {
+            Ok(wal) => wal.sync_data()?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e.into()),
+        }
+        Ok(Checkpoint::WalSynced)
     }
 
     /// Back to NORMAL before the connection closes: the close's checkpoint syncs with the
@@ -281,5 +326,140 @@ mod tests {
         );
         insert(&mut store, "after2", 10);
         assert_eq!(level(&mut store), 0);
+    }
+
+    fn keys(path: &Path, like: &str) -> i64 {
+        let c = Connection::open(path).unwrap();
+        c.query_row("SELECT count(*) FROM meta WHERE key LIKE ?1", [like], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    }
+
+    /// `acc.db` alone, as a copy without its WAL would see it.
+    fn keys_in_db_alone(dir: &Path, path: &Path, like: &str) -> i64 {
+        let copy = dir.join("alone.db");
+        std::fs::copy(path, &copy).unwrap();
+        let n = keys(&copy, like);
+        std::fs::remove_file(&copy).unwrap();
+        n
+    }
+
+    #[test]
+    fn a_checkpoint_runs_beside_another_writer_and_leaves_the_close_nothing_to_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(open(&path));
+        let mut mine = open(&path);
+        insert(&mut mine, "k1", 10);
+        assert_eq!(level(&mut mine), 0, "a lone writer's commit, unsynced");
+        let other = open(&path);
+        // Another connection holds the write lock (the next claim's turn, writing).
+        raw(&other).execute_batch("BEGIN IMMEDIATE").unwrap();
+        assert_eq!(
+            mine.checkpoint().unwrap(),
+            Some(Checkpoint::Complete),
+            "copied without the write lock"
+        );
+        assert_eq!(level(&mut mine), 1, "checkpointed under NORMAL");
+        assert_eq!(keys_in_db_alone(dir.path(), &path, "k%"), 1);
+        raw(&other)
+            .execute_batch("INSERT INTO meta (key, value) VALUES ('k2', 'x'); COMMIT")
+            .unwrap();
+        // The next commit of the checkpointed connection writes under NORMAL: the WAL is
+        // not as it left it.
+        insert(&mut mine, "k3", 10);
+        assert_eq!(level(&mut mine), 1);
+        drop(other);
+        drop(mine);
+        assert!(!wal_path(&path).exists(), "the last close deleted the WAL");
+        assert_eq!(keys_in_db_alone(dir.path(), &path, "k%"), 3);
+    }
+
+    #[test]
+    fn a_checkpoint_a_reader_holds_back_syncs_the_wal_and_the_close_copies_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(open(&path));
+        let mut mine = open(&path);
+        insert(&mut mine, "k1", 10);
+        let reader = open(&path);
+        raw(&reader)
+            .execute_batch("BEGIN; SELECT count(*) FROM meta;")
+            .unwrap();
+        insert(&mut mine, "k2", 10);
+        assert_eq!(
+            mine.checkpoint().unwrap(),
+            Some(Checkpoint::WalSynced),
+            "the reader's snapshot keeps the newest frames in the WAL"
+        );
+        // (What was copied is SQLite's choice: a page whose newest frame is past the
+        // reader's snapshot is left for later.)
+        raw(&reader).execute_batch("COMMIT").unwrap();
+        drop(reader);
+        drop(mine);
+        assert!(!wal_path(&path).exists());
+        assert_eq!(keys_in_db_alone(dir.path(), &path, "k%"), 2);
+    }
+
+    #[test]
+    fn a_checkpoint_inside_a_transaction_does_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        let mut store = open(&path);
+        raw(&store).execute_batch("BEGIN").unwrap();
+        assert_eq!(store.checkpoint().unwrap(), Some(Checkpoint::InTransaction));
+        raw(&store).execute_batch("ROLLBACK").unwrap();
+    }
+
+    /// A crash during the checkpoint leaves the synced WAL beside an `acc.db` holding any
+    /// prefix of the pages it copies (in page order), unsynced; after it, both complete.
+    /// Every such store opens and holds every commit.
+    #[test]
+    fn a_store_crashed_at_any_page_of_the_checkpoint_opens_with_every_commit() {
+        const PAGE: usize = 4096;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc.db");
+        drop(open(&path));
+        let mut mine = open(&path);
+        for i in 0..20 {
+            insert(&mut mine, &format!("k{i}"), 3000);
+        }
+        let before = std::fs::read(&path).unwrap();
+        let wal = std::fs::read(wal_path(&path)).unwrap();
+        assert_eq!(mine.checkpoint().unwrap(), Some(Checkpoint::Complete));
+        let after = std::fs::read(&path).unwrap();
+        assert!(after.len() > before.len(), "the checkpoint grew acc.db");
+        drop(mine);
+        let pages = after.len().div_ceil(PAGE);
+        for copied in 0..=pages {
+            let mut image = before.clone();
+            let end = (copied * PAGE).min(after.len());
+            if image.len() < end {
+                image.resize(end, 0);
+            }
+            image[..end].copy_from_slice(&after[..end]);
+            let crashed = tempfile::tempdir().unwrap();
+            let at = crashed.path().join("acc.db");
+            std::fs::write(&at, &image).unwrap();
+            std::fs::write(wal_path(&at), &wal).unwrap();
+            let mut store = open(&at);
+            let ok: String = raw(&store)
+                .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(ok, "ok", "{copied} pages copied");
+            let n: i64 = store
+                .read(|c| {
+                    Ok(
+                        c.query_row("SELECT count(*) FROM meta WHERE key LIKE 'k%'", [], |r| {
+                            r.get(0)
+                        })?,
+                    )
+                })
+                .unwrap();
+            assert_eq!(n, 20, "{copied} pages copied");
+            drop(store);
+            assert!(!wal_path(&at).exists(), "{copied} pages copied");
+        }
     }
 }

@@ -20,7 +20,8 @@ use std::collections::BTreeSet;
 
 /// `turn` is the claims lock [`judge_from_proof`] took: held until this claim's write is
 /// published (inside [`Core::claim`]), so a racer waiting for it judges from that
-/// publication; let go before the store's close, whose checkpoint nobody waits for.
+/// publication; let go before this claim's checkpoint and the store's close, which nobody
+/// waits for.
 pub fn claim(
     inv: &Invocation<'_>,
     a: ClaimArgs,
@@ -44,6 +45,11 @@ pub fn claim(
         },
     );
     drop(turn);
+    // Outside the turn: the next claim opens, writes and publishes while this one syncs,
+    // and `claimed` is printed only once the claim is on disk.
+    if out.is_ok() {
+        core.checkpoint_before_close();
+    }
     let out = out?;
     let line = match (&out.adopted_from, out.renewed) {
         (Some(from), _) => format!(
