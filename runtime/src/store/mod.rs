@@ -321,9 +321,11 @@ impl Store {
     /// for a process whose close would otherwise hold `acc.db`'s exclusive lock through the
     /// checkpoint's syncs while the next writer waits to open (the claim race's winner,
     /// once it has let go of the claims' turn). `None` where there is nothing of SQLite's
-    /// to copy (an ephemeral or a shared store).
+    /// to copy (an ephemeral or a shared store), nothing this connection may write (a store
+    /// opened read-only), or a connection kept warm: its hand-back checkpoints
+    /// ([`warm`]), and the server's response waits for that alone, as before.
     pub(crate) fn checkpoint(&mut self) -> Result<Option<wal_sync::Checkpoint>> {
-        if self.ephemeral {
+        if self.ephemeral || self.warm.is_some() || !self.is_writable() {
             return Ok(None);
         }
         let Some(c) = self.conn.as_sqlite() else {
