@@ -95,6 +95,28 @@ fn mark(store: &Path) -> Option<WalMark> {
     Some(WalMark { len, head })
 }
 
+/// Syncs the WAL beside `store` through a descriptor of its own. SQLite takes no lock on
+/// the WAL itself, so this descriptor's close drops none. Whatever was put at the WAL's
+/// name (a symlink, a fifo that would block the open) is not the WAL SQLite writes, and is
+/// left alone.
+fn sync_wal(store: &Path) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let wal = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(wal_path(store))
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    if wal.metadata()?.is_file() {
+        wal.sync_data()?;
+    }
+    Ok(())
+}
+
 impl WalSync {
     fn set(&mut self, conn: &Connection, off: bool) -> Result<()> {
         if self.off != off {
@@ -182,12 +204,7 @@ impl WalSync {
         if busy == 0 && log == copied {
             return Ok(Checkpoint::Complete);
         }
-        // SQLite takes no lock on the WAL itself: this descriptor's close drops none.
-        match std::fs::File::open(wal_path(store)) {
-            Ok(wal) => wal.sync_data()?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.into()),
-        }
+        sync_wal(store)?;
         Ok(Checkpoint::WalSynced)
     }
 
@@ -461,5 +478,22 @@ mod tests {
             drop(store);
             assert!(!wal_path(&at).exists(), "{copied} pages copied");
         }
+    }
+
+    #[test]
+    fn a_wal_name_taken_by_a_fifo_or_a_symlink_is_not_synced_and_does_not_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("acc.db");
+        let fifo = std::ffi::CString::new(wal_path(&store).to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        sync_wal(&store).unwrap();
+        std::fs::remove_file(wal_path(&store)).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), wal_path(&store)).unwrap();
+        sync_wal(&store).unwrap();
+        std::fs::remove_file(wal_path(&store)).unwrap();
+        sync_wal(&store).unwrap();
+        std::fs::write(wal_path(&store), b"frames").unwrap();
+        sync_wal(&store).unwrap();
     }
 }
