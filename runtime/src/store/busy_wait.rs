@@ -2,7 +2,9 @@
 //! round). SQLite's own busy timeout sleeps 1, 2, 5, 10, 15, 20, 25 ms... between tries, so
 //! a lock let go 4 ms into the wait is seen at 8 ms, one let go at 9 ms at 18. The lock a
 //! claim usually meets is the last connection's close: its checkpoint (the WAL and `acc.db`
-//! synced, the WAL deleted) holds `acc.db`'s exclusive lock for a few milliseconds, and the
+//! synced, the WAL deleted) holds `acc.db`'s exclusive lock for a few milliseconds (since the
+//! eleventh round a granted claim checkpoints before its close, outside that lock, and the
+//! close only deletes the WAL: the waits are rarer and shorter), and the
 //! claim that waits holds the claims' turn (`claim_lock`), so every racer waits with it for
 //! the overshoot. Here the first [`FINE_TRIES`] tries come every [`FINE_STEP`] (half a
 //! millisecond late at most while a close is the usual wait), then every [`COARSE_STEP`],
