@@ -156,7 +156,7 @@ pub fn append_all(
         );
         let actor = actor.map(|s| s.as_str());
         let event_type = event_type.as_str();
-        let event_ids: Vec<String> = chunk.iter().map(|_| ids.next(IdKind::Event)).collect();
+        let event_ids = ids.run(IdKind::Event, chunk.len());
         let mut values: Vec<&dyn ToSql> = vec![&actor, &event_type, &now_ms];
         for (id, payload) in event_ids.iter().zip(chunk) {
             values.push(id);
@@ -300,6 +300,60 @@ mod tests {
             assert_eq!(EventType::parse(t.as_str()), Some(t));
         }
         assert_eq!(EventType::parse("task.created"), None);
+    }
+
+    /// The events one statement appends sit side by side in the id index (so the statement
+    /// writes one or two of its pages, not one a row), among ids drawn one by one, in the
+    /// order given, each distinct.
+    #[test]
+    fn one_statements_events_are_neighbours_in_the_id_index() {
+        let c = db();
+        let ids = crate::ids::RandomIds;
+        for _ in 0..300 {
+            append(
+                &c,
+                &ids,
+                1,
+                None,
+                EventType::ClaimAcquired,
+                serde_json::json!({}),
+            )
+            .unwrap();
+        }
+        let payloads: Vec<String> = (0..11).map(|i| format!(r#"{{"n":{i}}}"#)).collect();
+        append_all(
+            &c,
+            &ids,
+            2,
+            None,
+            EventType::MessageOfferSucceeded,
+            &payloads,
+        )
+        .unwrap();
+        let by_id: Vec<(String, i64)> = c
+            .prepare("SELECT event_id, occurred_at FROM events ORDER BY event_id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let run: Vec<usize> = (0..by_id.len()).filter(|&i| by_id[i].1 == 2).collect();
+        assert_eq!(run.len(), 11);
+        assert_eq!(
+            run[10] - run[0],
+            10,
+            "the run is interleaved with other ids"
+        );
+        let (appended, _) = since(&c, EventSeq(300), 20, &[], None).unwrap();
+        let order: Vec<i64> = appended
+            .iter()
+            .map(|e| e.payload["n"].as_i64().unwrap())
+            .collect();
+        assert_eq!(order, (0..11).collect::<Vec<_>>());
+        let mut distinct: Vec<&str> = appended.iter().map(|e| e.event_id.as_str()).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 11);
     }
 
     #[test]
