@@ -69,7 +69,10 @@ fn no_list_where_the_linker_may_not_be_lld() {
         (&[("TARGET", "x86_64-unknown-linux-musl")], "1.95.0"),
         (&[("RUSTC_LINKER", "/usr/bin/cc")], "1.95.0"),
         (
-            &[("CARGO_ENCODED_RUSTFLAGS", "-Dwarnings\x1f-Clink-arg=-fuse-ld=bfd")],
+            &[(
+                "CARGO_ENCODED_RUSTFLAGS",
+                "-Dwarnings\x1f-Clink-arg=-fuse-ld=bfd",
+            )],
             "1.95.0",
         ),
         (&[("CARGO_ENCODED_RUSTFLAGS", "-Clinker=clang")], "1.95.0"),
@@ -83,7 +86,10 @@ fn no_list_where_the_linker_may_not_be_lld() {
     }
     // Unrelated flags keep the order.
     let (args, _) = args_for(
-        &[("CARGO_ENCODED_RUSTFLAGS", "-Dwarnings\x1f-Ctarget-cpu=native")],
+        &[(
+            "CARGO_ENCODED_RUSTFLAGS",
+            "-Dwarnings\x1f-Ctarget-cpu=native",
+        )],
         "1.95.0",
         &link_dir(),
     );
@@ -140,7 +146,12 @@ fn each_list_names_the_programs_start_then_its_hot_code_once_each() {
         let path = link_dir().join(format!("{program}.order"));
         let text = std::fs::read_to_string(&path).unwrap();
         let names: Vec<&str> = text.lines().collect();
-        assert!(names.len() > 100, "{}: {} names", path.display(), names.len());
+        assert!(
+            names.len() > 100,
+            "{}: {} names",
+            path.display(),
+            names.len()
+        );
         let mut seen = HashSet::new();
         for name in &names {
             // LLD reads one symbol a line, spaces and all: anything else is no name.
