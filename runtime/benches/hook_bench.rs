@@ -38,7 +38,10 @@
 //! `acc-hook --version`. Served, the delivering
 //! turn's store is not restored between runs (each run offers the next page of the queue).
 //! `<dir>/data-template` (and `<dir>/large/data-template`) is the whole data home as
-//! populated, to restore before profiling a process (see docs/PERFORMANCE.md).
+//! populated, to restore before profiling a process (see docs/PERFORMANCE.md). The last
+//! lines say how many functions of the hot-code list (runtime/link/acc-hook.order) the
+//! measured `acc-hook` still defines and whether it follows the list: a stale list costs
+//! page faults (runtime/link/README.md).
 
 use acc_runtime::core::claims::ClaimRequest;
 use acc_runtime::core::messages::SendMessage;
@@ -55,6 +58,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/hot_list.rs"]
+mod hot_list;
 #[path = "support/served.rs"]
 mod served;
 
@@ -426,6 +431,10 @@ fn main() {
     if measured.iter().all(|(_, m)| m.rows.is_empty()) {
         return;
     }
+    println!(
+        "{}",
+        hot_list::report("acc-hook", Path::new(env!("CARGO_BIN_EXE_acc-hook")))
+    );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "load average at the end: {}",
