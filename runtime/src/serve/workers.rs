@@ -19,9 +19,13 @@ use std::sync::{Arc, Mutex};
 /// One request's work.
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
-/// Workers kept waiting at most (as many as requests served at once in the claim race's
-/// usual shape; the store keeps as many warm connections per file).
-pub const MAX_IDLE: usize = crate::store::warm::MAX_IDLE_PER_FILE;
+/// Workers kept waiting at most: more than the requests served at once in the claim race
+/// (eight racers, each with a request in flight). At four, as many as the store's warm
+/// connections per file, half the race's requests found no idle worker and the server
+/// started (and ended) a thread for about one request in seven. A waiting worker costs a
+/// parked thread; only a request that reaches the store takes a warm connection, and few
+/// do at once (the claims' turn is one writer at a time).
+pub const MAX_IDLE: usize = 16;
 
 /// The workers of one server.
 #[derive(Clone, Default)]
@@ -217,6 +221,43 @@ mod tests {
             release.send(()).unwrap();
         }
         settle(&workers, MAX_IDLE);
+    }
+
+    /// The claim race's shape: eight requests at once, again and again, are served by the
+    /// same eight workers (no thread started after the first wave).
+    #[test]
+    fn a_race_of_eight_reuses_its_workers() {
+        let workers = Workers::new();
+        let wave = |workers: &Workers| -> std::collections::BTreeSet<String> {
+            let (release, blocked) = channel::<()>();
+            let blocked = Arc::new(Mutex::new(blocked));
+            let (seen_tx, seen) = channel();
+            for _ in 0..8 {
+                let (blocked, seen_tx) = (Arc::clone(&blocked), seen_tx.clone());
+                workers
+                    .run(Box::new(move || {
+                        seen_tx.send(thread_name_and_id()).unwrap();
+                        let _ = blocked.lock().unwrap().recv();
+                    }))
+                    .then_some(())
+                    .expect("a worker");
+            }
+            let ids = (0..8).map(|_| seen.recv().unwrap()).collect();
+            for _ in 0..8 {
+                release.send(()).unwrap();
+            }
+            settle(workers, 8);
+            ids
+        };
+        let first = wave(&workers);
+        assert_eq!(first.len(), 8, "eight requests at once, eight workers");
+        for _ in 0..3 {
+            assert_eq!(
+                wave(&workers),
+                first,
+                "the same workers serve the next wave"
+            );
+        }
     }
 
     #[test]
