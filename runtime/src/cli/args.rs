@@ -713,17 +713,33 @@ pub fn parse(argv: &[OsString]) -> Result<Cli, clap::Error> {
     parse_in(KEPT.get(), argv)
 }
 
+thread_local! {
+    /// This thread's copies of the kept pruned trees, built by their first parse and used
+    /// again by every later one ([`parse_in`]).
+    static BUILT: std::cell::RefCell<Option<Vec<clap::Command>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 fn parse_in(kept: Option<&Trees>, argv: &[OsString]) -> Result<Cli, clap::Error> {
     if let Some(name) = named_subcommand(argv) {
-        let pruned = match kept {
-            Some(trees) => trees
-                .pruned
-                .iter()
-                .find(|t| t.find_subcommand(name).is_some())
-                .cloned(),
-            None => pruned_tree(name),
+        // With kept trees, each thread parses with its own copy, built once (clap's
+        // `_mut` parse, made for parsing again and again): cloning and building a tree per
+        // parse was most of a served claim's parse. Only a success is taken from it, and a
+        // success depends on the declarations alone; what a parse leaves in a built tree
+        // (the program's and usage names it was called by) shows only in an error's or
+        // help's rendering, and those always come from a fresh whole tree below.
+        let parsed = match kept {
+            Some(trees) => BUILT.with(|built| {
+                let mut built = built.borrow_mut();
+                built
+                    .get_or_insert_with(|| trees.pruned.clone())
+                    .iter_mut()
+                    .find(|t| t.find_subcommand(name).is_some())
+                    .map(|t| t.try_get_matches_from_mut(argv))
+            }),
+            None => pruned_tree(name).map(|t| t.try_get_matches_from(argv)),
         };
-        if let Some(Ok(mut matches)) = pruned.map(|t| t.try_get_matches_from(argv))
+        if let Some(Ok(mut matches)) = parsed
             && let Ok(cli) = Cli::from_arg_matches_mut(&mut matches)
         {
             return Ok(cli);
@@ -1082,9 +1098,26 @@ mod tests {
                 assert_eq!(format!("ok {cli:?}"), whole, "{argv:?}");
             }
             // Built here and kept (as the server keeps them, used again and again), not
-            // `parse`'s: another test of this process may have kept them or not.
+            // `parse`'s: another test of this process may have kept them or not. This
+            // thread's built copies are used by every line after the first, whatever the
+            // lines before them left in them (errors, help, another program name).
             assert_eq!(show(parse_in(None, argv)), whole, "{argv:?}");
             assert_eq!(show(parse_in(Some(&kept), argv)), whole, "{argv:?}");
+            let mut renamed = argv.clone();
+            renamed[0] = OsString::from("/somewhere/else/acc-renamed");
+            assert_eq!(
+                show(parse_in(Some(&kept), &renamed)),
+                show(Cli::try_parse_from(renamed.iter())),
+                "{renamed:?}"
+            );
+        }
+        // And in the opposite order: every line again through the same built copies.
+        for argv in argvs.iter().rev() {
+            assert_eq!(
+                show(parse_in(Some(&kept), argv)),
+                show(Cli::try_parse_from(argv.iter())),
+                "{argv:?}"
+            );
         }
         // The walk reaches both sides: lines the pruned tree takes and lines it leaves.
         assert!(
