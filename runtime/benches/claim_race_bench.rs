@@ -17,7 +17,10 @@
 //! refused claims apart (each child's own, from `wait4`). With `ACC_BENCH_SERVE=1` the
 //! claims run with `ACC_SERVE=1` (handed to the resident `acc-hook serve`, started by a
 //! first served claim outside the race) and the server's CPU over the race is added to
-//! the CPU per process (`support/served.rs`); the outcome split stays the clients' own.
+//! the CPU per process (`support/served.rs`: the server's whole process, its background
+//! thread included); the outcome split stays the clients' own. The server is the
+//! `acc-hook` beside the raced `acc` (the one its clients trust), and the bench asks it how
+//! many calls it answered before and after the race: every claim must have been served.
 //! With `ACC_BENCH_PATHS=1` each claim names how it was judged (`ACC_BENCH_CLAIM_PATH`:
 //! refused from the proof at once, after another claim's turn or a withdrawn token, or on
 //! the store path and why), and the bench counts them by outcome (an `acc` that does not
@@ -45,9 +48,20 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The `acc` raced: `ACC_BENCH_ACC`, else this build's.
+fn acc_bin() -> std::path::PathBuf {
+    std::env::var_os("ACC_BENCH_ACC")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_acc").into())
+        .into()
+}
+
+/// The server that `acc` trusts: the `acc-hook` beside it, of the same build.
+fn server_bin() -> std::path::PathBuf {
+    acc_bin().with_file_name("acc-hook")
+}
+
 fn acc(data: &Path, ws: &Path) -> Command {
-    let bin = std::env::var_os("ACC_BENCH_ACC").unwrap_or_else(|| env!("CARGO_BIN_EXE_acc").into());
-    let mut c = Command::new(bin);
+    let mut c = Command::new(acc_bin());
     c.env_clear()
         .env("ACC_DATA_HOME", data)
         .envs(served::client_env().iter().copied())
@@ -207,8 +221,9 @@ fn main() {
             .status()
             .unwrap();
         assert!(s.success(), "the warm-up claim");
-        served::await_server(&data);
+        served::await_server_of(&data, &server_bin());
     }
+    let answered_before = served::answered(&data, &server_bin());
     let server = served::mark(&data);
     let cpu_before_race = children_cpu();
     let started = Instant::now();
@@ -236,7 +251,12 @@ fn main() {
     let rate = processes as f64 / wall.as_secs_f64();
     let clients_cpu = children_cpu() - cpu_before_race;
     let server = served::since(&server);
-    let server_cpu = server.request;
+    let answered = served::answered(&data, &server_bin())
+        .zip(answered_before)
+        .map(|(after, before)| after.saturating_sub(before));
+    // The whole process's: its background thread (the warm connections' sweep, the
+    // checks) works for the race's claims too.
+    let server_cpu = server.whole;
     let claim_cpu = (clients_cpu + server_cpu) / processes as u32;
 
     // Every resource granted once: read back from the store, not from the exit codes.
@@ -275,10 +295,19 @@ fn main() {
     let per = |cpu: Duration, n: usize| cpu.as_secs_f64() * 1000.0 / n.max(1) as f64;
     if served::on() {
         println!(
-            "  served: the server's CPU {:.2} ms per process of the race (included above; its whole process {:.2} ms, its background thread {:.2} ms)",
+            "  served: the server's CPU {:.2} ms per process of the race (its whole process, included above; the requests' threads {:.2} ms, its background thread {:.2} ms)",
             per(server_cpu, processes),
-            per(server.whole, processes),
+            per(server.request, processes),
             per(server.background, processes)
+        );
+        let answered = answered.unwrap_or(0);
+        println!(
+            "  served: the server ({}) answered {answered} of the {processes} claims",
+            server_bin().display()
+        );
+        assert_eq!(
+            answered, processes as u64,
+            "ACC_BENCH_SERVE=1 but the server answered {answered} of {processes} claims: the rest ran unserved"
         );
     }
     println!(

@@ -191,15 +191,20 @@ pub fn background(data: &Path, span: Duration) -> Option<Duration> {
 /// Waits (at most 10 s) for the server of `data`. A first served call that needs the store
 /// started one; a guard call the snapshot settles never connects and starts none, so one is
 /// started here when none holds the lock (as a client would start it: detached).
+#[allow(dead_code)] // hook_bench's; the claim race names the server its `acc` trusts.
 pub fn await_server(data: &Path) {
+    await_server_of(data, Path::new(env!("CARGO_BIN_EXE_acc-hook")));
+}
+
+/// [`await_server`] starting `server` when none runs: the `acc-hook` beside the measured
+/// `acc` (a client trusts only the server beside it, so a server of another build would
+/// leave every call unserved).
+pub fn await_server_of(data: &Path, server: &Path) {
     if !on() {
         return;
     }
     if server_pid(data).is_none() {
-        acc_runtime::serve::lifecycle::start_detached(
-            Path::new(env!("CARGO_BIN_EXE_acc-hook")),
-            data,
-        );
+        acc_runtime::serve::lifecycle::start_detached(server, data);
     }
     let deadline = Instant::now() + Duration::from_secs(10);
     // The lock is taken before the background thread starts: wait for both, or the first
@@ -213,4 +218,16 @@ pub fn await_server(data: &Path) {
         std::thread::sleep(Duration::from_millis(20));
     }
     EXPECTED.store(true, Ordering::Relaxed);
+}
+
+/// How many calls the server of `data` answered so far, asked as a client would (`server`:
+/// the `acc-hook` it must be): `None` when no trusted server answers. Read before and after
+/// a race, the difference is how many of its calls were served; a server that answered
+/// none (a distrusted one, or one of another build) shows as fewer than the calls made.
+#[allow(dead_code)] // the claim race's.
+pub fn answered(data: &Path, server: &Path) -> Option<u64> {
+    if !on() {
+        return None;
+    }
+    acc_runtime::serve::client::served_count(data, server)
 }
