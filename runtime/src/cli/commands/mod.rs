@@ -15,6 +15,12 @@ use crate::cli::agent;
 use crate::error::Result;
 
 pub fn dispatch(inv: &Invocation<'_>, command: Command) -> Result<Output> {
+    // A claim resolves the cwd, the data home, the worktree root and the claimed file in
+    // its judge, then again in its caller check and its store path, each through the same
+    // few directories: in one claim each component is looked at once (the hook call's
+    // rule, `paths::remember_real_paths`), so every step judges one view of the paths.
+    // A refused claim did 23 `readlink`s for 5 components. The next command looks again.
+    let _real_paths = matches!(command, Command::Claim(_)).then(crate::paths::remember_real_paths);
     // A refusal the claims proof shows, before anything opens the store; otherwise the
     // claim's turn on the store path.
     let mut turn = None;
