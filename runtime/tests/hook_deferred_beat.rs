@@ -294,6 +294,14 @@ fn a_writer_held_by_a_locked_store_holds_none_of_the_clients_pipes_and_ends_at_i
         !cmdline.split(|b| *b == 0).any(|a| a == b"--beat"),
         "the writer is a copy of the hook, not a program it started"
     );
+    // A batch task: the fork's wake-up did not run it before the hook's exit, and it does
+    // not preempt the client either.
+    // SAFETY: sched_getscheduler only reads another process's policy.
+    assert_eq!(
+        unsafe { libc::sched_getscheduler(writer as libc::pid_t) },
+        libc::SCHED_BATCH,
+        "the writer runs as a batch task"
+    );
     let fds = descriptors(writer);
     for fd in 0..=2 {
         assert!(

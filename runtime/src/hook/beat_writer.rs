@@ -22,6 +22,10 @@
 //! - it waits for the parent's exit before it works (a pipe whose other end only the
 //!   parent holds), so that a child the scheduler runs first never stands between the
 //!   parent and its exit;
+//! - it is a batch task (`SCHED_BATCH`, set on the process just before the fork): the
+//!   kernel does not let it preempt the parent when the fork wakes it, nor the client when
+//!   the parent's exit wakes both (an ordinary new task usually ran first, and the parent's
+//!   exit then waited behind it and whatever else was queued on its processor);
 //! - it runs ten steps nicer than the hook, so that the client it answered, woken by the
 //!   same exit, is not kept waiting by it;
 //! - it is ended by the kernel (`SIGALRM` at its default action, whatever the client set)
@@ -145,6 +149,9 @@ fn fork_and_exit(code: i32, budget: Duration, write: impl FnOnce()) -> bool {
         return false;
     }
     let [wait_end, held_end] = gate;
+    // SAFETY: sched_getscheduler and sched_setscheduler act on this process's own policy,
+    // with a struct owned here.
+    unsafe { batch_from_here() };
     // SAFETY: this process has one thread (checked just above, and the caller starts none
     // before), so the child is a whole copy in which every function is as safe to call as
     // it was here; it never returns into the caller (`in_child` ends with `_exit`). The
@@ -210,6 +217,27 @@ unsafe fn give_up_descriptors(null: RawFd) -> bool {
         close_from(3);
     }
     true
+}
+
+/// Makes this process, and so the copy about to be made of it, a batch task
+/// (`SCHED_BATCH`, same nice) when it is an ordinary one: the kernel never lets a batch
+/// task it wakes preempt the running one. A new task is woken at the fork, and an ordinary
+/// one usually ran first on this process's processor: its start until it blocks on the
+/// gate, then whatever else was waiting there, before this process's exit (the client's
+/// wait). This process only exits after it; the writer then keeps the batch policy, so the
+/// client woken by the same exit is not preempted by it either. Best effort: a policy that
+/// cannot be changed is left.
+///
+/// # Safety
+/// Only just before the fork, in a process that exits right after it.
+unsafe fn batch_from_here() {
+    // SAFETY: the caller is the process about to fork and exit; sched_param is owned here.
+    unsafe {
+        if libc::sched_getscheduler(0) == libc::SCHED_OTHER {
+            let param = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
+        }
+    }
 }
 
 /// The child: the timer set, the parent's end awaited on `gate`, `write` run, gone.
