@@ -11,7 +11,7 @@
 //! - `PreToolUse` guard: a covered write (deny), an uncovered one (allow), these two and
 //!   the readable shell call with the heartbeat due (the first call after 30 s: answered
 //!   from the snapshot, the heartbeat written by the writer it starts and does not wait
-//!   for; a table after the main one gives each over its steady call), two
+//!   for), two
 //!   readable shell commands naming no claimed path (allow), and a `mv` of 60,000 names
 //!   followed by `rm -rf src` (three runs; denied, or failed open when the budget runs
 //!   out);
@@ -22,6 +22,17 @@
 //!   store is restored before every run, outside the timing, so each run sees the whole
 //!   queue);
 //! - `SessionStart` of a new conversation (client probe, open, bind).
+//!
+//! The heartbeat-due rows are measured in pairs with their steady call (issue 30: the due
+//! call within 1 ms of the steady one): due, steady, steady, due, ... in one loop, each
+//! with its own floor run, the order swapped every pair. The due call's marker is set back
+//! a minute outside the timing (as a 30 s pause leaves it: the file is there, its time
+//! old) and the session's heartbeat with it, and the bench waits, outside the timing, for
+//! the writer to land the heartbeat before the next call. The table after the main one
+//! gives, per call, the median of the pairs' differences (wall and CPU) and each side's
+//! CPU over its floor; it replaces the eleventh round's differences of two medians, taken
+//! minutes apart against different floors. The steady rows of the main table are measured
+//! as before, in runs of their own.
 //!
 //! Run with `cargo bench -p acc-runtime --bench hook_bench`. Results belong in
 //! docs/PERFORMANCE.md ("Hook runtime"). With `ACC_BENCH_DIR=<dir>` the populated stores
@@ -37,6 +48,9 @@
 //! the idle server's background is printed per second. The floor stays a bare
 //! `acc-hook --version`. Served, the delivering
 //! turn's store is not restored between runs (each run offers the next page of the queue).
+//! `ACC_BENCH_HOOK=<binary>` measures another build's `acc-hook` (the calls and the floor,
+//! so a before/after pair runs alternately in the same bench; the server `ACC_BENCH_SERVE=1`
+//! starts stays the compiled-in binary).
 //! `<dir>/data-template` (and `<dir>/large/data-template`) is the whole data home as
 //! populated, to restore before profiling a process (see docs/PERFORMANCE.md). The last
 //! lines say how many functions of the hot-code list (runtime/link/acc-hook.order) the
@@ -95,6 +109,13 @@ const READABLE: &str = "cargo fmt --all --check && cargo test -p acc-runtime 2>&
 /// Targets of the issue's command too large to judge (a `mv` of padding names).
 const HUGE_TARGETS: usize = 60_000;
 const HUGE_RUNS: usize = 3;
+
+/// The `acc-hook` measured: `ACC_BENCH_HOOK`, else the one built with this bench.
+fn hook_exe() -> PathBuf {
+    std::env::var_os("ACC_BENCH_HOOK")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_acc-hook").into())
+}
 
 fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
@@ -175,7 +196,7 @@ impl Sample {
 fn floor_run() -> (Duration, Duration) {
     let cpu = children_cpu();
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
+    let out = Command::new(hook_exe())
         .arg("--version")
         .env_clear()
         .output()
@@ -206,7 +227,7 @@ fn medians(samples: &[Sample]) -> String {
 
 /// One whole `acc-hook claude-code <event>` process; returns its times and stdout.
 fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
+    let mut c = Command::new(hook_exe());
     c.env_clear()
         .env("ACC_DATA_HOME", data)
         .envs(served::client_env().iter().copied())
@@ -236,7 +257,7 @@ fn hook(data: &Path, event: &str, stdin: &[u8], env: &[(&str, &str)]) -> (Sample
 /// One `PreToolUse` run that may fail open (a call too large for the budget did before the
 /// guard judged paths in linear time): its time, and what it answered.
 fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_acc-hook"));
+    let mut c = Command::new(hook_exe());
     c.env_clear()
         .env("ACC_DATA_HOME", data)
         .envs(served::client_env().iter().copied())
@@ -266,8 +287,8 @@ fn verdict(data: &Path, stdin: &[u8]) -> (Sample, &'static str) {
 }
 
 /// Makes the conversation's heartbeat due, as 30 s without a hook call leave it: the
-/// session's last heartbeat a minute ago and the guard's marker gone. Returns that minute
-/// ago (ms).
+/// session's last heartbeat a minute ago and the guard's marker (its modification time)
+/// set back to it; the marker stays, as after a pause. Returns that minute ago (ms).
 fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) -> i64 {
     let conn = rusqlite::Connection::open(store).unwrap();
     let ago = std::time::SystemTime::now()
@@ -280,7 +301,10 @@ fn age_heartbeat(data: &Path, store: &Path, session: &str, key: &str) -> i64 {
         rusqlite::params![session, ago],
     )
     .unwrap();
-    let _ = std::fs::remove_file(data.join("acc").join("heartbeats").join(key));
+    let marker = data.join("acc").join("heartbeats").join(key);
+    std::fs::File::open(&marker)
+        .and_then(|f| f.set_modified(std::time::UNIX_EPOCH + Duration::from_millis(ago as u64)))
+        .unwrap_or_else(|e| panic!("the marker {} set back: {e}", marker.display()));
     ago
 }
 
@@ -397,6 +421,14 @@ fn keep_payloads(kept: Option<&Path>, payloads: &[(&str, &[u8])]) {
     }
 }
 
+/// A call measured heartbeat-due and steady alternately: `due[i]` and `steady[i]` ran one
+/// after the other.
+struct Pair {
+    steady_name: String,
+    due: Vec<Sample>,
+    steady: Vec<Sample>,
+}
+
 struct Population {
     name: &'static str,
     claims: usize,
@@ -406,6 +438,8 @@ struct Population {
 /// One population's medians, by case, in the order printed.
 struct Measured {
     rows: Vec<(String, Vec<Sample>)>,
+    /// Each heartbeat-due call with the steady calls it was paired with.
+    pairs: Vec<Pair>,
     huge_answers: Vec<&'static str>,
     /// Served: the idle server's CPU per second (its checks, sweep and reaper).
     background: Option<Duration>,
@@ -431,10 +465,7 @@ fn main() {
     if measured.iter().all(|(_, m)| m.rows.is_empty()) {
         return;
     }
-    println!(
-        "{}",
-        hot_list::report("acc-hook", Path::new(env!("CARGO_BIN_EXE_acc-hook")))
-    );
+    println!("{}", hot_list::report("acc-hook", &hook_exe()));
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "load average at the end: {}",
@@ -490,38 +521,56 @@ fn main() {
     }
 }
 
-/// Each heartbeat-due row over its steady row (issue 30: within 1 ms), medians of wall
-/// time and of CPU: what starting the writer costs the call the client waits for.
+/// Each heartbeat-due call over the steady call it was paired with (issue 30: within
+/// 1 ms): the median of the pairs' differences of wall time and of CPU, how many pairs of
+/// wall time differ by more than 1 ms, and each side's CPU over its own floor (paired, as
+/// in the main table): what starting the writer costs the call the client waits for.
 fn beat_table(measured: &[(&Population, Measured)]) {
     let header: Vec<String> = measured
         .iter()
-        .map(|(p, _)| format!("{} claims: wall | CPU", p.claims))
+        .map(|(p, _)| {
+            format!(
+                "{} claims: wall | CPU | pairs over 1 ms (wall) | CPU / floor, due, steady",
+                p.claims
+            )
+        })
         .collect();
     println!(
-        "heartbeat due over steady: | call | {} |",
+        "heartbeat due over steady, medians of paired differences: | call | {} |",
         header.join(" | ")
     );
-    println!("|---|{}", "---|".repeat(2 * measured.len()));
-    let rows = &measured[0].1.rows;
-    for (due, (name, _)) in rows.iter().enumerate() {
-        let Some(steady_name) = name.strip_suffix(DUE) else {
-            continue;
-        };
-        let Some(steady) = rows.iter().position(|(n, _)| n == steady_name) else {
-            continue;
-        };
+    println!("|---|{}", "---|".repeat(4 * measured.len()));
+    for (i, pair) in measured[0].1.pairs.iter().enumerate() {
         let cells: Vec<String> = measured
             .iter()
             .map(|(_, m)| {
-                let over = |f: fn(&Sample) -> Duration| {
-                    let of = |i: usize| median(m.rows[i].1.iter().map(f).collect());
-                    of(due).as_secs_f64() * 1e3 - of(steady).as_secs_f64() * 1e3
+                let p = &m.pairs[i];
+                let differences = |f: fn(&Sample) -> Duration| -> Vec<f64> {
+                    p.due
+                        .iter()
+                        .zip(&p.steady)
+                        .map(|(d, s)| (f(d).as_secs_f64() - f(s).as_secs_f64()) * 1e3)
+                        .collect()
                 };
-                format!("{:+.2} ms | {:+.2} ms", over(|s| s.wall), over(|s| s.cpu))
+                let wall = differences(|s| s.wall);
+                let over = wall.iter().filter(|d| **d > 1.0).count();
+                format!(
+                    "{:+.2} ms | {:+.2} ms | {over} of {} | {:.2}x, {:.2}x",
+                    median_of(wall.clone()),
+                    median_of(differences(|s| s.cpu)),
+                    wall.len(),
+                    paired_ratio(&p.due),
+                    paired_ratio(&p.steady)
+                )
             })
             .collect();
-        println!("| {steady_name} | {} |", cells.join(" | "));
+        println!("| {} | {} |", pair.steady_name, cells.join(" | "));
     }
+}
+
+fn median_of(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
 }
 
 /// Served, each row's CPU split: the client, the server's share of the request (its whole
@@ -726,6 +775,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
     if std::env::var_os("ACC_BENCH_POPULATE_ONLY").is_some() {
         return Measured {
             rows: Vec::new(),
+            pairs: Vec::new(),
             huge_answers: Vec::new(),
             background: None,
         };
@@ -759,21 +809,43 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
             .collect(),
     ));
     // Every call the snapshot answers may be the one whose heartbeat is due: it answers,
-    // then starts the heartbeat's writer and does not wait for it.
-    let due = |call: &[u8]| -> Vec<Sample> {
+    // then starts the heartbeat's writer and does not wait for it. Each due call is paired
+    // with a steady one of the same kind, in one loop, the order swapped every pair.
+    let paired = |call: &[u8]| -> (Vec<Sample>, Vec<Sample>) {
+        let session = bound.session_id.as_str();
+        let due_one = || {
+            let aged = age_heartbeat(&data, &store, session, &key);
+            let sample = hook(&data, "PreToolUse", call, &[]).0;
+            await_beat(&store, session, aged);
+            sample
+        };
+        let steady_one = || hook(&data, "PreToolUse", call, &[]).0;
         (0..RUNS)
-            .map(|_| {
-                let session = bound.session_id.as_str();
-                let aged = age_heartbeat(&data, &store, session, &key);
-                let sample = hook(&data, "PreToolUse", call, &[]).0;
-                await_beat(&store, session, aged);
-                sample
+            .map(|i| {
+                if i % 2 == 0 {
+                    let due = due_one();
+                    (due, steady_one())
+                } else {
+                    let steady = steady_one();
+                    (due_one(), steady)
+                }
             })
-            .collect()
+            .unzip()
     };
-    rows.push((format!("{STEADY_ALLOW}{DUE}"), due(&free)));
-    rows.push((format!("{STEADY_DENY}{DUE}"), due(&covered)));
-    rows.push((format!("{}{DUE}", steady_reads()), due(&reads)));
+    let mut pairs = Vec::new();
+    for (steady_name, call) in [
+        (STEADY_ALLOW.to_string(), &free),
+        (STEADY_DENY.to_string(), &covered),
+        (steady_reads(), &reads),
+    ] {
+        let (due, steady) = paired(call);
+        rows.push((format!("{steady_name}{DUE}"), due.clone()));
+        pairs.push(Pair {
+            steady_name,
+            due,
+            steady,
+        });
+    }
 
     for (name, call) in [(READS, &reads), (READABLE, &readable)] {
         let (_, out) = hook(&data, "PreToolUse", call, &[]);
@@ -876,6 +948,7 @@ fn measure(population: &Population, base: &Path, keep: bool) -> Measured {
     }
     Measured {
         rows,
+        pairs,
         huge_answers,
         background,
     }

@@ -42,11 +42,16 @@ fn run(sb: &Sandbox, event: &str, body: &str) -> HookRun {
 /// [`run`], with `mark` in the process's environment: what the writer it starts (a copy
 /// of it, or a program it runs) inherits, so that the test finds it among all processes.
 fn run_marked(sb: &Sandbox, event: &str, body: &str, mark: &str) -> HookRun {
+    run_as(sb, "claude-code", event, body, &[(MARK_VAR, mark)])
+}
+
+/// One `acc-hook <adapter> <event>` process with `env` beside the data home.
+fn run_as(sb: &Sandbox, adapter: &str, event: &str, body: &str, env: &[(&str, &str)]) -> HookRun {
     let mut child = Command::new(env!("CARGO_BIN_EXE_acc-hook"))
         .env_clear()
         .env("ACC_DATA_HOME", sb.data())
-        .env(MARK_VAR, mark)
-        .args(["claude-code", event])
+        .envs(env.iter().copied())
+        .args([adapter, event])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -289,6 +294,14 @@ fn a_writer_held_by_a_locked_store_holds_none_of_the_clients_pipes_and_ends_at_i
         !cmdline.split(|b| *b == 0).any(|a| a == b"--beat"),
         "the writer is a copy of the hook, not a program it started"
     );
+    // A batch task: the fork's wake-up did not run it before the hook's exit, and it does
+    // not preempt the client either.
+    // SAFETY: sched_getscheduler only reads another process's policy.
+    assert_eq!(
+        unsafe { libc::sched_getscheduler(writer as libc::pid_t) },
+        libc::SCHED_BATCH,
+        "the writer runs as a batch task"
+    );
     let fds = descriptors(writer);
     for fd in 0..=2 {
         assert!(
@@ -409,5 +422,175 @@ fn every_call_answered_from_the_snapshot_answers_the_same_with_the_heartbeat_due
         tree(&sb.ws()),
         ws_before,
         "nothing written in the workspace"
+    );
+}
+
+/// Waits for the session's heartbeat to pass `before`.
+fn await_heartbeat(sb: &Sandbox, me: &acc_runtime::Owner, before: &str, what: &str) {
+    let until = Instant::now() + GENEROUS;
+    while heartbeat_at(sb, me).as_str() <= before {
+        assert!(
+            Instant::now() < until,
+            "{what}: no heartbeat after {before}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The marker of the conversation `start` began.
+fn marker_of(sb: &Sandbox, start: &str) -> PathBuf {
+    let conv: serde_json::Value = serde_json::from_str(start).unwrap();
+    let key = acc_runtime::core::bindings::binding_key(conv["session_id"].as_str().unwrap());
+    heartbeats(sb).join(key)
+}
+
+/// Sets the modification time of `path` itself (a link's own) a minute back, as a pause
+/// of 30 s and more leaves a marker.
+fn set_back_a_minute(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let ago = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        - Duration::from_secs(60);
+    let times = [
+        libc::timespec {
+            tv_sec: ago.as_secs() as libc::time_t,
+            tv_nsec: 0,
+        },
+        libc::timespec {
+            tv_sec: ago.as_secs() as libc::time_t,
+            tv_nsec: 0,
+        },
+    ];
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path and two timespecs, owned here.
+    let rc = unsafe {
+        libc::utimensat(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            times.as_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn a_capture_run_records_the_due_call_as_the_steady_one_and_the_heartbeat_lands() {
+    let (sb, start) = started();
+    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
+    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let captures = tempfile::tempdir().unwrap();
+    let dir = captures.path().display().to_string();
+    let capture = [("ACC_HOOK_CAPTURE_DIR", dir.as_str())];
+    let tool = payload(&sb, "PreToolUse");
+    let file = captures.path().join("hooks.jsonl");
+    let lines = || -> Vec<String> {
+        std::fs::read_to_string(&file)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+
+    let before = heartbeat_at(&sb, &me);
+    set_back_a_minute(&marker_of(&sb, &start));
+    let due = run_as(&sb, "claude-code", "PreToolUse", &tool, &capture);
+    assert_silent_allow(&due);
+    // Recorded before the process ended: the client saw the exit with the line written.
+    let recorded = lines();
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    let line: serde_json::Value = serde_json::from_str(&recorded[0]).unwrap();
+    assert_eq!(line["outcome"]["stdout"], due.stdout.as_str());
+    assert_eq!(line["outcome"]["stderr"], due.stderr.as_str());
+    assert_eq!(line["outcome"]["exitCode"], due.code);
+    assert_eq!(line["kind"], "beforeTool", "{line}");
+    await_heartbeat(&sb, &me, &before, "captured");
+
+    let steady = run_as(&sb, "claude-code", "PreToolUse", &tool, &capture);
+    assert_eq!(due, steady, "the same answer, byte for byte");
+    let recorded = lines();
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    assert_eq!(
+        recorded[0], recorded[1],
+        "the due call is recorded byte for byte as the steady one"
+    );
+}
+
+#[test]
+fn a_due_refusal_by_exit_code_leaves_with_that_code_and_its_reason() {
+    let sb = sandbox();
+    let fixture = |event: &str| {
+        std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../fixtures/payloads/codex/run3-deny-exit2-apply_patch")
+                .join(format!("{event}.jsonl")),
+        )
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .replace("/sandbox/ws", &sb.ws().display().to_string())
+    };
+    let start = fixture("SessionStart");
+    assert_eq!(run_as(&sb, "codex", "SessionStart", &start, &[]).code, 0);
+    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
+    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, "file:hello.txt", true);
+    drop(core);
+    let patch = fixture("PreToolUse");
+    let steady = run_as(&sb, "codex", "PreToolUse", &patch, &[]);
+    assert_eq!(steady.code, 2, "refused by exit code: {steady:?}");
+    assert!(steady.stdout.is_empty(), "{steady:?}");
+
+    let before = heartbeat_at(&sb, &me);
+    let marker = marker_of(&sb, &start);
+    set_back_a_minute(&marker);
+    let due = run_as(&sb, "codex", "PreToolUse", &patch, &[]);
+    // Answered from the snapshot: the marker is set at once.
+    let age = marker.metadata().unwrap().modified().unwrap().elapsed();
+    assert!(
+        age.is_err() || age.unwrap() < Duration::from_secs(30),
+        "the marker is fresh after the due call"
+    );
+    assert_eq!(due, steady, "the exit code and the reason, byte for byte");
+    await_heartbeat(&sb, &me, &before, "refused");
+}
+
+#[test]
+fn a_link_at_the_markers_name_leaves_the_claimed_file_it_leads_to_untouched() {
+    let (sb, start) = started();
+    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
+    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, "file:claimed.txt", true);
+    drop(core);
+    let claimed = sb.ws().join("claimed.txt");
+    std::fs::write(&claimed, "the peer's work\n").unwrap();
+    let modified = claimed.metadata().unwrap().modified().unwrap();
+    // The agent (same user) puts a link to the claimed file at its marker's name, a minute
+    // old, so that the next guard call finds the heartbeat due.
+    let marker = marker_of(&sb, &start);
+    std::fs::remove_file(&marker).unwrap();
+    std::os::unix::fs::symlink(&claimed, &marker).unwrap();
+    set_back_a_minute(&marker);
+    let before = heartbeat_at(&sb, &me);
+
+    let tool = payload(&sb, "PreToolUse");
+    let allowed = run(&sb, "PreToolUse", &tool);
+    assert_silent_allow(&allowed);
+    await_heartbeat(&sb, &me, &before, "linked marker");
+    assert_eq!(
+        std::fs::read(&claimed).unwrap(),
+        b"the peer's work\n",
+        "the claimed file's bytes"
+    );
+    assert_eq!(
+        claimed.metadata().unwrap().modified().unwrap(),
+        modified,
+        "the claimed file's time"
     );
 }

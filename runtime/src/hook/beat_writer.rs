@@ -1,11 +1,16 @@
 //! The start of the writer of a heartbeat the guard's fast path deferred past its answer
 //! ([`super::guard_fast`]): the client waits for this process, not for the heartbeat.
 //!
-//! In the `acc-hook` process, while its calling thread is its only thread (a call the
-//! snapshot settles starts none), the process forks and the child writes the heartbeat with
-//! what the call already read. The parent's share is the fork; starting `acc-hook --beat`
-//! held it until the kernel had executed the new 13 MB program (about 1 ms of wall time on
-//! a quiet host, issue 30), and the new program then read its payload again.
+//! In the `acc-hook` process the runner hands the writer over ([`start`]) and the process
+//! starts it as its very last step ([`exit_after`]): once the answer is written, the
+//! capture line (`ACC_HOOK_CAPTURE_DIR`) appended and everything else done, while its
+//! calling thread is its only thread (a call the snapshot settles starts none), the process
+//! forks, and the parent ends at once with the call's exit code (`_exit`): nothing of it
+//! runs after the fork, so it touches no page it now shares with the child (each such
+//! write was a copy-on-write fault on the client's clock, issue 30). The child writes the
+//! heartbeat with what the call already read. Starting `acc-hook --beat` instead held the
+//! parent until the kernel had executed the new 13 MB program (about 1 ms of wall time on
+//! a quiet host), and the new program then read its payload again.
 //!
 //! The child is a copy of a process with one thread, so it may run anything the process
 //! could; what it must not do is what the parent still owns:
@@ -17,6 +22,10 @@
 //! - it waits for the parent's exit before it works (a pipe whose other end only the
 //!   parent holds), so that a child the scheduler runs first never stands between the
 //!   parent and its exit;
+//! - it is a batch task (`SCHED_BATCH`, set on the process just before the fork): the
+//!   kernel does not let it preempt the parent when the fork wakes it, nor the client when
+//!   the parent's exit wakes both (an ordinary new task usually ran first, and the parent's
+//!   exit then waited behind it and whatever else was queued on its processor);
 //! - it runs ten steps nicer than the hook, so that the client it answered, woken by the
 //!   same exit, is not kept waiting by it;
 //! - it is ended by the kernel (`SIGALRM` at its default action, whatever the client set)
@@ -30,10 +39,11 @@
 //! Anywhere else (a library caller such as the tests, a thread already running, no
 //! `/dev/null`, a failed fork) the writer is `acc-hook --beat`, started as before.
 
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io::Write;
 use std::os::fd::{IntoRawFd, RawFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -41,24 +51,77 @@ use std::time::Duration;
 /// steps and bounds SQLite's wait for a lock; the timer is for a wait nothing else bounds.
 const PAST_THE_BUDGET: Duration = Duration::from_millis(100);
 
-/// Set by the `acc-hook` process only: a library caller's process (a test harness) has
-/// threads of its own, and is no process to copy.
+/// Set by the `acc-hook` process only, which ends with [`exit_after`]: a library caller's
+/// process (a test harness) has threads of its own, is no process to copy, and does not end
+/// when a call returns.
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
-/// Lets [`fork`] fork: called by the `acc-hook` process.
+thread_local! {
+    /// The writer [`start`] kept for [`exit_after`] (the runner answers a call the snapshot
+    /// settles on the thread that called it, and `acc-hook` calls it on its main thread).
+    static KEPT: RefCell<Option<Writer>> = const { RefCell::new(None) };
+}
+
+/// Lets [`start`] keep a writer for [`exit_after`], which forks for it: called by the
+/// `acc-hook` process, which calls [`exit_after`] as its last step.
 pub fn enable() {
     ENABLED.store(true, Ordering::SeqCst);
 }
 
+/// A heartbeat's writer: what a copy of this process runs, and the `acc-hook --beat` line
+/// that writes the same heartbeat where the process is not one to copy.
+pub struct Writer {
+    /// How long the copy may take; it is ended a little after.
+    pub budget: Duration,
+    /// The heartbeat's write, run in the copy.
+    pub write: Box<dyn FnOnce()>,
+    /// `acc-hook`, its arguments after `--beat`, and the payload it reads on stdin.
+    pub exe: PathBuf,
+    pub argv: Vec<OsString>,
+    pub payload: Vec<u8>,
+}
+
+/// Starts `writer` once this process has nothing left to do: in the `acc-hook` process it
+/// is kept for [`exit_after`]; anywhere else `acc-hook --beat` is started now.
+pub fn start(writer: Writer) {
+    if ENABLED.load(Ordering::SeqCst) {
+        KEPT.with(|kept| *kept.borrow_mut() = Some(writer));
+    } else {
+        spawn(&writer.exe, &writer.argv, &writer.payload);
+    }
+}
+
+/// The `acc-hook` process's last step, with everything written and flushed: when [`start`]
+/// kept a writer, this process forks for it and ends at once with `code` (the parent never
+/// returns); where it cannot fork soundly, `acc-hook --beat` is started instead and `code`
+/// returned, as when no writer was kept.
+pub fn exit_after(code: i32) -> i32 {
+    let Some(writer) = KEPT.with(|kept| kept.borrow_mut().take()) else {
+        return code;
+    };
+    let Writer {
+        budget,
+        write,
+        exe,
+        argv,
+        payload,
+    } = writer;
+    if !fork_and_exit(code, budget, write) {
+        spawn(&exe, &argv, &payload);
+    }
+    code
+}
+
 /// Runs `write` in a child of this process that is ended `budget` (and a little) after it
-/// starts, and returns at once; `false` when this process is not one to fork (not the
-/// `acc-hook` process, or not single-threaded) or the fork failed, and nothing was started.
+/// starts, and ends this process with `code` at once; returns `false` (nothing started)
+/// when this process is not one to fork (not the `acc-hook` process, or not
+/// single-threaded) or the fork failed.
 ///
-/// Only once the answer is written: this process gives up its descriptors first (stdin,
-/// stdout and stderr become `/dev/null`), so the client's pipes reach end-of-file with this
-/// process's exit whenever the child is first scheduled; on a loaded host that can be
-/// milliseconds later, and a child that still held them until then held the client.
-pub fn fork(budget: Duration, write: impl FnOnce()) -> bool {
+/// Only as the process's last step: it gives up its descriptors first (stdin, stdout and
+/// stderr become `/dev/null`), so the client's pipes reach end-of-file with this process's
+/// exit whenever the child is first scheduled; on a loaded host that can be milliseconds
+/// later, and a child that still held them until then held the client.
+fn fork_and_exit(code: i32, budget: Duration, write: impl FnOnce()) -> bool {
     if !ENABLED.load(Ordering::SeqCst) || !single_threaded() {
         return false;
     }
@@ -70,7 +133,7 @@ pub fn fork(budget: Duration, write: impl FnOnce()) -> bool {
         return false;
     };
     let null = null.into_raw_fd();
-    // SAFETY: the answer is written and flushed, and the process only exits after this;
+    // SAFETY: everything is written and flushed, and the process only exits after this;
     // every descriptor is given up (the `/dev/null` one with the rest), so none is used
     // again by anything that owned it.
     if !unsafe { give_up_descriptors(null) } {
@@ -86,10 +149,16 @@ pub fn fork(budget: Duration, write: impl FnOnce()) -> bool {
         return false;
     }
     let [wait_end, held_end] = gate;
+    // SAFETY: sched_getscheduler and sched_setscheduler act on this process's own policy,
+    // with a struct owned here.
+    unsafe { batch_from_here() };
     // SAFETY: this process has one thread (checked just above, and the caller starts none
     // before), so the child is a whole copy in which every function is as safe to call as
-    // it was here; it never returns into the caller (`in_child` ends with `_exit`). Each
-    // side closes only the gate's end it does not use.
+    // it was here; it never returns into the caller (`in_child` ends with `_exit`). The
+    // parent ends at once: its answer, its capture line and its flushes are done, and
+    // nothing it would run on the way out (destructors, `atexit`) is owed to anyone; every
+    // page it wrote after the fork would be a copy-on-write fault the client waits for. Its
+    // exit closes the gate's end the child waits on.
     unsafe {
         match libc::fork() {
             0 => {
@@ -101,10 +170,7 @@ pub fn fork(budget: Duration, write: impl FnOnce()) -> bool {
                 libc::close(held_end);
                 false
             }
-            _ => {
-                libc::close(wait_end);
-                true
-            }
+            _ => libc::_exit(code),
         }
     }
 }
@@ -151,6 +217,27 @@ unsafe fn give_up_descriptors(null: RawFd) -> bool {
         close_from(3);
     }
     true
+}
+
+/// Makes this process, and so the copy about to be made of it, a batch task
+/// (`SCHED_BATCH`, same nice) when it is an ordinary one: the kernel never lets a batch
+/// task it wakes preempt the running one. A new task is woken at the fork, and an ordinary
+/// one usually ran first on this process's processor: its start until it blocks on the
+/// gate, then whatever else was waiting there, before this process's exit (the client's
+/// wait). This process only exits after it; the writer then keeps the batch policy, so the
+/// client woken by the same exit is not preempted by it either. Best effort: a policy that
+/// cannot be changed is left.
+///
+/// # Safety
+/// Only just before the fork, in a process that exits right after it.
+unsafe fn batch_from_here() {
+    // SAFETY: the caller is the process about to fork and exit; sched_param is owned here.
+    unsafe {
+        if libc::sched_getscheduler(0) == libc::SCHED_OTHER {
+            let param = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_BATCH, &param);
+        }
+    }
 }
 
 /// The child: the timer set, the parent's end awaited on `gate`, `write` run, gone.
@@ -232,7 +319,21 @@ mod tests {
     #[test]
     fn outside_the_acc_hook_process_nothing_is_forked() {
         let ran = std::cell::Cell::new(false);
-        assert!(!fork(Duration::from_secs(1), || ran.set(true)));
+        assert!(!fork_and_exit(3, Duration::from_secs(1), || ran.set(true)));
         assert!(!ran.get());
+    }
+
+    #[test]
+    fn outside_the_acc_hook_process_nothing_is_kept_for_the_end() {
+        // `--beat` of a program that is not there: nothing starts, and nothing is kept.
+        start(Writer {
+            budget: Duration::from_secs(1),
+            write: Box::new(|| panic!("no copy of a library caller's process")),
+            exe: PathBuf::from("/nonexistent/acc-hook"),
+            argv: Vec::new(),
+            payload: Vec::new(),
+        });
+        assert!(KEPT.with(|kept| kept.borrow().is_none()));
+        assert_eq!(exit_after(7), 7);
     }
 }

@@ -6,7 +6,8 @@ use std::io::{Read, Write};
 use std::os::fd::RawFd;
 
 /// Runs the hook process and returns its exit code. The caller exits with it at once, which
-/// also ends a worker that overran the deadline.
+/// also ends a worker that overran the deadline. A call that left a heartbeat's writer
+/// ends the process here instead, with the same code ([`super::beat_writer::exit_after`]).
 pub fn main() -> i32 {
     let started = std::time::Instant::now();
     one_malloc_arena();
@@ -28,7 +29,8 @@ pub fn main() -> i32 {
     // Armed by the runner while it reads and settles the call on this thread; a call handed
     // to the server waits for its answer itself.
     super::watchdog::enable();
-    // A due heartbeat is written by a copy of this process, made while it has one thread.
+    // A due heartbeat is written by a copy of this process, made at its end (below) while
+    // it has one thread.
     super::beat_writer::enable();
     let env = HookEnv::from_process();
     let stdout = std::io::stdout();
@@ -64,7 +66,9 @@ pub fn main() -> i32 {
     let _ = out.flush();
     let _ = err.flush();
     crate::serve::client::start_if_missing();
-    code
+    // Last: a heartbeat's writer the call left is started by a copy of this process, and
+    // this process ends there (nothing above runs after the copy is made).
+    super::beat_writer::exit_after(code)
 }
 
 /// Stdout that fails when the answer cannot reach anyone: its descriptor is closed, or it is

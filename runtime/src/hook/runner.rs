@@ -127,15 +127,18 @@ pub fn run_with_handoff(
             let (written_tx, _) = mpsc::channel::<bool>();
             let (_, committed_rx) = mpsc::channel::<Result<(), Failure>>();
             let code = deliver(answer, stdout, stderr, written_tx, committed_rx, deadline);
-            if let (Some(payload), Some(exe)) = (beat, &settings_beat_exe) {
+            if let (Some(payload), Some(exe)) = (beat, settings_beat_exe) {
                 // The writer looks at the file system afresh, as a process of its own did.
-                // Past here this process writes nothing more: it gives up its stdout.
                 drop(real_paths.take());
-                let forked =
-                    beat_writer::fork(settings.budget, || write_beat(&prepared, &settings));
-                if !forked {
-                    beat_writer::spawn(exe, &beat_argv, &payload);
-                }
+                // Started by the process as its last step (a copy of it, after the capture
+                // line and everything else), or as `acc-hook --beat` now.
+                beat_writer::start(beat_writer::Writer {
+                    budget: settings.budget,
+                    write: Box::new(move || write_beat(&prepared, &settings)),
+                    exe,
+                    argv: beat_argv,
+                    payload,
+                });
             }
             return code;
         }
@@ -211,7 +214,8 @@ pub fn run_with_handoff(
     code
 }
 
-/// What `acc-hook --beat` does with this call, in the child [`beat_writer::fork`] made:
+/// What `acc-hook --beat` does with this call, in the copy of the process
+/// [`beat_writer::exit_after`] made:
 /// the conversation's heartbeat, under a deadline of its own. Failures are not said: a
 /// heartbeat not written is due again at the next call.
 fn write_beat(prepared: &Prepared, settings: &HookSettings) {
