@@ -57,6 +57,19 @@ struct Linked {
     data_link: PathBuf,
 }
 
+impl Linked {
+    /// Bob's claim of `resource`, from the linked cwd with the linked data home.
+    fn bob_claims(&self, resource: &str) -> Run {
+        claim_from(
+            &self.sb,
+            &self.bob,
+            &self.cwd_link,
+            &self.data_link,
+            resource,
+        )
+    }
+}
+
 /// Alice holds `file:src/real.rs`; the workspace has `src/alias.rs` -> `real.rs` and
 /// `lnk` -> `src`; the workspace and the data home each have a symlink outside them.
 fn linked() -> Linked {
@@ -113,13 +126,7 @@ fn a_claim_through_symlinked_cwd_data_home_and_file_is_refused_as_the_real_paths
     // Without the token the store path judges, with the same resolution: the same bytes.
     let token = l.sb.db_path().with_file_name("guard-token");
     std::fs::remove_file(&token).unwrap();
-    let r = claim_from(
-        &l.sb,
-        &l.bob,
-        &l.cwd_link,
-        &l.data_link,
-        "file:lnk/alias.rs",
-    );
+    let r = l.bob_claims("file:lnk/alias.rs");
     let (path, err) = split(&r);
     assert_eq!((r.code, &err), (5, &real_err), "{}", r.stderr);
     assert_ne!(path, "proof", "judged by the store without a token");
@@ -129,13 +136,7 @@ fn a_claim_through_symlinked_cwd_data_home_and_file_is_refused_as_the_real_paths
 fn a_claim_granted_through_symlinks_holds_the_real_file_in_the_real_store() {
     let l = linked();
     symlink("other.rs", l.sb.ws_path().join("src/other-alias.rs")).unwrap();
-    let r = claim_from(
-        &l.sb,
-        &l.bob,
-        &l.cwd_link,
-        &l.data_link,
-        "file:lnk/other-alias.rs",
-    );
+    let r = l.bob_claims("file:lnk/other-alias.rs");
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout.trim(), "claimed file:src/other.rs");
     // The one store, seen through the real paths: alice is refused the real file.
@@ -162,24 +163,12 @@ fn a_link_repointed_between_claims_is_resolved_again_by_the_next_claim() {
     let l = linked();
     let ws = l.sb.ws_path();
     let alias = ws.join("src/alias.rs");
-    let r = claim_from(
-        &l.sb,
-        &l.bob,
-        &l.cwd_link,
-        &l.data_link,
-        "file:src/alias.rs",
-    );
+    let r = l.bob_claims("file:src/alias.rs");
     assert_eq!(r.code, 5, "{}", r.stderr);
     // Repointed to a file nobody holds: the next claim follows the new link.
     std::fs::remove_file(&alias).unwrap();
     symlink("other.rs", &alias).unwrap();
-    let r = claim_from(
-        &l.sb,
-        &l.bob,
-        &l.cwd_link,
-        &l.data_link,
-        "file:src/alias.rs",
-    );
+    let r = l.bob_claims("file:src/alias.rs");
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout.trim(), "claimed file:src/other.rs");
     // The workspace link repointed to another directory: another workspace, another store,
@@ -188,7 +177,7 @@ fn a_link_repointed_between_claims_is_resolved_again_by_the_next_claim() {
     std::fs::create_dir_all(elsewhere.join("src")).unwrap();
     std::fs::remove_file(&l.cwd_link).unwrap();
     symlink(&elsewhere, &l.cwd_link).unwrap();
-    let r = claim_from(&l.sb, &l.bob, &l.cwd_link, &l.data_link, "file:src/real.rs");
+    let r = l.bob_claims("file:src/real.rs");
     let (path, err) = split(&r);
     assert_eq!(
         path, "store-no-proof",

@@ -95,8 +95,7 @@ fn heartbeats(sb: &Sandbox) -> PathBuf {
 #[test]
 fn a_due_heartbeat_is_written_after_an_allow_answered_from_the_snapshot() {
     let (sb, start) = started();
-    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
-    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let me = me_of(&sb, &start);
     let before = sb
         .core()
         .session(&me.session)
@@ -141,12 +140,8 @@ fn a_covered_write_with_the_heartbeat_due_is_still_refused() {
         .strip_prefix(sb.ws())
         .expect("the payload writes inside the workspace")
         .to_path_buf();
-    let mut core = sb.core();
-    let peer = attach(&mut core, "peer", true);
-    claim(&mut core, &peer, &format!("file:{}", rel.display()), true);
-    drop(core);
-    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
-    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    peer_holds(&sb, &format!("file:{}", rel.display()));
+    let me = me_of(&sb, &start);
     let before = sb
         .core()
         .session(&me.session)
@@ -268,8 +263,7 @@ fn all_gone(mark: &str, until: Instant) -> bool {
 #[test]
 fn a_writer_held_by_a_locked_store_holds_none_of_the_clients_pipes_and_ends_at_its_deadline() {
     let (sb, start) = started();
-    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
-    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let me = me_of(&sb, &start);
     let before = heartbeat_at(&sb, &me);
     let ws_before = tree(&sb.ws());
     // Another process holds the store's write lock for longer than any hook's budget.
@@ -373,12 +367,8 @@ fn a_writer_on_a_corrupt_store_leaves_nothing_behind_and_the_answer_unchanged() 
 #[test]
 fn every_call_answered_from_the_snapshot_answers_the_same_with_the_heartbeat_due() {
     let (sb, start) = started();
-    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
-    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
-    let mut core = sb.core();
-    let peer = attach(&mut core, "peer", true);
-    claim(&mut core, &peer, "file:claimed.txt", true);
-    drop(core);
+    let me = me_of(&sb, &start);
+    peer_holds(&sb, "file:claimed.txt");
     let tool = payload(&sb, "PreToolUse");
     let mut v: serde_json::Value = serde_json::from_str(&tool).unwrap();
     let ws = sb.ws().display().to_string();
@@ -437,6 +427,19 @@ fn await_heartbeat(sb: &Sandbox, me: &acc_runtime::Owner, before: &str, what: &s
     }
 }
 
+/// The owner `start`'s conversation was bound to.
+fn me_of(sb: &Sandbox, start: &str) -> acc_runtime::Owner {
+    let conv: serde_json::Value = serde_json::from_str(start).unwrap();
+    bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap())
+}
+
+/// A peer session holds `resource`, guarded.
+fn peer_holds(sb: &Sandbox, resource: &str) {
+    let mut core = sb.core();
+    let peer = attach(&mut core, "peer", true);
+    claim(&mut core, &peer, resource, true);
+}
+
 /// The marker of the conversation `start` began.
 fn marker_of(sb: &Sandbox, start: &str) -> PathBuf {
     let conv: serde_json::Value = serde_json::from_str(start).unwrap();
@@ -478,8 +481,7 @@ fn set_back_a_minute(path: &std::path::Path) {
 #[test]
 fn a_capture_run_records_the_due_call_as_the_steady_one_and_the_heartbeat_lands() {
     let (sb, start) = started();
-    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
-    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
+    let me = me_of(&sb, &start);
     let captures = tempfile::tempdir().unwrap();
     let dir = captures.path().display().to_string();
     let capture = [("ACC_HOOK_CAPTURE_DIR", dir.as_str())];
@@ -534,12 +536,8 @@ fn a_due_refusal_by_exit_code_leaves_with_that_code_and_its_reason() {
     };
     let start = fixture("SessionStart");
     assert_eq!(run_as(&sb, "codex", "SessionStart", &start, &[]).code, 0);
-    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
-    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
-    let mut core = sb.core();
-    let peer = attach(&mut core, "peer", true);
-    claim(&mut core, &peer, "file:hello.txt", true);
-    drop(core);
+    let me = me_of(&sb, &start);
+    peer_holds(&sb, "file:hello.txt");
     let patch = fixture("PreToolUse");
     let steady = run_as(&sb, "codex", "PreToolUse", &patch, &[]);
     assert_eq!(steady.code, 2, "refused by exit code: {steady:?}");
@@ -562,12 +560,8 @@ fn a_due_refusal_by_exit_code_leaves_with_that_code_and_its_reason() {
 #[test]
 fn a_link_at_the_markers_name_leaves_the_claimed_file_it_leads_to_untouched() {
     let (sb, start) = started();
-    let conv: serde_json::Value = serde_json::from_str(&start).unwrap();
-    let me = bound_owner(&mut sb.core(), conv["session_id"].as_str().unwrap());
-    let mut core = sb.core();
-    let peer = attach(&mut core, "peer", true);
-    claim(&mut core, &peer, "file:claimed.txt", true);
-    drop(core);
+    let me = me_of(&sb, &start);
+    peer_holds(&sb, "file:claimed.txt");
     let claimed = sb.ws().join("claimed.txt");
     std::fs::write(&claimed, "the peer's work\n").unwrap();
     let modified = claimed.metadata().unwrap().modified().unwrap();
