@@ -106,6 +106,14 @@ pub struct IdleFacts {
     pub moved_before_beat: bool,
     /// It had moved forward when the first heartbeat-kind invocation was captured.
     pub moved_by_beat: bool,
+    /// How many heartbeat-kind invocations had been captured when the idle began, [`ECHO`]
+    /// after the turn's end: a notification that soon answers the turn ending, not the
+    /// prompt sitting idle, so it is never judged as a beat. `None` in a bundle recorded
+    /// before the two were told apart (its judge reads every beat after the turn's end).
+    ///
+    /// [`ECHO`]: crate::record::scenarios::heartbeat::idle::ECHO
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo_beats: Option<usize>,
 }
 
 // `session-resume`

@@ -8,6 +8,12 @@
 //! Judged from observation: acc-hook was invoked with a `heartbeat`-kind event after the
 //! turn had ended and before another began, acc answered it, and the session's heartbeat
 //! time in acc's store moved forward with it while nothing else had moved it during the idle.
+//!
+//! The idle begins [`ECHO`] after the turn's end hook was captured, never sooner: a client
+//! that sends its idle notification as its prompt returns (Qwen Code does, well under a
+//! second after `Stop`, and 2.6 s after it once under CI's load) is answering the turn's
+//! end, which says nothing a turn end does not. Counting from a fixed window makes the
+//! verdict depend on what the client does, not on how fast the machine delivered it.
 
 use std::path::Path;
 use std::process::Command;
@@ -40,6 +46,10 @@ use crate::record::scenario::{FINAL_TEXT, PROMPT};
 /// The wait ends as soon as a heartbeat-kind invocation is captured.
 pub const IDLE_LIMIT: Duration = Duration::from_secs(100);
 
+/// How long after the turn's end hook a heartbeat-kind invocation is still the turn's echo.
+/// Far below Claude Code's 60 s idle threshold, far above the 2.6 s the slowest echo took.
+pub const ECHO: Duration = Duration::from_secs(15);
+
 /// The normalised kind an idle notification is given.
 const KIND: &str = "heartbeat";
 
@@ -63,8 +73,15 @@ pub fn judge(obs: &Observations, facts: &IdleFacts) -> Verdict {
     match &obs.hooks {
         None => reasons.push("acc-hook's invocations were not captured".to_owned()),
         Some(hooks) => {
-            let idle_beats: Vec<&HookFact> = beats_while_idle(hooks);
-            if facts.idled && idle_beats.is_empty() {
+            let echoes = facts.echo_beats.unwrap_or(0);
+            let idle_beats: Vec<&HookFact> = beats_while_idle(hooks, echoes);
+            if facts.idled && idle_beats.is_empty() && !beats_while_idle(hooks, 0).is_empty() {
+                reasons.push(format!(
+                    "the only heartbeat-kind invocation after the turn came within {} s of its end, an echo of the turn ending rather than a beat on idle, and none reached acc while the prompt then sat idle up to {} s",
+                    ECHO.as_secs(),
+                    IDLE_LIMIT.as_secs()
+                ));
+            } else if facts.idled && idle_beats.is_empty() {
                 reasons.push(format!(
                     "no heartbeat-kind invocation reached acc while the prompt sat idle up to {} s after the turn",
                     IDLE_LIMIT.as_secs()
@@ -97,15 +114,22 @@ pub fn judge(obs: &Observations, facts: &IdleFacts) -> Verdict {
 }
 
 /// The heartbeat-kind invocations that came while no turn was in flight: after a turn's end
-/// and before the next turn or tool began.
-pub fn beats_while_idle(hooks: &[HookFact]) -> Vec<&HookFact> {
+/// and before the next turn or tool began, leaving out the first `echoes` heartbeat-kind
+/// invocations of the capture (those already captured when the idle began).
+pub fn beats_while_idle(hooks: &[HookFact], echoes: usize) -> Vec<&HookFact> {
     let mut turn_ended = false;
+    let mut seen = 0;
     let mut out = Vec::new();
     for hook in hooks {
         match hook.kind.as_deref() {
             Some("turnEnd") => turn_ended = true,
             Some("beforeTurn" | "beforeTool" | "afterTool") => turn_ended = false,
-            Some(KIND) if turn_ended => out.push(hook),
+            Some(KIND) => {
+                seen += 1;
+                if turn_ended && seen > echoes {
+                    out.push(hook);
+                }
+            }
             _ => {}
         }
     }
@@ -187,7 +211,8 @@ pub fn run_idle_heartbeat(
         (!double.requests().is_empty() && tmux.pane().contains(FINAL_TEXT)).then_some(true)
     })
     .unwrap_or(false);
-    // The idle starts once the turn's end hook has run (and settled).
+    // The idle starts [`ECHO`] after the turn's end hook was captured: whatever came before
+    // is the turn's own echo.
     poll(limit, || {
         captured(&capture)
             .0
@@ -195,7 +220,8 @@ pub fn run_idle_heartbeat(
             .any(|k| k == "turnEnd")
             .then_some(())
     });
-    std::thread::sleep(Duration::from_secs(2));
+    std::thread::sleep(ECHO);
+    let echo_beats = beats(&capture);
     let session_opened = heartbeat_at(&mut core).is_some();
     let mut facts = IdleFacts {
         session_opened,
@@ -205,13 +231,14 @@ pub fn run_idle_heartbeat(
         requests_while_idle: 0,
         moved_before_beat: false,
         moved_by_beat: false,
+        echo_beats: Some(echo_beats),
     };
     let mut beat_after = None;
     if facts.idled {
         let idle_from = heartbeat_at(&mut core);
         let requests_at_idle = double.requests().len();
         let idle_at = Instant::now();
-        let beats_before = beats(&capture);
+        let beats_before = echo_beats;
         beat_after = poll(IDLE_LIMIT, || {
             if exited.exists() {
                 return Some(None);
@@ -280,7 +307,8 @@ pub fn run_idle_heartbeat(
     };
     let verdicts = judged(recipe, &observations);
     let interactive = format!(
-        "tmux new-session (200x50); typed: <prompt>, then nothing until a heartbeat-kind hook or {} s, then {}",
+        "tmux new-session (200x50); typed: <prompt>, then nothing for {} s after the turn's end, then nothing until a heartbeat-kind hook or {} s, then {}",
+        ECHO.as_secs(),
         IDLE_LIMIT.as_secs(),
         drive.quit
     );
@@ -292,6 +320,7 @@ pub fn run_idle_heartbeat(
         &interactive,
         json!({
             "idleLimitMs": IDLE_LIMIT.as_millis() as u64,
+            "echoWindowMs": ECHO.as_millis() as u64,
             // Measured, never judged: how long the prompt sat idle before the first beat.
             "beatAfterIdleMs": beat_after.map(|d| d.as_millis() as u64),
             "clientExitedAfterQuit": client_exited,

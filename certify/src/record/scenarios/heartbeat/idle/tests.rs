@@ -42,6 +42,7 @@ fn facts() -> IdleFacts {
         requests_while_idle: 0,
         moved_before_beat: false,
         moved_by_beat: true,
+        echo_beats: Some(0),
     }
 }
 
@@ -135,7 +136,7 @@ fn a_beat_inside_a_turn_is_not_an_idle_beat() {
         hook("UserPromptSubmit", "beforeTurn", 0),
         hook("Notification", "heartbeat", 0),
     ];
-    assert!(beats_while_idle(&hooks).is_empty());
+    assert!(beats_while_idle(&hooks, 0).is_empty());
     assert_eq!(reasons(&observed(Some(hooks), facts())).len(), 1);
     // After the turn's end, until the next turn or tool begins.
     let after = vec![
@@ -144,9 +145,78 @@ fn a_beat_inside_a_turn_is_not_an_idle_beat() {
         hook("PreToolUse", "beforeTool", 0),
         hook("Notification", "heartbeat", 1),
     ];
-    let beats = beats_while_idle(&after);
+    let beats = beats_while_idle(&after, 0);
     assert_eq!(beats.len(), 1);
     assert_eq!(beats[0].outcome.exit_code, Some(0));
+}
+
+/// One turn, its end, the notification the turn's end drew at once, then nothing.
+fn turn_then_echo() -> (Vec<HookFact>, IdleFacts) {
+    let idle = IdleFacts {
+        moved_by_beat: false,
+        echo_beats: Some(1),
+        ..facts()
+    };
+    (turn_then_idle(), idle)
+}
+
+#[test]
+fn a_notification_sent_as_the_turn_ends_is_its_echo_not_a_beat() {
+    let (hooks, idle) = turn_then_echo();
+    assert!(beats_while_idle(&hooks, 1).is_empty());
+    assert_eq!(
+        reasons(&observed(Some(hooks.clone()), idle.clone())),
+        [
+            "the only heartbeat-kind invocation after the turn came within 15 s of its end, an echo of the turn ending rather than a beat on idle, and none reached acc while the prompt then sat idle up to 100 s"
+        ]
+    );
+    // Whether the echo moved the heartbeat or not (how soon it came is the machine's, not
+    // the client's), the verdict is the same.
+    let moved = IdleFacts {
+        moved_by_beat: true,
+        ..idle
+    };
+    assert_eq!(reasons(&observed(Some(hooks), moved)).len(), 1);
+}
+
+#[test]
+fn a_beat_on_idle_after_the_echo_passes_and_is_the_one_judged() {
+    let mut hooks = turn_then_idle();
+    hooks.insert(4, hook("Notification", "heartbeat", 0));
+    let idle = IdleFacts {
+        echo_beats: Some(1),
+        ..facts()
+    };
+    assert_eq!(
+        reasons(&observed(Some(hooks.clone()), idle.clone())),
+        Vec::<String>::new()
+    );
+    // The beat on idle is the one whose exit counts, not the echo's.
+    hooks[3].outcome.exit_code = Some(0);
+    hooks[4].outcome.exit_code = Some(1);
+    assert_eq!(
+        reasons(&observed(Some(hooks), idle)),
+        ["the heartbeat hook never exited 0"]
+    );
+}
+
+#[test]
+fn a_bundle_recorded_before_echoes_were_told_apart_is_judged_as_it_was() {
+    // The committed Qwen Code 0.24.4 bundle: the echo, no echo count, nothing moved.
+    let (hooks, idle) = turn_then_echo();
+    let old = IdleFacts {
+        echo_beats: None,
+        ..idle
+    };
+    let obs = observed(Some(hooks), old);
+    assert_eq!(
+        reasons(&obs),
+        ["the heartbeat hook did not move the session's heartbeat time in acc's store"]
+    );
+    let text = serde_json::to_string(&obs).unwrap();
+    assert!(!text.contains("echoBeats"), "{text}");
+    let back: Observations = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, obs);
 }
 
 #[test]
@@ -220,6 +290,7 @@ fn a_capture_that_left_localhost_is_no_evidence() {
 fn the_facts_survive_a_bundle_round_trip() {
     let obs = observed(Some(turn_then_idle()), facts());
     let text = serde_json::to_string(&obs).unwrap();
+    assert!(text.contains("\"echoBeats\":0"), "{text}");
     let back: Observations = serde_json::from_str(&text).unwrap();
     assert_eq!(back, obs);
     assert_eq!(reasons(&back), Vec::<String>::new());
