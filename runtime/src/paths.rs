@@ -133,6 +133,14 @@ pub fn remember_real_paths() -> RealPathScope {
     RealPathScope { opened }
 }
 
+/// Forgets whatever this thread remembers, whoever opened the scope. A served request
+/// calls it first: its worker thread ran other requests before, and a request judges the
+/// file system as it is now, never as an earlier request looked at it (each request opens
+/// its own scope, [`remember_real_paths`], as a local command does).
+pub fn forget_real_paths() {
+    REMEMBERED.with(|cell| *cell.borrow_mut() = None);
+}
+
 /// Forgets what [`remember_real_paths`] remembered when dropped.
 pub struct RealPathScope {
     opened: bool,
@@ -507,6 +515,108 @@ mod tests {
         );
     }
 
+    /// A tree for the differential test: directories two deep, files, and links of every
+    /// shape among them (relative, absolute, through `..`, to files, dangling, looping), and
+    /// a chain of 45 links that crosses the 40-link limit.
+    fn generated_tree() -> (tempfile::TempDir, PathBuf, Vec<String>) {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let b = dir.path().canonicalize().unwrap();
+        for d in ["a", "a/b", "a/b/c", "d", "d/e"] {
+            std::fs::create_dir_all(b.join(d)).unwrap();
+        }
+        for f in ["a/f", "a/b/g", "d/e/h"] {
+            std::fs::write(b.join(f), "").unwrap();
+        }
+        let links: &[(&str, &str)] = &[
+            ("a/up", ".."),
+            ("a/b/up2", "../.."),
+            ("a/tod", "../d"),
+            ("a/b/toe", "../../d/e"),
+            ("d/toa", "ABS/a"),
+            ("d/tob", "ABS/a/b/"),
+            ("d/e/tof", "../../a/f"),
+            ("a/b/dang", "nowhere/x"),
+            ("d/dotdot", "e/../../a/b/.."),
+            ("a/l1", "l2"),
+            ("a/l2", "l1"),
+            ("a/self", "."),
+            ("d/e/chain", "../toa/b"),
+        ];
+        for (at, to) in links {
+            let to = to.replace("ABS", b.to_str().unwrap());
+            symlink(to, b.join(at)).unwrap();
+        }
+        for i in 0..45 {
+            let next = if i == 44 {
+                "a".to_string()
+            } else {
+                format!("c{}", i + 1)
+            };
+            symlink(next, b.join(format!("c{i}"))).unwrap();
+        }
+        let mut names: Vec<String> = [
+            "a", "b", "c", "d", "e", "f", "g", "h", "up", "up2", "tod", "toe", "toa", "tob", "tof",
+            "dang", "dotdot", "l1", "self", "chain", "missing", ".", "..", "",
+        ]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+        names.extend(["c0", "c4", "c5", "c6", "c40", "c44"].map(String::from));
+        (dir, b, names)
+    }
+
+    /// Thousands of spellings drawn from the generated tree, each answered by the
+    /// remembered walk (in one scope for all, and in a scope of its own) exactly as by
+    /// glibc's `realpath` (std's `canonicalize`): the real path, or the same errno. A
+    /// lenient resolution in a scope gives what it gives outside one.
+    #[test]
+    fn the_remembered_walk_answers_as_realpath_over_a_generated_tree() {
+        let (_dir, b, names) = generated_tree();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let spellings: Vec<String> = (0..4000)
+            .map(|_| {
+                let depth = 1 + next(6);
+                let mut s = String::new();
+                for i in 0..depth {
+                    let name = &names[next(names.len())];
+                    if i > 0 {
+                        s.push('/');
+                    } else if name.is_empty() {
+                        // A leading `/` would leave the tree for the host's root.
+                        s.push('.');
+                    }
+                    s.push_str(name);
+                }
+                if next(5) == 0 {
+                    s.push('/');
+                }
+                s
+            })
+            .collect();
+        let shared = remember_real_paths();
+        for s in &spellings {
+            let p = b.join(s);
+            let want = p.canonicalize().map_err(|e| e.raw_os_error());
+            assert_eq!(canonicalize(&p).map_err(|e| e.raw_os_error()), want, "{s}");
+        }
+        drop(shared);
+        for s in &spellings {
+            let p = b.join(s);
+            let want = p.canonicalize().map_err(|e| e.raw_os_error());
+            let lenient = realpath_lenient(&p);
+            let _own = remember_real_paths();
+            assert_eq!(canonicalize(&p).map_err(|e| e.raw_os_error()), want, "{s}");
+            assert_eq!(realpath_lenient(&p), lenient, "{s}");
+        }
+    }
+
     #[test]
     fn a_link_swapped_within_one_scope_is_seen_as_first_looked_at_and_again_after() {
         use std::os::unix::fs::symlink;
@@ -529,6 +639,27 @@ mod tests {
         let _scope = remember_real_paths();
         assert_eq!(canonicalize(&link.join("f")).unwrap(), b.join("other/x/f"));
         assert_eq!(realpath_lenient(&link.join("new")), b.join("other/x/new"));
+    }
+
+    #[test]
+    fn forgetting_drops_a_scope_left_open() {
+        use std::os::unix::fs::symlink;
+        let (_dir, b) = linked_tree();
+        let link = b.join("ws/swap");
+        symlink(b.join("ws/src"), &link).unwrap();
+        let left_open = remember_real_paths();
+        assert_eq!(canonicalize(&link).unwrap(), b.join("ws/src"));
+        std::mem::forget(left_open);
+        std::fs::remove_file(&link).unwrap();
+        symlink(b.join("other/x"), &link).unwrap();
+        assert_eq!(canonicalize(&link).unwrap(), b.join("ws/src"), "still open");
+        forget_real_paths();
+        assert_eq!(canonicalize(&link).unwrap(), b.join("other/x"));
+        // A scope opened after it remembers again, and forgets when it ends.
+        let scope = remember_real_paths();
+        assert_eq!(canonicalize(&link).unwrap(), b.join("other/x"));
+        drop(scope);
+        REMEMBERED.with(|cell| assert!(cell.borrow().is_none()));
     }
 
     #[test]

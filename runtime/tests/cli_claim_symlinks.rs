@@ -5,6 +5,7 @@
 //! claim takes, and the next claim looks again.
 
 mod common;
+mod serve_support;
 
 use common::{Run, Sandbox};
 use std::os::unix::fs::symlink;
@@ -25,6 +26,27 @@ fn claim_from(
         .env("ACC_SESSION", &owner.0)
         .env("ACC_GENERATION", &owner.1)
         .env("ACC_BENCH_CLAIM_PATH", "1")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["claim", "--resource", resource]);
+    Run::from(c.output().unwrap())
+}
+
+/// [`claim_from`], handed to the server of `data` (`ACC_SERVE=1`).
+fn served_claim_from(
+    sb: &Sandbox,
+    owner: &(String, String),
+    cwd: &Path,
+    data: &Path,
+    resource: &str,
+) -> Run {
+    let mut c = std::process::Command::new(common::acc_bin());
+    c.env_clear()
+        .env("ACC_DATA_HOME", data)
+        .env("ACC_TEST_CLOCK", sb.clock.as_deref().unwrap())
+        .env("ACC_SESSION", &owner.0)
+        .env("ACC_GENERATION", &owner.1)
+        .env("ACC_SERVE", "1")
         .arg("--cwd")
         .arg(cwd)
         .args(["claim", "--resource", resource]);
@@ -187,6 +209,36 @@ fn a_link_repointed_between_claims_is_resolved_again_by_the_next_claim() {
     assert!(
         r.code != 0 && err.contains("is unknown in this workspace"),
         "bob has no session there: {err}"
+    );
+}
+
+/// The server runs one request after another on the same worker thread: what one served
+/// claim looked at is never what the next one judges.
+#[test]
+fn a_link_repointed_between_served_claims_is_resolved_again_by_the_server() {
+    let l = linked();
+    let (ws, data) = (l.sb.ws_path(), l.sb.data_path());
+    let _server = serve_support::Server::start(&data, &[]);
+    let alias = ws.join("src/alias.rs");
+    let repoint = |to: &str| {
+        std::fs::remove_file(&alias).unwrap();
+        symlink(to, &alias).unwrap();
+    };
+    let r = served_claim_from(&l.sb, &l.bob, &ws, &data, "file:src/alias.rs");
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    repoint("other.rs");
+    let r = served_claim_from(&l.sb, &l.bob, &ws, &data, "file:src/alias.rs");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout.trim(), "claimed file:src/other.rs");
+    // Back to alice's file: refused again, not judged from the last request's look.
+    repoint("real.rs");
+    let r = served_claim_from(&l.sb, &l.bob, &ws, &data, "file:src/alias.rs");
+    assert_eq!(r.code, 5, "{}", r.stderr);
+    assert!(r.stderr.contains("held exclusive by alice"), "{}", r.stderr);
+    assert_eq!(
+        serve_support::served(&data),
+        Some(3),
+        "every claim was served"
     );
 }
 

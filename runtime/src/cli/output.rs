@@ -89,7 +89,12 @@ pub fn emit(
                 let envelope = error_envelope(&e).to_string();
                 let _ = writeln!(out, "{}", json_escape_hidden(&envelope));
             } else {
-                let _ = writeln!(err, "{}", escape_hidden(&e.message));
+                // One write: `writeln!` wrote the message and its newline apart, two system
+                // calls on the unbuffered stderr of every refused claim, and a line another
+                // process's output could split.
+                let mut line = escape_hidden(&e.message).to_string();
+                line.push('\n');
+                let _ = err.write_all(line.as_bytes());
             }
             e.exit_code()
         }
@@ -137,6 +142,29 @@ mod tests {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         emit(Ok(Output::silent(json!(1))), false, &mut out, &mut err);
         assert!(out.is_empty() && err.is_empty());
+    }
+
+    /// Records each `write` it is given, as the unbuffered stderr would make a system call.
+    #[derive(Default)]
+    struct Writes(Vec<Vec<u8>>);
+
+    impl Write for Writes {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(buf.to_vec());
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_one_write_of_its_whole_line() {
+        let (mut out, mut err) = (Vec::new(), Writes::default());
+        let refused = AccError::new(ErrorCode::ClaimConflict, "file:a conflicts\u{1b}[2J");
+        assert_eq!(emit(Err(refused), false, &mut out, &mut err), 5);
+        assert_eq!(err.0, vec![b"file:a conflicts\\u001b[2J\n".to_vec()]);
     }
 
     #[test]

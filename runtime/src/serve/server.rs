@@ -220,6 +220,8 @@ fn handle(mut conn: UnixStream, served: &AtomicU64) {
 
 /// Runs the request as the process that sent it would have.
 pub fn run(request: &Request, pid: u32, stdin: Vec<u8>) -> Answer {
+    // The worker ran other requests: this one looks at the file system afresh.
+    crate::paths::forget_real_paths();
     workers::enter_directory(
         Path::new(std::ffi::OsStr::from_bytes(&request.cwd)),
         request.umask,
