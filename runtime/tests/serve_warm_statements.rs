@@ -14,7 +14,9 @@ use acc_runtime::store::{OpenMode, Store, warm};
 use rusqlite::StatementStatus;
 use std::path::Path;
 
-const QUERY: &str = "SELECT value FROM meta WHERE key = 'workspace_id'";
+/// A text no code of the store compiles (the open's own workspace check is cached under
+/// `SELECT value FROM meta WHERE key = 'workspace_id'`), so its first run here is its first.
+const QUERY: &str = "SELECT value FROM meta WHERE key = 'workspace_id' AND value IS NOT NULL";
 
 fn open(path: &Path) -> Store {
     warm::enable();

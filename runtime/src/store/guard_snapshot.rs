@@ -552,12 +552,28 @@ impl Text {
         put(path, &parts)?;
         // Best effort: the witness only ever adds claims to refuse when the store is found
         // tampered with, and one that is behind names claims whose release the store
-        // recorded.
-        if let Some(witness) = witness {
+        // recorded. Only its workspace and claim lines are ever read ([`super::tamper`]):
+        // a witness that already holds these, as a whole snapshot of this format, is left
+        // as it is (a write that moved no guarded claim, such as every advisory claim,
+        // rewrote the same lines under a new header, inside the claims' turn).
+        if let Some(witness) = witness
+            && !holds_claims(witness, header.workspace_id, claims)
+        {
             let _ = put(witness, &parts);
         }
         Ok(())
     }
+}
+
+/// Whether the file at `path` is a whole snapshot (every block matching its sums, read
+/// without following a link) of `workspace_id` whose claim lines are `claims`, byte for
+/// byte: what [`super::tamper::last_known`] would read from it is then these claims.
+fn holds_claims(path: &Path, workspace_id: &str, claims: &str) -> bool {
+    let Ok(Some(text)) = read_text(path) else {
+        return false;
+    };
+    SnapshotText::parse(&text)
+        .is_some_and(|old| old.workspace_id == workspace_id && old.body == claims)
 }
 
 /// The header line for `claims` (the claim lines) followed by `rest` (the blank line and
@@ -2375,6 +2391,73 @@ mod tests {
         let file = elsewhere.path().join(SNAPSHOT_FILE);
         store.read(|c| write(c, &file, &ws, at, &tag)).unwrap();
         std::fs::read_to_string(file).unwrap()
+    }
+
+    /// The witness is rewritten only when what the tamper check reads from it (the
+    /// workspace and the claim lines) would change: an advisory claim leaves it alone, a
+    /// guarded one, a damaged witness and a link put at its name are written over.
+    #[test]
+    fn the_witness_is_rewritten_only_when_its_claims_would_change() {
+        use std::os::unix::fs::MetadataExt;
+        let (dir, mut store) = populated_store();
+        let witness = witness_path(store.path()).unwrap();
+        let ino = |p: &Path| std::fs::symlink_metadata(p).unwrap().ino();
+        let before = (std::fs::read(&witness).unwrap(), ino(&witness));
+        let advisory = |c: &Connection, id: &str| {
+            c.execute(
+                "INSERT INTO claims VALUES (?1, 's3', ?2, 'file', 'exclusive', 'advisory',
+                 NULL, 1, 5000000000000, 'g')",
+                rusqlite::params![id, format!("file:adv/{id}.rs")],
+            )?;
+            Ok(())
+        };
+        store.write(|c| advisory(c, "claim_a1")).unwrap();
+        // A new snapshot (its header names the new claims version), the same witness.
+        assert_ne!(
+            SnapshotText::parse(&std::fs::read_to_string(path_for(store.path())).unwrap())
+                .unwrap()
+                .claims_version,
+            SnapshotText::parse(std::str::from_utf8(&before.0).unwrap())
+                .unwrap()
+                .claims_version
+        );
+        assert_eq!((std::fs::read(&witness).unwrap(), ino(&witness)), before);
+
+        // A guarded claim: the witness names it.
+        store
+            .write(|c| {
+                c.execute(
+                    "INSERT INTO claims VALUES ('claim_g1', 's3', 'file:g/1.rs', 'file',
+                     'exclusive', 'guarded', NULL, 1, 5000000000000, 'g')",
+                    [],
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let text = std::fs::read_to_string(&witness).unwrap();
+        let names = |t: &str| {
+            SnapshotText::parse(t)
+                .unwrap()
+                .claims()
+                .any(|c| c.unwrap().claim_id == "claim_g1")
+        };
+        assert!(names(&text));
+
+        // A witness whose claim lines were edited (its sums no longer hold): written over.
+        let damaged = text.replacen("claim_g1", "claim_x1", 1);
+        std::fs::write(&witness, &damaged).unwrap();
+        store.write(|c| advisory(c, "claim_a2")).unwrap();
+        assert!(names(&std::fs::read_to_string(&witness).unwrap()));
+
+        // A link to a file holding the same text: replaced by a file, the target untouched.
+        let target = dir.path().join("elsewhere.tsv");
+        std::fs::rename(&witness, &target).unwrap();
+        std::os::unix::fs::symlink(&target, &witness).unwrap();
+        let kept = std::fs::read(&target).unwrap();
+        store.write(|c| advisory(c, "claim_a3")).unwrap();
+        assert!(std::fs::symlink_metadata(&witness).unwrap().is_file());
+        assert!(names(&std::fs::read_to_string(&witness).unwrap()));
+        assert_eq!(std::fs::read(&target).unwrap(), kept);
     }
 
     #[test]

@@ -35,6 +35,14 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
+/// Whose store this is. One text for the open's check, the tamper check and the
+/// publication, so a process compiles it once (cached) rather than once for each.
+pub(crate) const WORKSPACE_ID: &str = "SELECT value FROM meta WHERE key = 'workspace_id'";
+
+/// The schema cookie a publication's tag names ([`guard_token::new_tag`]); cached as
+/// [`WORKSPACE_ID`] is.
+pub(crate) const SCHEMA_COOKIE: &str = "PRAGMA schema_version";
+
 /// Whether the caller may create the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
@@ -490,12 +498,9 @@ impl Store {
         // untouched, never migrated. `meta.workspace_id` exists from schema version 1 on.
         let found: Option<String> = store
             .read(|c| {
-                Ok(c.query_row(
-                    "SELECT value FROM meta WHERE key = 'workspace_id'",
-                    [],
-                    |r| r.get(0),
-                )
-                .optional()?)
+                Ok(c.prepare_cached(WORKSPACE_ID)?
+                    .query_row([], |r| r.get(0))
+                    .optional()?)
             })
             .map_err(|e| match e.code {
                 ErrorCode::StoreBusy | ErrorCode::StoreCorrupt => e,
@@ -641,9 +646,11 @@ impl Store {
                 let changed = after != before;
                 // A store without a published snapshot (new, from before snapshots, or
                 // left by a writer that died between withdrawing and publishing) gets one
-                // at its next write.
-                let missing = !guard_token::present(&self.path) || !file.exists();
-                (changed, changed || missing)
+                // at its next write. Looked for only when nothing changed: a change
+                // publishes anyway (the token's read and the snapshot's `stat` were a
+                // claim's, inside the claims' turn).
+                let missing = || !guard_token::present(&self.path) || !file.exists();
+                (changed, changed || missing())
             }
             _ => (false, false),
         };
@@ -651,12 +658,14 @@ impl Store {
             // What the token vouched for until now is the state this write began from:
             // its claim lines stay the store's if this write moved no claim row.
             let rows_after = guard_snapshot::claim_rows(&tx);
-            let base = match rows_before {
+            // Kept only for a write that moved no claim row: a claim, a release or a
+            // renewal has its snapshot rendered whole, so the token is not read for it.
+            let base = match rows_before.filter(|_| rows_after == rows_before) {
                 Some(rows) => guard_snapshot::published(&self.path, rows)
                     .or_else(|| self.prior.take().filter(|p| p.claim_rows() == rows)),
                 None => None,
             };
-            self.prior = base.filter(|_| rows_after == rows_before);
+            self.prior = base;
             // Before the commit: from here on no reader takes the snapshot for the store.
             guard_token::withdraw(&self.path).map_err(ctx)?;
         }
@@ -722,12 +731,12 @@ impl Store {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
         let tx = self.conn.begin(TxKind::Write)?;
-        let workspace: String = tx.query_row(
-            "SELECT value FROM meta WHERE key = 'workspace_id'",
-            [],
-            |r| r.get(0),
-        )?;
-        let schema: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+        let workspace: String = tx
+            .prepare_cached(WORKSPACE_ID)?
+            .query_row([], |r| r.get(0))?;
+        let schema: i64 = tx
+            .prepare_cached(SCHEMA_COOKIE)?
+            .query_row([], |r| r.get(0))?;
         let tag = guard_token::new_tag(&self.path, guard_snapshot::fingerprint(&tx)?, schema)?;
         let reused = match self.prior.take() {
             Some(prior) => {

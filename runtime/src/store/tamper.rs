@@ -469,16 +469,16 @@ pub(crate) fn check_before_write(
     if let Some((token, head)) = guard_snapshot::vouched_head(store_file, now_ms)
         && head.claims_version == version
     {
-        let schema: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+        let schema: i64 = tx
+            .prepare_cached(super::SCHEMA_COOKIE)?
+            .query_row([], |r| r.get(0))?;
         if super::guard_token::schema_of(&token.tag) == Some(schema) {
             return Ok(());
         }
     }
-    let workspace: String = tx.query_row(
-        "SELECT value FROM meta WHERE key = 'workspace_id'",
-        [],
-        |r| r.get(0),
-    )?;
+    let workspace: String = tx
+        .prepare_cached(super::WORKSPACE_ID)?
+        .query_row([], |r| r.get(0))?;
     let claims = live(
         last_known(store_file, &workspace).unwrap_or_default(),
         now_ms,

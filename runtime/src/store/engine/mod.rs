@@ -14,10 +14,9 @@ pub mod postgres;
 pub mod postgres_schema;
 pub mod tls;
 
-use rusqlite::ToSql;
 use rusqlite::types::{FromSql, Value, ValueRef};
 
-pub use rusqlite::{OptionalExtension, params};
+pub use rusqlite::{OptionalExtension, ToSql, params};
 
 /// The result type of every call across the boundary.
 pub type SqlResult<T> = rusqlite::Result<T>;
