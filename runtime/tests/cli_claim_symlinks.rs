@@ -11,6 +11,26 @@ use common::{Run, Sandbox};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
+/// `owner`'s claim of `resource` from `cwd` with the data home `data`, not yet run.
+fn claim_command(
+    sb: &Sandbox,
+    owner: &(String, String),
+    cwd: &Path,
+    data: &Path,
+    resource: &str,
+) -> std::process::Command {
+    let mut c = std::process::Command::new(common::acc_bin());
+    c.env_clear()
+        .env("ACC_DATA_HOME", data)
+        .env("ACC_TEST_CLOCK", sb.clock.as_deref().unwrap())
+        .env("ACC_SESSION", &owner.0)
+        .env("ACC_GENERATION", &owner.1)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["claim", "--resource", resource]);
+    c
+}
+
 /// `owner` claims `resource` from `cwd` with the data home `data`, naming its path.
 fn claim_from(
     sb: &Sandbox,
@@ -19,17 +39,8 @@ fn claim_from(
     data: &Path,
     resource: &str,
 ) -> Run {
-    let mut c = std::process::Command::new(common::acc_bin());
-    c.env_clear()
-        .env("ACC_DATA_HOME", data)
-        .env("ACC_TEST_CLOCK", sb.clock.as_deref().unwrap())
-        .env("ACC_SESSION", &owner.0)
-        .env("ACC_GENERATION", &owner.1)
-        .env("ACC_BENCH_CLAIM_PATH", "1")
-        .arg("--cwd")
-        .arg(cwd)
-        .args(["claim", "--resource", resource]);
-    Run::from(c.output().unwrap())
+    let mut c = claim_command(sb, owner, cwd, data, resource);
+    Run::from(c.env("ACC_BENCH_CLAIM_PATH", "1").output().unwrap())
 }
 
 /// [`claim_from`], handed to the server of `data` (`ACC_SERVE=1`).
@@ -40,17 +51,8 @@ fn served_claim_from(
     data: &Path,
     resource: &str,
 ) -> Run {
-    let mut c = std::process::Command::new(common::acc_bin());
-    c.env_clear()
-        .env("ACC_DATA_HOME", data)
-        .env("ACC_TEST_CLOCK", sb.clock.as_deref().unwrap())
-        .env("ACC_SESSION", &owner.0)
-        .env("ACC_GENERATION", &owner.1)
-        .env("ACC_SERVE", "1")
-        .arg("--cwd")
-        .arg(cwd)
-        .args(["claim", "--resource", resource]);
-    Run::from(c.output().unwrap())
+    let mut c = claim_command(sb, owner, cwd, data, resource);
+    Run::from(c.env("ACC_SERVE", "1").output().unwrap())
 }
 
 /// The path the claim named, and its stderr without that line.
