@@ -171,13 +171,62 @@ fn racer(data: &Path, ws: &Path, owner: &Owner, rounds: usize) -> Tally {
     tally
 }
 
+/// One run's figures, for the runs' medians.
+struct RunFigures {
+    /// Claims per second over the spawn limit.
+    of_limit: f64,
+    rate: f64,
+    /// CPU per race process over the floor's.
+    cpu_ratio: f64,
+    granted_ms: f64,
+    refused_ms: f64,
+}
+
 fn main() {
     let racers = env_usize("ACC_BENCH_RACERS", 8);
     let rounds = env_usize("ACC_BENCH_ROUNDS", 100);
+    let runs = env_usize("ACC_BENCH_RUNS", 5).max(1);
     let tmp = tempfile::tempdir().unwrap();
     let base = std::env::var_os("ACC_BENCH_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| tmp.path().to_path_buf());
+    let figures: Vec<RunFigures> = (1..=runs)
+        .map(|n| {
+            if runs > 1 {
+                println!("run {n} of {runs}:");
+            }
+            let dir = if runs > 1 {
+                base.join(format!("run-{n}"))
+            } else {
+                base.clone()
+            };
+            let f = race(&dir, racers, rounds);
+            served::stop_server(&dir.join("data"));
+            f
+        })
+        .collect();
+    if runs > 1 {
+        let med = |f: fn(&RunFigures) -> f64| {
+            let mut xs: Vec<f64> = figures.iter().map(f).collect();
+            xs.sort_by(f64::total_cmp);
+            (xs[xs.len() / 2], xs[0], xs[xs.len() - 1])
+        };
+        let (of_limit, lo, hi) = med(|f| f.of_limit);
+        let (rate, ..) = med(|f| f.rate);
+        let (ratio, rlo, rhi) = med(|f| f.cpu_ratio);
+        let (granted, ..) = med(|f| f.granted_ms);
+        let (refused, ..) = med(|f| f.refused_ms);
+        println!(
+            "median of {runs} runs: {rate:.0} claims/s, {:.0}% of the spawn limit ({:.0}-{:.0}%); CPU per process {ratio:.2}x the floor ({rlo:.2}-{rhi:.2}x); granted {granted:.2} ms, refused {refused:.2} ms; 0 double grants in every run",
+            100.0 * of_limit,
+            100.0 * lo,
+            100.0 * hi
+        );
+    }
+}
+
+/// One race on a fresh store under `base`, its floor measured just before it.
+fn race(base: &Path, racers: usize, rounds: usize) -> RunFigures {
     let data = base.join("data");
     let ws = base.join("project");
     std::fs::create_dir_all(&ws).unwrap();
@@ -326,4 +375,11 @@ fn main() {
     );
     assert_eq!(double, 0, "a resource was granted twice");
     assert_eq!(won, rounds, "every resource is granted exactly once");
+    RunFigures {
+        of_limit: rate / limit,
+        rate,
+        cpu_ratio: claim_cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
+        granted_ms: per(tally.won_cpu, tally.won),
+        refused_ms: per(tally.lost_cpu, tally.lost),
+    }
 }

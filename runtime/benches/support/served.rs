@@ -220,6 +220,22 @@ pub fn await_server_of(data: &Path, server: &Path) {
     EXPECTED.store(true, Ordering::Relaxed);
 }
 
+/// Ends the server of `data` (a run's own) and waits (at most 10 s) until it is gone, so that
+/// an idle server of an earlier run does not share the cores with the next run.
+#[allow(dead_code)] // the claim race's.
+pub fn stop_server(data: &Path) {
+    let Some(pid) = server_pid(data) else {
+        return;
+    };
+    // SAFETY: `kill` sends a signal to a pid; no memory is touched.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    // SAFETY: signal 0 only asks whether the process exists.
+    while unsafe { libc::kill(pid, 0) } == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// How many calls the server of `data` answered so far, asked as a client would (`server`:
 /// the `acc-hook` it must be): `None` when no trusted server answers. Read before and after
 /// a race, the difference is how many of its calls were served; a server that answered
