@@ -25,7 +25,8 @@ acc's own functions differently, and the list holds both spellings.
 
 `--hook-bench-dir` is the `ACC_BENCH_DIR` that `hook_bench` left with
 `ACC_BENCH_POPULATE_ONLY=1` (its small population); `--claim-dir` the one
-`claim_race_bench` left (any racers and rounds). Neither is changed: every process runs on
+`claim_race_bench` left with `ACC_BENCH_RUNS=1` (any racers and rounds; with more runs it
+keeps `run-<n>/` under it, and any one of those serves). Neither is changed: every process runs on
 a copy. Needs valgrind, nm and readelf.
 """
 
