@@ -490,3 +490,30 @@ fn what_is_shown_of_a_tampered_store() {
         .replace(ws_id.to_str().unwrap(), "[WSID]");
     insta::assert_snapshot!(shown);
 }
+
+/// A connection opened while no published claim was live records the sealed version and
+/// does not look again at its first write, but only while the store is still at that
+/// version: a claim published and then deleted behind acc's back in between moves the
+/// version, so its write still finds the claim gone before its publication forgets it.
+#[test]
+fn a_connection_opened_before_any_live_claim_still_finds_a_later_one_deleted() {
+    let sb = Sandbox::new();
+    std::fs::create_dir_all(sb.ws().join("src")).unwrap();
+    start(&sb, "me");
+    let store = sb.core().store_path().to_path_buf();
+    // Opened while the sealed snapshot names no live claim.
+    let mut server = sb.core();
+    let peer = attach(&mut sb.core(), "peer", true);
+    claim(&mut sb.core(), &peer, "file:src/**", true);
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .execute("DELETE FROM claims", [])
+        .unwrap();
+    assert!(!tamper::marked(&store));
+    attach(&mut server, "late", true);
+    drop(server);
+    assert!(
+        tamper::marked(&store),
+        "the deleted claim was found at the write"
+    );
+}

@@ -12,6 +12,7 @@
 //! sessions (what a publication writes stays bounded). Otherwise no file is written and
 //! every claim takes the store path.
 
+use super::guard_snapshot::GuardedRows;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::store::engine::{Connection, Row, params};
 use rusqlite::types::ValueRef;
@@ -98,12 +99,10 @@ fn opt(p: Option<u32>) -> String {
     p.map_or_else(|| "-".into(), |p| p.to_string())
 }
 
-/// Writes the proof for the committed state `conn` reads (under the publication's write
-/// lock), tagged `tag`. `Ok(false)` when the store holds what the proof cannot carry: the
-/// file is then removed, and the token names no proof.
-pub(crate) fn write(conn: &Connection, store_file: &Path, tag: &str, now_ms: i64) -> Result<bool> {
+/// Puts the proof `text` rendered beside the store at `store_file`, or removes the file
+/// when there is none to put (`Ok(false)`: the token then names no proof).
+pub(crate) fn put(store_file: &Path, text: Option<String>) -> Result<bool> {
     let path = path_for(store_file);
-    let text = render(conn, tag, now_ms)?;
     let Some(text) = text else {
         match std::fs::remove_file(&path) {
             Ok(()) => {}
@@ -118,6 +117,15 @@ pub(crate) fn write(conn: &Connection, store_file: &Path, tag: &str, now_ms: i64
     Ok(true)
 }
 
+/// What the publication's one read of the claims gives: the proof's text (`None`: the store
+/// holds what the proof cannot carry), and, when asked for, every guarded claim row for the
+/// snapshot (`None`: a row the snapshot's own statement must judge, or not asked for).
+#[derive(Debug, Default)]
+pub(crate) struct Rendered {
+    pub(crate) proof: Option<String>,
+    pub(crate) guarded: Option<GuardedRows>,
+}
+
 fn io(path: &Path, e: std::io::Error) -> AccError {
     AccError::new(
         ErrorCode::StoreIo,
@@ -125,14 +133,17 @@ fn io(path: &Path, e: std::io::Error) -> AccError {
     )
 }
 
-fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
+/// The proof for the committed state `conn` reads, tagged `tag`; with `guarded`, the
+/// guarded claim rows of the same read for the snapshot (one statement and one scan of the
+/// claims for both files, where each compiled and ran its own).
+pub(crate) fn render(conn: &Connection, tag: &str, now_ms: i64, guarded: bool) -> Result<Rendered> {
     // A hooked store (the common case under an agent) pays this one row read at each
     // publication and no more.
     let bound: bool = conn
         .prepare_cached(crate::core::bindings::ANY_BINDING)?
         .query_row([], |r| r.get(0))?;
     if bound {
-        return Ok(None);
+        return Ok(Rendered::default());
     }
     // The store was opened by this acc, which refuses a newer schema and migrates an older
     // one: it is at this acc's version.
@@ -143,18 +154,61 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
     // the winner of a race more than reading them.
     let mut lines = String::with_capacity(READ_AT_ONCE);
     let mut claims: Vec<ClaimLine> = Vec::new();
-    // The limits are written into the SQL: a bound LIMIT makes SQLite compile the
-    // statement a second time at its first step (it plans with the bound value).
-    let sql = format!(
-        "SELECT claim_id, owner_session_id, resource, mode, expires_at, acquired_at, rowid
-         FROM claims WHERE expires_at > ?1 ORDER BY rowid LIMIT {}",
-        MAX_CLAIMS + 1
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params![now_ms])?;
+    let mut proof = true;
+    let mut rows_for_snapshot = guarded.then(GuardedRows::default);
+    // Every claim, not only the live ones: the snapshot lists guarded claims whatever their
+    // expiry. `enforcement = 'guarded'` is the snapshot's own statement's filter.
+    let mut stmt = conn.prepare_cached(
+        "SELECT claim_id, owner_session_id, resource, mode, expires_at, acquired_at, rowid,
+                enforcement = 'guarded'
+         FROM claims ORDER BY rowid",
+    )?;
+    let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
+        let expires = r.get_ref(4)?;
+        if let Some(g) = rows_for_snapshot.as_mut()
+            && matches!(r.get_ref(7)?, ValueRef::Integer(1))
+        {
+            let text = |i| r.get_ref(i).ok().and_then(|v| v.as_str().ok());
+            let rowid = r.get_ref(6)?;
+            match (text(0), text(1), text(2), expires, rowid) {
+                (
+                    Some(id),
+                    Some(owner),
+                    Some(resource),
+                    ValueRef::Integer(at),
+                    ValueRef::Integer(rowid),
+                ) => g.push(at, rowid, id, owner, resource),
+                // Not acc's: the snapshot's own statement judges it, as before.
+                _ => rows_for_snapshot = None,
+            }
+        }
+        if !proof {
+            if rows_for_snapshot.is_none() {
+                break;
+            }
+            continue;
+        }
+        // Live as `expires_at > ?1` reads it; a value that is not an integer (never acc's)
+        // that this would list is no proof, as its read failed before.
+        let live = match expires {
+            ValueRef::Integer(at) => at > now_ms,
+            ValueRef::Null => false,
+            ValueRef::Real(at) => {
+                proof = at <= now_ms as f64;
+                false
+            }
+            ValueRef::Text(_) | ValueRef::Blob(_) => {
+                proof = false;
+                false
+            }
+        };
+        if !live {
+            continue;
+        }
         if claims.len() == MAX_CLAIMS {
-            return Ok(None);
+            proof = false;
+            continue;
         }
         let start = lines.len();
         lines.push('c');
@@ -162,26 +216,34 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
         for i in 0..4 {
             // A field that is not text, or that the line format cannot carry: no proof
             // (the store path judges).
-            let Ok(field) = r.get_ref(i)?.as_str() else {
-                return Ok(None);
+            let field = match r.get_ref(i)?.as_str() {
+                Ok(field) if plain(field) => field,
+                _ => {
+                    proof = false;
+                    break;
+                }
             };
-            if !plain(field) {
-                return Ok(None);
-            }
             lines.push('\t');
             if i == 1 {
                 owner = lines.len()..lines.len() + field.len();
             }
             lines.push_str(field);
         }
-        let expires_at_ms: i64 = r.get(4)?;
+        if !proof {
+            continue;
+        }
+        let ValueRef::Integer(expires_at_ms) = expires else {
+            unreachable!("a live claim's expiry is an integer");
+        };
         let _ = writeln!(lines, "\t{expires_at_ms}");
         // The store orders by the stored value: one that is not an integer (never acc's)
         // sorts where this order cannot say, so no proof.
-        let ValueRef::Integer(acquired_at) = r.get_ref(5)? else {
-            return Ok(None);
+        let (ValueRef::Integer(acquired_at), ValueRef::Integer(rowid)) =
+            (r.get_ref(5)?, r.get_ref(6)?)
+        else {
+            proof = false;
+            continue;
         };
-        let rowid: i64 = r.get(6)?;
         claims.push(ClaimLine {
             order: (acquired_at, rowid),
             line: start..lines.len(),
@@ -189,6 +251,26 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
         });
     }
     drop(rows);
+    let text = match proof {
+        true => sessions_and_claims(conn, tag, version, now_ms, &lines, &mut claims)?,
+        false => None,
+    };
+    Ok(Rendered {
+        proof: text,
+        guarded: rows_for_snapshot,
+    })
+}
+
+/// The proof's text: its header, the sessions its checks read, then the claim `lines` in the
+/// store's order.
+fn sessions_and_claims(
+    conn: &Connection,
+    tag: &str,
+    version: u32,
+    now_ms: i64,
+    lines: &str,
+    claims: &mut [ClaimLine],
+) -> Result<Option<String>> {
     // Rowids are unique: the order is total.
     claims.sort_unstable_by_key(|c| c.order);
     let mut out = String::with_capacity(lines.len() + READ_AT_ONCE / 4);
@@ -240,7 +322,7 @@ fn render(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
             }
         }
     }
-    for c in &claims {
+    for c in claims.iter() {
         out.push_str(&lines[c.line.clone()]);
     }
     out.push_str(END);
@@ -462,6 +544,11 @@ pub fn parse(text: &str) -> Option<Proof<'_>> {
 mod tests {
     use super::*;
 
+    /// The proof's text alone, as the publication renders it.
+    fn proof_of(conn: &Connection, tag: &str, now_ms: i64) -> Result<Option<String>> {
+        Ok(render(conn, tag, now_ms, false)?.proof)
+    }
+
     const HEAD: &str = "acc-claims-proof\t1\ttag\t8\t1000\n";
 
     #[test]
@@ -606,7 +693,7 @@ mod tests {
             ]
             .concat(),
         );
-        let text = render(&conn, "tag", 5000).unwrap().unwrap();
+        let text = proof_of(&conn, "tag", 5000).unwrap().unwrap();
         assert_eq!(text, as_before(&conn, 5000));
         let proof = parse(&text).unwrap();
         let sessions: Vec<&str> = proof.sessions.iter().map(|s| s.session_id).collect();
@@ -640,7 +727,7 @@ mod tests {
                 // NOT NULL holds whatever the pragma: nothing to judge.
                 continue;
             }
-            assert_eq!(render(&conn, "tag", 5000).unwrap(), None, "{acquired_at}");
+            assert_eq!(proof_of(&conn, "tag", 5000).unwrap(), None, "{acquired_at}");
         }
     }
 
@@ -650,12 +737,12 @@ mod tests {
         for i in 0..=MAX_CLAIMS {
             sql.push_str(&claim(&format!("c{i}"), "s_a", "100", 9000));
         }
-        assert_eq!(render(&store_with(&sql), "tag", 5000).unwrap(), None);
+        assert_eq!(proof_of(&store_with(&sql), "tag", 5000).unwrap(), None);
         let mut sql = String::new();
         for i in 0..=MAX_SESSIONS {
             sql.push_str(&session(&format!("s{i}"), &format!("p{i}"), "open"));
         }
-        assert_eq!(render(&store_with(&sql), "tag", 5000).unwrap(), None);
+        assert_eq!(proof_of(&store_with(&sql), "tag", 5000).unwrap(), None);
         // Closed holders count too.
         let mut sql = String::new();
         for i in 0..MAX_SESSIONS {
@@ -663,8 +750,8 @@ mod tests {
         }
         sql.push_str(&session("s_closed", "closed", "closed"));
         sql.push_str(&claim("c1", "s_closed", "100", 9000));
-        assert_eq!(render(&store_with(&sql), "tag", 5000).unwrap(), None);
+        assert_eq!(proof_of(&store_with(&sql), "tag", 5000).unwrap(), None);
         sql.push_str("DELETE FROM claims;");
-        assert!(render(&store_with(&sql), "tag", 5000).unwrap().is_some());
+        assert!(proof_of(&store_with(&sql), "tag", 5000).unwrap().is_some());
     }
 }

@@ -826,6 +826,61 @@ impl LatestBySession {
     }
 }
 
+/// Every guarded claim row as the publication's one read of the claims found it (the
+/// proof's, [`super::claims_proof::render`]), so the snapshot needs no statement of its
+/// own: the same rows of the same transaction, put in the snapshot's order here.
+#[derive(Debug, Default)]
+pub(crate) struct GuardedRows {
+    /// Every row's text, one after the other (no string per field).
+    text: String,
+    rows: Vec<GuardedRow>,
+}
+
+#[derive(Debug)]
+struct GuardedRow {
+    expires_at: i64,
+    rowid: i64,
+    claim_id: std::ops::Range<usize>,
+    owner: std::ops::Range<usize>,
+    resource: std::ops::Range<usize>,
+}
+
+impl GuardedRows {
+    pub(crate) fn push(
+        &mut self,
+        expires_at: i64,
+        rowid: i64,
+        claim_id: &str,
+        owner: &str,
+        resource: &str,
+    ) {
+        let mut put = |field: &str| {
+            let start = self.text.len();
+            self.text.push_str(field);
+            start..self.text.len()
+        };
+        let (claim_id, owner, resource) = (put(claim_id), put(owner), put(resource));
+        self.rows.push(GuardedRow {
+            expires_at,
+            rowid,
+            claim_id,
+            owner,
+            resource,
+        });
+    }
+
+    /// The rows in the order `ORDER BY resource, rowid` gives: SQLite's `BINARY`
+    /// collation compares the bytes, as `str` does.
+    fn sorted(&self) -> Vec<&GuardedRow> {
+        let mut rows: Vec<&GuardedRow> = self.rows.iter().collect();
+        rows.sort_unstable_by(|a, b| {
+            (&self.text[a.resource.clone()], a.rowid)
+                .cmp(&(&self.text[b.resource.clone()], b.rowid))
+        });
+        rows
+    }
+}
+
 /// Writes the snapshot of every guarded claim and every binding to `path`, tagged `tag`,
 /// atomically (a temporary file renamed over it), so a reader sees the old snapshot or the
 /// new one, never half of one.
@@ -835,6 +890,19 @@ pub(crate) fn write(
     workspace_id: &str,
     now_ms: i64,
     tag: &str,
+) -> Result<()> {
+    write_with(conn, path, workspace_id, now_ms, tag, None)
+}
+
+/// [`write`], its claims taken from `guarded` when the publication read them already (in
+/// this transaction), else read here.
+pub(crate) fn write_with(
+    conn: &Connection,
+    path: &Path,
+    workspace_id: &str,
+    now_ms: i64,
+    tag: &str,
+    guarded: Option<&GuardedRows>,
 ) -> Result<()> {
     let header = Header {
         claims_version: fingerprint(conn)?,
@@ -847,28 +915,53 @@ pub(crate) fn write(
     // a join per claim: at 10,000 claims the join was most of a publication. Read at the
     // first guarded claim: a store of advisory claims (a claim race) needs none of it.
     let mut participants: Option<std::collections::HashMap<String, String>> = None;
-    // Sorted by resource (byte order, as `str` compares), so that the guard finds the
-    // claims overlapping a target by binary search ([`SealedFile`]); the resource index
-    // gives that order without a sort.
-    let mut stmt = conn.prepare_cached(
-        "SELECT expires_at, claim_id, owner_session_id, resource FROM claims
-         WHERE enforcement = 'guarded' ORDER BY resource, rowid",
-    )?;
     let mut latest = LatestBySession::default();
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        let s = |i| r.get_ref(i).and_then(|v| Ok(v.as_str()?));
-        let expires_at: i64 = r.get(0)?;
-        let session = s(2)?;
-        if participants.is_none() {
-            participants = Some(session_participants(conn)?);
+    match guarded {
+        Some(g) => {
+            for row in g.sorted() {
+                let field = |r: &std::ops::Range<usize>| &g.text[r.clone()];
+                let session = field(&row.owner);
+                if participants.is_none() {
+                    participants = Some(session_participants(conn)?);
+                }
+                // A claim whose session is gone names no participant (the join dropped it).
+                let Some(participant) = participants.as_ref().and_then(|p| p.get(session)) else {
+                    continue;
+                };
+                latest.add(participant, session, row.expires_at);
+                let fields = [
+                    field(&row.claim_id),
+                    session,
+                    participant,
+                    field(&row.resource),
+                ];
+                text.claim(row.expires_at, fields);
+            }
         }
-        // A claim whose session is gone names no participant (the join dropped it).
-        let Some(participant) = participants.as_ref().and_then(|p| p.get(session)) else {
-            continue;
-        };
-        latest.add(participant, session, expires_at);
-        text.claim(expires_at, [s(1)?, session, participant, s(3)?]);
+        None => {
+            // Sorted by resource (byte order, as `str` compares), so that the guard finds
+            // the claims overlapping a target by binary search ([`SealedFile`]); the
+            // resource index gives that order without a sort.
+            let mut stmt = conn.prepare_cached(
+                "SELECT expires_at, claim_id, owner_session_id, resource FROM claims
+                 WHERE enforcement = 'guarded' ORDER BY resource, rowid",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let s = |i| r.get_ref(i).and_then(|v| Ok(v.as_str()?));
+                let expires_at: i64 = r.get(0)?;
+                let session = s(2)?;
+                if participants.is_none() {
+                    participants = Some(session_participants(conn)?);
+                }
+                // A claim whose session is gone names no participant (the join dropped it).
+                let Some(participant) = participants.as_ref().and_then(|p| p.get(session)) else {
+                    continue;
+                };
+                latest.add(participant, session, expires_at);
+                text.claim(expires_at, [s(1)?, session, participant, s(3)?]);
+            }
+        }
     }
     text.end_claims();
     write_bindings(conn, &mut text, |participant, session| {
@@ -933,8 +1026,23 @@ fn write_bindings(
     Ok(())
 }
 
+/// Up to this many bytes a snapshot is gathered and written in one call (a race's
+/// snapshot is a few hundred bytes in four parts: four `write`s inside the claims' turn);
+/// a larger one is written part by part rather than copied.
+const GATHER_BYTES: usize = 64 * 1024;
+
 /// `parts`, one after the other, put at `path` atomically.
 fn put(path: &Path, parts: &[&[u8]]) -> Result<()> {
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    let gathered: Vec<u8>;
+    let one: [&[u8]; 1];
+    let parts = if len <= GATHER_BYTES && parts.len() > 1 {
+        gathered = parts.concat();
+        one = [&gathered];
+        &one[..]
+    } else {
+        parts
+    };
     crate::atomic_write::AtomicWrite::new()
         .write_parts(path, parts)
         .map_err(|e| {
@@ -2391,6 +2499,76 @@ mod tests {
         let file = elsewhere.path().join(SNAPSHOT_FILE);
         store.read(|c| write(c, &file, &ws, at, &tag)).unwrap();
         std::fs::read_to_string(file).unwrap()
+    }
+
+    /// The snapshot written from the guarded rows the proof's read collected is the one its
+    /// own statement writes, byte for byte: the same claims (expired ones included,
+    /// advisory ones left out) in the order of
+    /// `ORDER BY resource, rowid` (resources inserted out of order, one resource twice).
+    #[test]
+    fn the_snapshot_from_the_proofs_read_is_the_one_its_own_statement_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("acc/workspaces/ws1/acc.db");
+        let mut store = crate::store::testing::open(&path);
+        store
+            .write(|c| {
+                c.execute_batch(
+                    "INSERT INTO participants VALUES ('p', 'p', 'agent', 1), ('q', 'q', 'agent', 1);",
+                )?;
+                for (s, p) in [("s1", "p"), ("s2", "p"), ("s3", "q")] {
+                    session(c, s, p)?;
+                }
+                let rows: [(&str, &str, &str, &str, i64); 6] = [
+                    ("claim_z", "s1", "file:z/**", "guarded", 5_000_000_000_000),
+                    ("claim_b2", "s3", "file:b/**", "guarded", 5_000_000_000_001),
+                    ("claim_a", "s2", "file:a.rs", "guarded", 5),
+                    ("claim_adv", "s1", "file:a/**", "advisory", 5_000_000_000_000),
+                    ("claim_b1", "s1", "file:b/**", "guarded", 5_000_000_000_002),
+                    ("claim_\u{e9}", "s3", "file:\u{e9}.rs", "guarded", 5_000_000_000_000),
+                ];
+                for (id, owner, resource, enforcement, expires) in rows {
+                    c.execute(
+                        "INSERT INTO claims VALUES (?1, ?2, ?3, 'file', 'shared', ?4,
+                         NULL, 1, ?5, 'g')",
+                        rusqlite::params![id, owner, resource, enforcement, expires],
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let (own, shared) = (
+            elsewhere.path().join("own.tsv"),
+            elsewhere.path().join("shared.tsv"),
+        );
+        store
+            .read(|c| {
+                let rendered = super::super::claims_proof::render(c, "tag", 1000, true)?;
+                assert!(rendered.proof.is_some());
+                let guarded = rendered.guarded.expect("every row is acc's");
+                assert_eq!(guarded.rows.len(), 5);
+                write_with(c, &shared, "ws1", 7, "tag", Some(&guarded))?;
+                write(c, &own, "ws1", 7, "tag")
+            })
+            .unwrap();
+        let own = std::fs::read_to_string(own).unwrap();
+        assert_eq!(std::fs::read_to_string(shared).unwrap(), own);
+        let parsed = SnapshotText::parse(&own).unwrap();
+        let ids: Vec<String> = parsed
+            .claims()
+            .map(|c| c.unwrap().claim_id.to_string())
+            .collect();
+        assert_eq!(
+            ids,
+            ["claim_a", "claim_b2", "claim_b1", "claim_z", "claim_\u{e9}"]
+        );
+        // What the publication itself wrote beside the store is that snapshot too.
+        let published = std::fs::read_to_string(path_for(&path)).unwrap();
+        assert_eq!(
+            SnapshotText::parse(&published).unwrap().body,
+            parsed.body,
+            "the publication's claim lines"
+        );
     }
 
     /// The witness is rewritten only when what the tamper check reads from it (the

@@ -744,12 +744,24 @@ impl Store {
             }
             None => false,
         };
+        // One read of the claims for both files: the proof's, which also hands the snapshot
+        // its guarded rows when it is written whole. Best effort: without a proof every
+        // claim takes the store path, and without the rows the snapshot reads its own.
+        let rendered =
+            claims_proof::render(&tx, &tag, self.clock.now_ms(), !reused).unwrap_or_default();
         if !reused {
-            guard_snapshot::write(&tx, file, &workspace, now_ms, &tag)?;
+            guard_snapshot::write_with(
+                &tx,
+                file,
+                &workspace,
+                now_ms,
+                &tag,
+                rendered.guarded.as_ref(),
+            )?;
         }
         // A claim refused from the proof must be refused on the same state: both sealed by
-        // the one token. Best effort: without it every claim takes the store path.
-        let proof = claims_proof::write(&tx, &self.path, &tag, self.clock.now_ms())
+        // the one token.
+        let proof = claims_proof::put(&self.path, rendered.proof)
             .unwrap_or(false)
             .then(|| claims_proof::path_for(&self.path));
         guard_token::publish(&self.path, &tag, file, proof.as_deref())?;

@@ -384,6 +384,12 @@ pub fn check_claims(store: &mut Store, workspace: &str, now_ms: i64) -> Result<(
     }
     if let Some(sealed) = sealed_state(&store_file, workspace, now_ms) {
         if !sealed.live {
+            // Nothing acc published is live, so nothing can have vanished. This
+            // connection's first write need not look again while the store is still at
+            // the sealed version: every later publication follows a write that moved the
+            // version, and a store found at another version is checked as before (the
+            // second look read the token and the snapshot again inside the claims' turn).
+            store.saw_version(sealed.version);
             return Ok(());
         }
         let unchanged = store.read(|tx| {
