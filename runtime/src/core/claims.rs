@@ -984,7 +984,7 @@ mod tests {
                 let before = live_overlapping(&conn, &wanted, 100).unwrap();
                 // And both against every live claim, scanned: the candidates (a tree's range
                 // or not) leave out no overlapping claim.
-                let scanned: Vec<ClaimRow> = live(&conn, 100)
+                let scanned: Vec<ClaimRow> = super::live(&conn, 100)
                     .unwrap()
                     .into_iter()
                     .filter(|c| c.resource.overlaps(&wanted))
