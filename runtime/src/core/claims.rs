@@ -231,20 +231,43 @@ fn numbered_list(first: usize, n: usize) -> String {
 /// scan, so claiming stays fast with thousands of claims.
 fn live_overlapping(conn: &Connection, resource: &Resource, now: i64) -> Result<Vec<ClaimRow>> {
     let (exact, range) = resource.overlap_candidates();
-    let (lo, hi) = range.unwrap_or_default();
+    let mut p: Vec<&dyn ToSql> = vec![&now];
     let filter = format!(
-        "WHERE c.expires_at > ?1 AND (c.resource IN ({})
-            OR (c.resource >= ?2 AND c.resource < ?3))
-         ORDER BY c.acquired_at, c.rowid",
-        numbered_list(4, exact.len())
+        "WHERE c.expires_at > ?1 AND {} ORDER BY c.acquired_at, c.rowid",
+        candidates(&exact, range.as_ref(), &mut p)
     );
-    let mut p: Vec<&dyn ToSql> = vec![&now, &lo, &hi];
-    p.extend(exact.iter().map(|e| e as &dyn ToSql));
     let found = rows(conn, &filter, p.as_slice())?;
     Ok(found
         .into_iter()
         .filter(|c| c.resource.overlaps(resource))
         .collect())
+}
+
+/// The `WHERE` term selecting the claims whose spelling is one of `exact` or, for a tree,
+/// inside `range`, numbered after the placeholders already in `p`, whose values it appends.
+/// A resource that is not a tree has no range, and its term has no range either: an empty
+/// range (`>= '' AND < ''`) selected nothing, but the `OR` beside it made SQLite plan the
+/// statement as a multi-index `OR`, the costliest part of the claim's compile (the whole
+/// statement 0.28 M instructions, 0.15 M without it). The same index serves both texts.
+fn candidates<'a>(
+    exact: &'a [String],
+    range: Option<&'a (String, String)>,
+    p: &mut Vec<&'a dyn ToSql>,
+) -> String {
+    let first = p.len() + 1;
+    let term = match range {
+        Some((lo, hi)) => {
+            p.extend([lo as &dyn ToSql, hi as &dyn ToSql]);
+            format!(
+                "(c.resource IN ({}) OR (c.resource >= ?{first} AND c.resource < ?{}))",
+                numbered_list(first + 2, exact.len()),
+                first + 1
+            )
+        }
+        None => format!("c.resource IN ({})", numbered_list(first, exact.len())),
+    };
+    p.extend(exact.iter().map(|e| e as &dyn ToSql));
+    term
 }
 
 /// What a claim reads before it writes, in one statement: the live claims overlapping
@@ -265,16 +288,28 @@ fn overlapping_and_own(
     participant: &ParticipantId,
 ) -> Result<(Vec<ClaimRow>, Vec<ClaimRow>)> {
     let (exact, range) = resource.overlap_candidates();
-    let (lo, hi) = range.unwrap_or_default();
-    let filter = format!(
-        "WHERE (c.resource IN ({}) OR (c.resource >= ?2 AND c.resource < ?3))
-            AND (c.expires_at > ?1 OR (c.resource = ?4 AND s.participant_id = ?5))
-         ORDER BY c.acquired_at, c.rowid",
-        numbered_list(6, exact.len())
-    );
     let (wanted, who) = (resource.as_str(), participant.as_str());
-    let mut p: Vec<&dyn ToSql> = vec![&now, &lo, &hi, &wanted, &who];
-    p.extend(exact.iter().map(|e| e as &dyn ToSql));
+    let mut p: Vec<&dyn ToSql> = Vec::new();
+    let filter = match &range {
+        // A tree's range reaches every claim ever made inside it until a prune: SQLite
+        // leaves out the run out ones that are not the participant's own on the tree.
+        Some(_) => {
+            p.extend([&now as &dyn ToSql, &wanted, &who]);
+            format!(
+                "WHERE {} AND (c.expires_at > ?1 OR (c.resource = ?2 AND s.participant_id = ?3))
+                 ORDER BY c.acquired_at, c.rowid",
+                candidates(&exact, range.as_ref(), &mut p)
+            )
+        }
+        // One file's candidates are a few exact spellings: every claim on them is read and
+        // the run out ones are left out below, by the comparisons SQLite made (the `OR`
+        // cost the statement's compile a quarter of its instructions, and SQLite fetched
+        // each row to judge it anyway).
+        None => format!(
+            "WHERE {} ORDER BY c.acquired_at, c.rowid",
+            candidates(&exact, None, &mut p)
+        ),
+    };
     let found = rows(conn, &filter, p.as_slice())?;
     let own = found
         .iter()
@@ -947,6 +982,15 @@ mod tests {
                 let participant = ParticipantId::from_store(participant.to_string());
                 let (live, own) = overlapping_and_own(&conn, &wanted, 100, &participant).unwrap();
                 let before = live_overlapping(&conn, &wanted, 100).unwrap();
+                // And both against every live claim, scanned: the candidates (a tree's range
+                // or not) leave out no overlapping claim.
+                let scanned: Vec<ClaimRow> = super::live(&conn, 100)
+                    .unwrap()
+                    .into_iter()
+                    .filter(|c| c.resource.overlaps(&wanted))
+                    .collect();
+                assert!(!scanned.is_empty() || wanted.as_str() == "file:new.rs");
+                assert_eq!(ids(&before), ids(&scanned), "{wanted} {participant}");
                 let own_before = rows(
                     &conn,
                     "WHERE c.resource = ?1 AND s.participant_id = ?2 ORDER BY c.acquired_at, c.rowid",

@@ -25,7 +25,7 @@ use super::sessions;
 use crate::clock::to_iso;
 use crate::error::{AccError, ErrorCode, Result};
 use crate::ids::{ClaimId, EventSeq, SessionId};
-use crate::store::engine::{Connection, OptionalExtension, params};
+use crate::store::engine::{Connection, OptionalExtension, ToSql, params};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -274,27 +274,37 @@ fn list(
     taker: Option<&SessionId>,
     after: EventSeq,
 ) -> Result<Vec<Takeover>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT sequence, occurred_at, payload FROM events
-          WHERE type = 'session.takeover' AND sequence > ?1
-            AND (?2 IS NULL OR json_extract(payload, '$.ownerSessionId') = ?2)
-            AND (?3 IS NULL OR json_extract(payload, '$.takerSessionId') = ?3)
-          ORDER BY sequence",
-    )?;
-    let rows = stmt.query_map(
-        params![
-            after.0 as i64,
-            owner_session.map(SessionId::as_str),
-            taker.map(SessionId::as_str)
-        ],
-        |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        },
-    )?;
+    // One text for each filter a caller names, rather than one with `?N IS NULL OR ...`
+    // for each: a process calls `list` one way (a claim only for its taker, a turn only for
+    // its owner), and the filters it does not name cost its compile (the claim's: 0.08 M
+    // instructions with both, about half without).
+    const SELECT: &str = "SELECT sequence, occurred_at, payload FROM events
+          WHERE type = 'session.takeover' AND sequence > ?1";
+    const OWNER: &str = " AND json_extract(payload, '$.ownerSessionId') = ?";
+    const TAKER: &str = " AND json_extract(payload, '$.takerSessionId') = ?";
+    let mut sql = String::from(SELECT);
+    let after = after.0 as i64;
+    let (owner, taker) = (
+        owner_session.map(SessionId::as_str),
+        taker.map(SessionId::as_str),
+    );
+    let mut p: Vec<&dyn ToSql> = vec![&after];
+    for (filter, id) in [(OWNER, &owner), (TAKER, &taker)] {
+        if let Some(id) = id {
+            p.push(id);
+            sql.push_str(filter);
+            sql.push_str(&p.len().to_string());
+        }
+    }
+    sql.push_str(" ORDER BY sequence");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(p.as_slice(), |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?;
     let found: Vec<(i64, i64, String)> = rows.collect::<rusqlite::Result<_>>()?;
     // Only read settlements when there is something they could settle: a turn with no
     // takeover reads one range of the log and no more.
