@@ -2443,12 +2443,7 @@ mod tests {
         let mut store = crate::store::testing::open(&path);
         store
             .write(|c| {
-                c.execute_batch(
-                    "INSERT INTO participants VALUES ('p', 'p', 'agent', 1), ('q', 'q', 'agent', 1);",
-                )?;
-                for (s, p) in [("s1", "p"), ("s2", "p"), ("s3", "q")] {
-                    session(c, s, p)?;
-                }
+                three_sessions(c)?;
                 for i in 0..300 {
                     let owner = ["s1", "s2", "s3"][i % 3];
                     c.execute(
@@ -2466,6 +2461,17 @@ mod tests {
             })
             .unwrap();
         (dir, store)
+    }
+
+    /// Participants `p` and `q`, with sessions `s1` and `s2` of `p` and `s3` of `q`.
+    fn three_sessions(c: &Connection) -> Result<()> {
+        c.execute_batch(
+            "INSERT INTO participants VALUES ('p', 'p', 'agent', 1), ('q', 'q', 'agent', 1);",
+        )?;
+        for (s, p) in [("s1", "p"), ("s2", "p"), ("s3", "q")] {
+            session(c, s, p)?;
+        }
+        Ok(())
     }
 
     fn session(c: &Connection, id: &str, participant: &str) -> Result<()> {
@@ -2512,19 +2518,26 @@ mod tests {
         let mut store = crate::store::testing::open(&path);
         store
             .write(|c| {
-                c.execute_batch(
-                    "INSERT INTO participants VALUES ('p', 'p', 'agent', 1), ('q', 'q', 'agent', 1);",
-                )?;
-                for (s, p) in [("s1", "p"), ("s2", "p"), ("s3", "q")] {
-                    session(c, s, p)?;
-                }
+                three_sessions(c)?;
                 let rows: [(&str, &str, &str, &str, i64); 6] = [
                     ("claim_z", "s1", "file:z/**", "guarded", 5_000_000_000_000),
                     ("claim_b2", "s3", "file:b/**", "guarded", 5_000_000_000_001),
                     ("claim_a", "s2", "file:a.rs", "guarded", 5),
-                    ("claim_adv", "s1", "file:a/**", "advisory", 5_000_000_000_000),
+                    (
+                        "claim_adv",
+                        "s1",
+                        "file:a/**",
+                        "advisory",
+                        5_000_000_000_000,
+                    ),
                     ("claim_b1", "s1", "file:b/**", "guarded", 5_000_000_000_002),
-                    ("claim_\u{e9}", "s3", "file:\u{e9}.rs", "guarded", 5_000_000_000_000),
+                    (
+                        "claim_\u{e9}",
+                        "s3",
+                        "file:\u{e9}.rs",
+                        "guarded",
+                        5_000_000_000_000,
+                    ),
                 ];
                 for (id, owner, resource, enforcement, expires) in rows {
                     c.execute(
